@@ -1,0 +1,12 @@
+//! Kernels built as Cranelift IR with Java semantics.
+//!
+//! Each kernel is a plain [`cranelift_codegen::ir::Function`] so that later passes (bounds-check
+//! elimination, scheduling, reassociation) can transform it before a backend compiles it. Array
+//! reads follow what a JVM front end emits: every access is bounds-checked and a failed check
+//! branches to an exit that returns [`java::OUT_OF_BOUNDS`] instead of trapping.
+#![deny(missing_docs)]
+
+pub mod java;
+pub mod md5;
+
+pub use java::OUT_OF_BOUNDS;

@@ -1,0 +1,349 @@
+//! MD5's multi-block compression (RFC 1321) as the JVM front end sees OpenJDK's
+//! `MD5.implCompressMultiBlock` looping over `implCompress0`.
+//!
+//! Signature (`SystemV` on every target; the backend adopts the target's default convention):
+//!
+//! ```text
+//! function %md5_compress_multi_block(i64 state, i64 buf, i32 len, i32 ofs, i32 limit) -> i32
+//! ```
+//!
+//! * `state` points to four native-endian `u32` words (A, B, C, D), read before the loop and
+//!   written after it.
+//! * `buf`/`len` are the `byte[]` and its length; `ofs`/`limit` are Java `int`s: blocks start at
+//!   `ofs, ofs + 64, …` while `ofs <= limit`.
+//! * Returns the offset after the last block, or [`OUT_OF_BOUNDS`] when a read would leave
+//!   the buffer; the state then holds exactly the blocks completed before the failing one.
+//!
+//! Every message word is a little-endian 32-bit read with its own bounds check (16 per block),
+//! and the 64 steps follow `MD5.java`'s `FF`/`GG`/`HH`/`II` helpers operation for operation, in
+//! Java's evaluation order. They are generated from [`SHIFTS`], [`MESSAGE_ORDER`] and [`SINES`].
+
+use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
+use cranelift_codegen::ir::{
+    AbiParam, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, Signature, UserFuncName,
+    Value, condcodes::IntCC, types,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use target_lexicon::PointerWidth;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+/// Bytes consumed by one compression.
+pub const BLOCK_BYTES: i64 = 64;
+
+/// The name the kernel's function carries in CLIF and as a linker symbol.
+pub const FUNCTION_NAME: &str = "md5_compress_multi_block";
+
+/// Alias-region id of the four state words.
+pub const STATE_REGION: u32 = 1;
+/// Alias-region id of the message buffer (`byte[] b`).
+pub const MESSAGE_REGION: u32 = 2;
+
+/// Left-rotation amounts, `SHIFTS[round][step % 4]` (RFC 1321, S11..S44).
+pub const SHIFTS: [[i64; 4]; 4] = [
+    [7, 12, 17, 22],
+    [5, 9, 14, 20],
+    [4, 11, 16, 23],
+    [6, 10, 15, 21],
+];
+
+/// Which message word step `16 * round + i` adds, `MESSAGE_ORDER[round][i]`.
+pub const MESSAGE_ORDER: [[usize; 16]; 4] = [
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+    [1, 6, 11, 0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12],
+    [5, 8, 11, 14, 1, 4, 7, 10, 13, 0, 3, 6, 9, 12, 15, 2],
+    [0, 7, 14, 5, 12, 3, 10, 1, 8, 15, 6, 13, 4, 11, 2, 9],
+];
+
+/// The additive constants `T[i] = floor(2^32 * |sin(i + 1)|)` (RFC 1321, section 3.4).
+pub const SINES: [u32; 64] = [
+    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
+    0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
+    0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
+    0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
+    0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
+    0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
+    0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
+    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
+];
+
+/// The initial chaining value A, B, C, D (RFC 1321, section 3.3).
+pub const INITIAL_STATE: [u32; 4] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
+
+/// The kernel's signature: `(state: i64, buf: i64, len: i32, ofs: i32, limit: i32) -> i32`.
+pub fn signature() -> Signature {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params
+        .extend([types::I64, types::I64, types::I32, types::I32, types::I32].map(AbiParam::new));
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// Builds the Java-literal multi-block compression function (16 bounds checks per block).
+pub fn compress_multi_block() -> Function {
+    let mut func =
+        Function::with_name_signature(UserFuncName::testcase(FUNCTION_NAME), signature());
+    let mut fn_ctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+
+    let state_region = alias_region(&mut b, STATE_REGION, "md5 state");
+    let message_region = alias_region(&mut b, MESSAGE_REGION, "byte[] b");
+    let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
+    let message_flags = MemFlagsData::new()
+        .with_endianness(Endianness::Little)
+        .with_notrap()
+        .with_readonly()
+        .with_alias_region(Some(message_region));
+
+    let entry = b.create_block();
+    let header = b.create_block();
+    let body = b.create_block();
+    let exit = b.create_block();
+    let oob = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.append_block_param(header, types::I32); // ofs
+    b.append_block_param(exit, types::I32);
+    for block in [header, body, exit, oob] {
+        for _ in 0..4 {
+            b.append_block_param(block, types::I32);
+        }
+    }
+    b.append_block_param(body, types::I32);
+
+    // entry: read the state, compute the buffer's bound once.
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let [state, buf, len, ofs, limit] = param_array(&b, entry);
+    let words: Vec<Value> = (0..4)
+        .map(|i| b.ins().load(types::I32, state_flags, state, 4 * i))
+        .collect();
+    let message = CheckedArray::new(&mut b, buf, len, 4, 0, message_flags);
+    let mut args = vec![ofs];
+    args.extend(&words);
+    jump(&mut b, header, &args);
+
+    // header: `for (; ofs <= limit; ofs += 64)`.
+    b.switch_to_block(header);
+    let hp = b.block_params(header).to_vec();
+    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, hp[0], limit);
+    let body_args: Vec<BlockArg> = hp[1..]
+        .iter()
+        .chain(&hp[..1])
+        .map(|&v| BlockArg::Value(v))
+        .collect();
+    let exit_args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
+    b.ins().brif(more, body, &body_args, exit, &exit_args);
+
+    // body: implCompress0 — 16 checked reads, then 64 steps.
+    b.switch_to_block(body);
+    b.seal_block(body);
+    let bp = b.block_params(body).to_vec();
+    let (chain_in, block_ofs) = ([bp[0], bp[1], bp[2], bp[3]], bp[4]);
+    let x: Vec<Value> = (0..16)
+        .map(|k| message.checked_load(&mut b, types::I32, block_ofs, 4 * k, oob, &chain_in))
+        .collect();
+    let chain_out = sixty_four_steps(&mut b, chain_in, &x);
+    let next_ofs = b.ins().iadd_imm_s(block_ofs, BLOCK_BYTES);
+    let mut next = vec![next_ofs];
+    for (old, new) in chain_in.iter().zip(chain_out) {
+        next.push(b.ins().iadd(*old, new));
+    }
+    jump(&mut b, header, &next);
+    b.seal_block(header);
+
+    // exit: store the state, return the offset after the last block.
+    b.switch_to_block(exit);
+    b.seal_block(exit);
+    let ep = b.block_params(exit).to_vec();
+    store_state(&mut b, state, state_flags, &ep[1..]);
+    b.ins().return_(&[ep[0]]);
+
+    // out of bounds: commit the completed blocks, then report the exception.
+    b.switch_to_block(oob);
+    b.seal_block(oob);
+    let op = b.block_params(oob).to_vec();
+    store_state(&mut b, state, state_flags, &op);
+    let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
+    b.ins().return_(&[status]);
+
+    b.finalize(frontend_config());
+    func
+}
+
+fn param_array<const N: usize>(
+    b: &FunctionBuilder,
+    block: cranelift_codegen::ir::Block,
+) -> [Value; N] {
+    let params = b.block_params(block);
+    std::array::from_fn(|i| params[i])
+}
+
+fn jump(b: &mut FunctionBuilder, to: cranelift_codegen::ir::Block, args: &[Value]) {
+    let args: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
+    b.ins().jump(to, &args);
+}
+
+fn store_state(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, words: &[Value]) {
+    for (i, &w) in (0i32..).zip(words) {
+        b.ins().store(flags, w, state, 4 * i);
+    }
+}
+
+/// The frontend configuration of a 64-bit SystemV target; the kernels use no stack maps, so
+/// nothing here depends on the eventual target.
+pub fn frontend_config() -> TargetFrontendConfig {
+    TargetFrontendConfig {
+        default_call_conv: CallConv::SystemV,
+        pointer_width: PointerWidth::U64,
+        page_size_align_log2: 12,
+    }
+}
+
+/// The 64 steps of one block; returns the new (a, b, c, d) before the feed-forward add.
+fn sixty_four_steps(b: &mut FunctionBuilder, input: [Value; 4], x: &[Value]) -> [Value; 4] {
+    let [mut va, mut vb, mut vc, mut vd] = input;
+    for round in 0..4 {
+        for i in 0..16 {
+            let step = 16 * round + i;
+            let mixed = round_function(b, round, vb, vc, vd);
+            // Java: `a += F + x + ac;` evaluates ((F + x) + ac) and then adds it to a.
+            let plus_x = b.ins().iadd(mixed, x[MESSAGE_ORDER[round][i]]);
+            let plus_ac = b.ins().iadd_imm_s(plus_x, i64::from(SINES[step] as i32));
+            let sum = b.ins().iadd(va, plus_ac);
+            let rotated = b.ins().rotl_imm_u(sum, SHIFTS[round][i % 4]);
+            let new_a = b.ins().iadd(rotated, vb);
+            (va, vb, vc, vd) = (vd, new_a, vb, vc);
+        }
+    }
+    [va, vb, vc, vd]
+}
+
+/// `MD5.java`'s round functions in its operand order.
+fn round_function(b: &mut FunctionBuilder, round: usize, vb: Value, vc: Value, vd: Value) -> Value {
+    match round {
+        // FF: (b & c) | ((~b) & d)
+        0 => {
+            let bc = b.ins().band(vb, vc);
+            let not_b = b.ins().bnot(vb);
+            let nbd = b.ins().band(not_b, vd);
+            b.ins().bor(bc, nbd)
+        }
+        // GG: (b & d) | (c & (~d))
+        1 => {
+            let bd = b.ins().band(vb, vd);
+            let not_d = b.ins().bnot(vd);
+            let cnd = b.ins().band(vc, not_d);
+            b.ins().bor(bd, cnd)
+        }
+        // HH: (b ^ c) ^ d
+        2 => {
+            let bc = b.ins().bxor(vb, vc);
+            b.ins().bxor(bc, vd)
+        }
+        // II: c ^ (b | (~d))
+        _ => {
+            let not_d = b.ins().bnot(vd);
+            let bnd = b.ins().bor(vb, not_d);
+            b.ins().bxor(vc, bnd)
+        }
+    }
+}
+
+/// The reference compression of one 64-byte block, straight from RFC 1321, for tests and
+/// differential checks of the compiled kernel.
+pub fn reference_compress(state: &mut [u32; 4], block: &[u8; 64]) {
+    let x: [u32; 16] = std::array::from_fn(|i| {
+        u32::from_le_bytes([
+            block[4 * i],
+            block[4 * i + 1],
+            block[4 * i + 2],
+            block[4 * i + 3],
+        ])
+    });
+    let [mut a, mut b, mut c, mut d] = *state;
+    for round in 0..4 {
+        for i in 0..16 {
+            let f = match round {
+                0 => (b & c) | (!b & d),
+                1 => (b & d) | (c & !d),
+                2 => b ^ c ^ d,
+                _ => c ^ (b | !d),
+            };
+            let sum = a
+                .wrapping_add(f)
+                .wrapping_add(x[MESSAGE_ORDER[round][i]])
+                .wrapping_add(SINES[16 * round + i]);
+            let new_a = sum.rotate_left(SHIFTS[round][i % 4] as u32).wrapping_add(b);
+            (a, b, c, d) = (d, new_a, b, c);
+        }
+    }
+    for (s, v) in state.iter_mut().zip([a, b, c, d]) {
+        *s = s.wrapping_add(v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_codegen::ir::InstructionData;
+    use cranelift_codegen::settings;
+
+    #[test]
+    fn verifies() {
+        let func = compress_multi_block();
+        let flags = settings::Flags::new(settings::builder());
+        cranelift_codegen::verify_function(&func, &flags).expect("kernel verifies");
+    }
+
+    /// Blocks whose conditional branch leaves for the out-of-bounds exit: one per checked read.
+    fn bounds_checks(func: &Function) -> usize {
+        let oob = func.layout.blocks().last().expect("has blocks");
+        func.layout
+            .blocks()
+            .filter_map(|blk| func.layout.last_inst(blk))
+            .filter(|&inst| match &func.dfg.insts[inst] {
+                InstructionData::Brif { blocks, .. } => {
+                    blocks[1].block(&func.dfg.value_lists) == oob
+                }
+                _ => false,
+            })
+            .count()
+    }
+
+    #[test]
+    fn sixteen_bounds_checks_per_block() {
+        let func = compress_multi_block();
+        // The loop body is the only place with checks; it processes one block per iteration.
+        assert_eq!(bounds_checks(&func), 16);
+        let loads = func
+            .layout
+            .blocks()
+            .flat_map(|blk| func.layout.block_insts(blk))
+            .filter(|&i| func.dfg.insts[i].opcode() == cranelift_codegen::ir::Opcode::Load)
+            .count();
+        assert_eq!(loads, 4 + 16, "4 state words and 16 message words");
+    }
+
+    #[test]
+    fn sines_match_their_definition() {
+        for (i, &t) in SINES.iter().enumerate() {
+            let exact = ((i as f64 + 1.0).sin().abs() * 4294967296.0).floor() as u32;
+            assert_eq!(t, exact, "T[{}]", i + 1);
+        }
+    }
+
+    #[test]
+    fn reference_matches_rfc1321_empty_message() {
+        let mut block = [0u8; 64];
+        block[0] = 0x80;
+        let mut state = INITIAL_STATE;
+        reference_compress(&mut state, &block);
+        let digest: Vec<u8> = state.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(
+            digest,
+            [
+                0xd4, 0x1d, 0x8c, 0xd9, 0x8f, 0x00, 0xb2, 0x04, 0xe9, 0x80, 0x09, 0x98, 0xec, 0xf8,
+                0x42, 0x7e
+            ]
+        );
+    }
+}
