@@ -1,1 +1,16 @@
-//! placeholder
+//! Compiling schedlab's Cranelift functions: per-target ISAs, the host JIT and the
+//! compile step whose instruction order is the scheduler's.
+//!
+//! Every path — host JIT, foreign targets, object files — goes through [`compile::compile`]
+//! with `opt_level=none`, so the order a scheduling pass leaves in the IR is the order the
+//! machine code has. Cranelift's own optimiser runs only as the explicit, optional
+//! [`compile::optimize`] stage, before scheduling.
+#![deny(missing_docs)]
+
+pub mod compile;
+pub mod jit;
+pub mod target;
+
+pub use compile::{CompileError, Compiled, compile, optimize};
+pub use jit::{JitError, JitFunction};
+pub use target::{Target, TargetError};

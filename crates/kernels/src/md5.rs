@@ -24,8 +24,8 @@ use cranelift_codegen::ir::{
     Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
-use target_lexicon::PointerWidth;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use target_lexicon::PointerWidth;
 
 /// Bytes consumed by one compression.
 pub const BLOCK_BYTES: i64 = 64;

@@ -1,1 +1,4 @@
-//! placeholder
+//! Passes over Cranelift IR: bounds-check elimination (`bce`), in-block scheduling (`sched`)
+//! and critical-path rewrites. Each pass is a free function over `ir::Function` that returns a
+//! plain statistics struct.
+#![deny(missing_docs)]

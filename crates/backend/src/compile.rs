@@ -1,0 +1,96 @@
+//! The one compile step every path shares, and the optional optimise stage before it.
+
+use crate::target::{OptLevel, Target};
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::Function;
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::{Context, FinalizedMachReloc};
+
+/// Why compilation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The ISA could not be built.
+    #[error("cannot build the {target} ISA: {message}")]
+    Isa {
+        /// The target.
+        target: Target,
+        /// Cranelift's message.
+        message: String,
+    },
+    /// Cranelift rejected the function (verifier or lowering error).
+    #[error("Cranelift failed on {target}: {message}")]
+    Codegen {
+        /// The target.
+        target: Target,
+        /// Cranelift's message, with the verifier's annotated function where it has one.
+        message: String,
+    },
+}
+
+/// Machine code of one function with what the reports read from it.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The target it was compiled for.
+    pub target: Target,
+    /// The function after lowering preparations (what was actually emitted).
+    pub func: Function,
+    /// Raw machine code.
+    pub code: Vec<u8>,
+    /// Cranelift's VCode listing after register allocation (`Context::set_disasm`).
+    pub vcode: String,
+    /// Relocations the code needs (none for schedlab's kernels).
+    pub relocs: Vec<FinalizedMachReloc>,
+}
+
+/// Runs Cranelift's e-graph optimiser on `func` for `target` (the explicit optimise stage).
+///
+/// After this stage pure instructions sit where the e-graph's elaboration placed them; a
+/// scheduling pass may then reorder them, and [`compile`] keeps that order.
+pub fn optimize(func: &mut Function, target: Target) -> Result<(), CompileError> {
+    let isa = target
+        .isa(OptLevel::Speed)
+        .map_err(|message| CompileError::Isa { target, message })?;
+    let mut ctx = Context::for_function(std::mem::replace(func, Function::new()));
+    let result = ctx.optimize(isa.as_ref(), &mut ControlPlane::default());
+    *func = ctx.func;
+    result.map_err(|e| CompileError::Codegen {
+        target,
+        message: e.to_string(),
+    })
+}
+
+/// Compiles `func` for `target` with `opt_level=none`, keeping the IR's instruction order.
+pub fn compile(func: &Function, target: Target) -> Result<Compiled, CompileError> {
+    let isa = target
+        .isa(OptLevel::None)
+        .map_err(|message| CompileError::Isa { target, message })?;
+    compile_with_isa(func, target, isa.as_ref())
+}
+
+/// [`compile`] with an ISA the caller already built (the JIT's).
+pub fn compile_with_isa(
+    func: &Function,
+    target: Target,
+    isa: &dyn TargetIsa,
+) -> Result<Compiled, CompileError> {
+    let mut func = func.clone();
+    func.signature.call_conv = isa.default_call_conv();
+    let mut ctx = Context::for_function(func);
+    ctx.set_disasm(true);
+    let compiled = ctx
+        .compile(isa, &mut ControlPlane::default())
+        .map_err(|e| CompileError::Codegen {
+            target,
+            message: cranelift_codegen::print_errors::pretty_error(e.func, e.inner),
+        })?;
+    let code = compiled.code_buffer().to_vec();
+    let vcode = compiled.vcode.clone().unwrap_or_default();
+    let relocs = compiled.buffer.relocs().to_vec();
+    Ok(Compiled {
+        target,
+        func: ctx.func,
+        code,
+        vcode,
+        relocs,
+    })
+}

@@ -1,0 +1,89 @@
+//! The host JIT: a function compiled through [`crate::compile`]'s settings into executable
+//! memory that lives for the rest of the process.
+
+use crate::compile::{Compiled, compile_with_isa};
+use crate::target::{OptLevel, Target};
+use cranelift_codegen::ir::Function;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, ModuleError};
+
+/// Why a function could not be JIT-compiled.
+#[derive(Debug, thiserror::Error)]
+pub enum JitError {
+    /// This process runs on an architecture schedlab has no target for.
+    #[error("the host architecture is not one of schedlab's targets")]
+    UnsupportedHost,
+    /// The ISA or the code generator failed.
+    #[error(transparent)]
+    Compile(#[from] crate::compile::CompileError),
+    /// cranelift-module failed to declare, define or finalise the function.
+    #[error("JIT module: {0}")]
+    Module(String),
+    /// The function's signature is not the one the caller expects.
+    #[error("signature mismatch: expected {expected}, found {found}")]
+    Signature {
+        /// What the caller needs.
+        expected: String,
+        /// What the function has.
+        found: String,
+    },
+}
+
+impl From<ModuleError> for JitError {
+    fn from(e: ModuleError) -> Self {
+        JitError::Module(e.to_string())
+    }
+}
+
+/// Executable machine code for one function, kept alive for the whole process.
+///
+/// The code memory is deliberately never freed: callers keep plain function pointers into it
+/// (the `Md5` library compiles once per process and shares the pointer between threads).
+pub struct JitFunction {
+    code: *const u8,
+    compiled: Compiled,
+}
+
+// SAFETY: the code pointer refers to immutable, executable memory that is never unmapped
+// (the owning JITModule is leaked), so sharing it between threads is sound.
+unsafe impl Send for JitFunction {}
+// SAFETY: as above; `JitFunction` offers only shared, read-only access.
+unsafe impl Sync for JitFunction {}
+
+impl JitFunction {
+    /// Compiles `func` for the host with `opt_level=none` and makes it executable.
+    pub fn compile(func: &Function) -> Result<Self, JitError> {
+        let target = Target::host().ok_or(JitError::UnsupportedHost)?;
+        let isa = target
+            .isa(OptLevel::None)
+            .map_err(|message| crate::compile::CompileError::Isa { target, message })?;
+        // Compile once ourselves for the statistics; the module compiles the same function
+        // with the same ISA settings for execution.
+        let compiled = compile_with_isa(func, target, isa.as_ref())?;
+        let mut module = JITModule::new(JITBuilder::with_isa(
+            isa,
+            cranelift_module::default_libcall_names(),
+        ));
+        let mut exec_func = func.clone();
+        exec_func.signature.call_conv = module.isa().default_call_conv();
+        let name = exec_func.name.to_string();
+        let id = module.declare_function(&name, Linkage::Export, &exec_func.signature)?;
+        let mut ctx = cranelift_codegen::Context::for_function(exec_func);
+        module.define_function(id, &mut ctx)?;
+        module.finalize_definitions()?;
+        let code = module.get_finalized_function(id);
+        // Keep the executable memory for the rest of the process (see the type's docs).
+        std::mem::forget(module);
+        Ok(Self { code, compiled })
+    }
+
+    /// The entry point. Transmute it to the function's `extern "C"`-compatible type.
+    pub fn code_ptr(&self) -> *const u8 {
+        self.code
+    }
+
+    /// The compilation result behind the executable code (machine code, VCode listing).
+    pub fn compiled(&self) -> &Compiled {
+        &self.compiled
+    }
+}

@@ -1,0 +1,165 @@
+//! The four targets schedlab compiles for, and the ISA settings each is compiled with.
+
+use cranelift_codegen::isa::{self, OwnedTargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use std::fmt;
+use std::str::FromStr;
+use target_lexicon::Triple;
+
+/// A compilation target (all Linux, 64-bit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// x86_64: the host here; code runs natively through the JIT.
+    X86_64,
+    /// AArch64 (ARMv8.0 baseline); runs under `qemu-aarch64`.
+    Aarch64,
+    /// IBM z/Architecture, big-endian; runs under `qemu-s390x`.
+    S390x,
+    /// RISC-V RV64GC; runs under `qemu-riscv64`.
+    Riscv64,
+}
+
+/// An unknown target name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown target `{0}`; valid targets: x86_64, aarch64, s390x, riscv64")]
+pub struct TargetError(pub String);
+
+/// The optimisation level an ISA is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptLevel {
+    /// No e-graph: instruction order in the IR reaches the machine code. Used for emission.
+    None,
+    /// Cranelift's e-graph optimiser; used only by the explicit optimise stage.
+    Speed,
+}
+
+impl Target {
+    /// Every target, in report order.
+    pub const ALL: [Target; 4] = [
+        Target::X86_64,
+        Target::Aarch64,
+        Target::S390x,
+        Target::Riscv64,
+    ];
+
+    /// The short name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::X86_64 => "x86_64",
+            Target::Aarch64 => "aarch64",
+            Target::S390x => "s390x",
+            Target::Riscv64 => "riscv64",
+        }
+    }
+
+    /// The Linux target triple.
+    pub fn triple(self) -> Triple {
+        let text = match self {
+            Target::X86_64 => "x86_64-unknown-linux-gnu",
+            Target::Aarch64 => "aarch64-unknown-linux-gnu",
+            Target::S390x => "s390x-unknown-linux-gnu",
+            Target::Riscv64 => "riscv64gc-unknown-linux-gnu",
+        };
+        Triple::from_str(text).expect("built-in triples parse")
+    }
+
+    /// The target this process runs on, if it is one of the four.
+    pub fn host() -> Option<Target> {
+        Target::ALL
+            .into_iter()
+            .find(|t| t.triple().architecture == Triple::host().architecture)
+    }
+
+    /// Whether code for this target runs natively in this process.
+    pub fn is_host(self) -> bool {
+        Target::host() == Some(self)
+    }
+
+    /// Builds the ISA. On the host, CPU features are detected (the JIT's code is the
+    /// report's code); a foreign x86_64 uses the `x86-64-v3` feature level, AArch64 the
+    /// ARMv8.0 baseline, s390x
+    /// Cranelift's z13 baseline and riscv64 RV64GC.
+    pub fn isa(self, opt: OptLevel) -> Result<OwnedTargetIsa, String> {
+        let mut shared = settings::builder();
+        let opt_text = match opt {
+            OptLevel::None => "none",
+            OptLevel::Speed => "speed",
+        };
+        shared
+            .set("opt_level", opt_text)
+            .map_err(|e| e.to_string())?;
+        shared
+            .set("enable_verifier", "true")
+            .map_err(|e| e.to_string())?;
+        // The JIT needs absolute, non-PIC code with long-range libcalls; use the same
+        // settings everywhere so the host's report row is the JIT's code.
+        shared.set("is_pic", "false").map_err(|e| e.to_string())?;
+        shared
+            .set("use_colocated_libcalls", "false")
+            .map_err(|e| e.to_string())?;
+        let flags = settings::Flags::new(shared);
+        let builder = if self.is_host() {
+            cranelift_native::builder()?
+        } else {
+            let mut b = isa::lookup(self.triple()).map_err(|e| e.to_string())?;
+            let preset = match self {
+                Target::X86_64 => Some(("x86-64-v3", "")),
+                Target::Riscv64 => Some(("has_c", "")),
+                Target::Aarch64 | Target::S390x => None,
+            };
+            if let Some((name, value)) = preset {
+                let r = if value.is_empty() {
+                    b.enable(name)
+                } else {
+                    b.set(name, value)
+                };
+                r.map_err(|e| format!("{}: {name}: {e}", self.name()))?;
+            }
+            b
+        };
+        builder.finish(flags).map_err(|e| e.to_string())
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Target {
+    type Err = TargetError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "x86_64" | "x86-64" | "x64" => Ok(Target::X86_64),
+            "aarch64" | "arm64" => Ok(Target::Aarch64),
+            "s390x" => Ok(Target::S390x),
+            "riscv64" | "riscv64gc" => Ok(Target::Riscv64),
+            other => Err(TargetError(other.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_builds_an_isa_at_both_levels() {
+        for t in Target::ALL {
+            for opt in [OptLevel::None, OptLevel::Speed] {
+                let isa = t.isa(opt).unwrap_or_else(|e| panic!("{t}: {e}"));
+                assert_eq!(isa.triple().architecture, t.triple().architecture);
+            }
+        }
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_names_list_the_valid_ones() {
+        for t in Target::ALL {
+            assert_eq!(t.name().parse::<Target>(), Ok(t));
+        }
+        let err = "mips".parse::<Target>().unwrap_err().to_string();
+        assert!(err.contains("mips") && err.contains("riscv64"), "{err}");
+    }
+}
