@@ -9,8 +9,10 @@
 
 pub mod compile;
 pub mod jit;
+pub mod pipeline;
 pub mod target;
 
 pub use compile::{CompileError, Compiled, compile, optimize};
 pub use jit::{JitError, JitFunction};
+pub use pipeline::{Artifact, PipelineConfig, PipelineError};
 pub use target::{Target, TargetError};

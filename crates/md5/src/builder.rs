@@ -1,0 +1,90 @@
+//! Compiling MD5 with a chosen pipeline configuration.
+
+use crate::Md5;
+use crate::compressor::Compressor;
+use digest::{Digest, Output};
+use schedlab_backend::pipeline::{PipelineConfig, PipelineError};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// Why a configuration could not be compiled.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The host is not one of schedlab's targets.
+    #[error("the host architecture has no schedlab backend")]
+    UnsupportedHost,
+    /// A pipeline stage rejected the configuration (e.g. an unknown strategy).
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// The JIT failed.
+    #[error(transparent)]
+    Jit(#[from] schedlab_backend::JitError),
+}
+
+/// The configuration [`Md5::default`] uses.
+pub(crate) fn default_config() -> PipelineConfig {
+    PipelineConfig::default()
+}
+
+/// Chooses a pipeline configuration and compiles it into an [`Md5Engine`].
+#[derive(Clone, Debug, Default)]
+pub struct Md5Builder {
+    config: Option<PipelineConfig>,
+}
+
+impl Md5Builder {
+    /// Starts from the default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses `config` as a whole.
+    pub fn config(mut self, config: PipelineConfig) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// Compiles the configuration (once per process: later builds of an equal configuration
+    /// return the same engine).
+    pub fn build(self) -> Result<Md5Engine, BuildError> {
+        let config = self.config.unwrap_or_else(default_config);
+        static ENGINES: OnceLock<Mutex<HashMap<PipelineConfig, &'static Compressor>>> =
+            OnceLock::new();
+        let engines = ENGINES.get_or_init(Default::default);
+        let mut engines = engines
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(&compressor) = engines.get(&config) {
+            return Ok(Md5Engine { compressor });
+        }
+        // Compiled code lives for the process anyway; the cache bounds it to one per config.
+        let compressor: &'static Compressor = Box::leak(Box::new(Compressor::compile(&config)?));
+        engines.insert(config, compressor);
+        Ok(Md5Engine { compressor })
+    }
+}
+
+/// A compiled configuration: hands out hashers that share its machine code.
+#[derive(Clone, Copy, Debug)]
+pub struct Md5Engine {
+    compressor: &'static Compressor,
+}
+
+impl Md5Engine {
+    /// A fresh hasher using this engine.
+    pub fn hasher(&self) -> Md5 {
+        Md5::with_compressor(self.compressor)
+    }
+
+    /// Hashes `data` in one call.
+    pub fn digest(&self, data: impl AsRef<[u8]>) -> Output<Md5> {
+        let mut h = self.hasher();
+        h.update(data);
+        h.finalize()
+    }
+
+    /// The compiled compressor (raw entry point, machine code, configuration).
+    pub fn compressor(&self) -> &'static Compressor {
+        self.compressor
+    }
+}

@@ -1,0 +1,139 @@
+//! The raw compression entry point under hostile arguments, with the buffer's last byte
+//! against a `PROT_NONE` page: any read past the end crashes the test process.
+
+use schedlab_kernels::md5::{INITIAL_STATE, reference_compress};
+use schedlab_md5::{Compressor, OUT_OF_BOUNDS};
+
+/// `len` readable bytes ending exactly at an inaccessible page.
+struct GuardedBuffer {
+    map: *mut libc::c_void,
+    map_len: usize,
+    len: usize,
+}
+
+impl GuardedBuffer {
+    fn new(len: usize, fill: impl Fn(usize) -> u8) -> Self {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let data_pages = len.div_ceil(page).max(1);
+        let map_len = (data_pages + 1) * page;
+        // SAFETY: anonymous private mapping, checked below.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(map, libc::MAP_FAILED, "mmap failed");
+        // SAFETY: the last page lies inside the mapping.
+        let guard = unsafe { map.cast::<u8>().add(data_pages * page) };
+        // SAFETY: as above; page-aligned.
+        let rc = unsafe { libc::mprotect(guard.cast(), page, libc::PROT_NONE) };
+        assert_eq!(rc, 0, "mprotect failed");
+        let buf = Self { map, map_len, len };
+        // SAFETY: the slice lies in the writable part of the mapping.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(buf.start(), len) };
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = fill(i);
+        }
+        buf
+    }
+
+    fn start(&self) -> *mut u8 {
+        // SAFETY: `len` bytes before the guard page are inside the mapping.
+        unsafe { self.map.cast::<u8>().add(self.map_len - 4096 - self.len) }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: readable, initialised, ends right before the guard page.
+        unsafe { std::slice::from_raw_parts(self.start(), self.len) }
+    }
+}
+
+impl Drop for GuardedBuffer {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly what `new` mapped.
+        unsafe { libc::munmap(self.map, self.map_len) };
+    }
+}
+
+/// What Java's `implCompressMultiBlock` does: blocks until one is out of bounds.
+fn java_model(state: &mut [u32; 4], buf: &[u8], ofs: i32, limit: i32) -> i32 {
+    let mut o = ofs;
+    while o <= limit {
+        let start = o as i64;
+        if start < 0 || start + 64 > buf.len() as i64 {
+            return OUT_OF_BOUNDS;
+        }
+        let block: &[u8; 64] = buf[start as usize..start as usize + 64]
+            .try_into()
+            .expect("64 bytes");
+        reference_compress(state, block);
+        o = o.wrapping_add(64);
+    }
+    o
+}
+
+fn check(compressor: &Compressor, len: usize, ofs: i32, limit: i32) {
+    let buf = GuardedBuffer::new(len, |i| (i * 7 + 3) as u8);
+    let mut expected_state = INITIAL_STATE;
+    let expected = java_model(&mut expected_state, buf.bytes(), ofs, limit);
+    let mut state = INITIAL_STATE;
+    let got = compressor.compress_multi_block(&mut state, buf.bytes(), ofs, limit);
+    assert_eq!(
+        got, expected,
+        "return value for len={len} ofs={ofs} limit={limit}"
+    );
+    assert_eq!(
+        state, expected_state,
+        "state for len={len} ofs={ofs} limit={limit}"
+    );
+}
+
+/// Hostile and boundary arguments: (len, ofs, limit).
+pub fn hostile_cases() -> Vec<(usize, i32, i32)> {
+    let max = i32::MAX;
+    vec![
+        (128, 0, 64),         // exact fit, two blocks
+        (64, 0, 0),           // exact fit, one block
+        (127, 0, 64),         // ofs + 64 = len + 1 on the second block
+        (63, 0, 0),           // one byte short
+        (130, 2, 66),         // unaligned, exact fit
+        (129, 2, 66),         // unaligned, one byte short
+        (256, -4, 60),        // negative ofs
+        (256, -64, 128),      // negative ofs, a whole block before the buffer
+        (256, i32::MIN, 0),   // most negative ofs
+        (256, 128, 64),       // limit < ofs: no block, returns ofs
+        (256, -5, -100),      // limit < ofs, both negative
+        (64, 0, max),         // limit = i32::MAX: second block is out of bounds
+        (256, max - 10, max), // ofs + 63 overflows a Java int
+        (256, max - 63, max), // ofs + 63 = i32::MAX
+        (256, max - 64, max), // the last block that does not overflow
+        (4096, 4032, 4032),   // last block of a page-sized buffer
+        (4096, 4033, 4033),   // one past it
+        (0, 0, 0),            // empty buffer
+        (3, 0, 0),            // shorter than one word
+    ]
+}
+
+#[test]
+fn hostile_arguments_give_java_results_and_never_read_outside() {
+    let compressor = Compressor::default_instance();
+    for (len, ofs, limit) in hostile_cases() {
+        check(compressor, len, ofs, limit);
+    }
+}
+
+#[test]
+fn every_short_length_and_offset() {
+    let compressor = Compressor::default_instance();
+    for len in 0..=200 {
+        for ofs in -3..=140 {
+            check(compressor, len, ofs, ofs + 64);
+        }
+    }
+}
