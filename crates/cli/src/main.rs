@@ -1,1 +1,75 @@
-fn main() {}
+//! `schedlab`: compile Java-semantics kernels through Cranelift with pluggable scheduling
+//! strategies, and report spills, code, static cost and speed against hand-written code.
+
+mod bench;
+mod check;
+mod dump;
+mod kernel;
+mod report;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Command-line interface.
+#[derive(Parser, Debug)]
+#[command(name = "schedlab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Spills, code size and (with --mca) static cycles per strategy × target.
+    Report(report::ReportArgs),
+    /// Run each target's machine code on test vectors and random inputs against the reference.
+    Check(check::CheckArgs),
+    /// Print one pipeline stage (CLIF after build/bce/sched, or the machine code listing).
+    Dump(dump::DumpArgs),
+    /// Time schedlab's MD5 against md-5, OpenSSL and the JVM in one run.
+    Bench(bench::BenchArgs),
+}
+
+/// An error the CLI reports as one message and an exit code (2 = bad input, 1 = failure).
+#[derive(Debug)]
+pub struct CliError {
+    /// What to print after `schedlab: `.
+    pub message: String,
+    /// Process exit code.
+    pub code: u8,
+}
+
+impl CliError {
+    /// Bad user input (unknown name, malformed file): exit 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: 2,
+        }
+    }
+
+    /// A failure while doing the work (a mismatch, a tool that failed): exit 1.
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: 1,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Report(args) => report::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Dump(args) => dump::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("schedlab: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
