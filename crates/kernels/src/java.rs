@@ -1,6 +1,8 @@
-//! Java-semantics building blocks shared by the kernels: checked array reads and status codes.
+//! Java-semantics building blocks shared by the kernels: checked array reads and writes, and
+//! status codes.
 //!
-//! A checked read has one fixed shape, which the bounds-check-elimination pass recognises:
+//! A checked access (read or write) has one fixed shape, which the bounds-check-elimination pass
+//! recognises:
 //!
 //! ```text
 //! block_n:
@@ -10,7 +12,7 @@
 //!     brif ok, block_n+1, oob(...)     ; a failed check leaves through the shared exit
 //! block_n+1:
 //!     addr = iadd array_base, wide (scaled for element arrays)
-//!     x    = load ...                  ; never executed unless the check passed
+//!     x    = load ...                  ; (or `store`) never executed unless the check passed
 //! ```
 //!
 //! A negative index sign-extends to a huge unsigned value, so one unsigned comparison covers
@@ -29,6 +31,11 @@ use cranelift_frontend::FunctionBuilder;
 /// successful bounds check has already limited to `0..=i32::MAX`, or an argument that is
 /// strictly greater than another `i32`.
 pub const OUT_OF_BOUNDS: i32 = i32::MIN;
+
+/// Status a kernel returns when a Java wrapper's argument check fails (the
+/// `IllegalArgumentException` of e.g. `BigInteger.implMulAddCheck`), distinct from
+/// [`OUT_OF_BOUNDS`]. Like it, no kernel returns this value otherwise.
+pub const ILLEGAL_ARGUMENT: i32 = i32::MIN + 1;
 
 /// Creates (or reuses) a named alias region so that alias analysis can tell memory apart.
 pub fn alias_region(
@@ -99,6 +106,24 @@ impl CheckedArray {
         let wide = self.check(builder, index, k, oob, oob_args);
         let addr = self.address(builder, wide);
         builder.ins().load(ty, self.flags, addr, 0)
+    }
+
+    /// Emits a bounds-checked store of `value` at index `index + k` (32-bit wrapping add, as
+    /// Java's `iastore`), with the same check shape as [`CheckedArray::checked_load`].
+    ///
+    /// The array's `flags` must not be `readonly` (an array the kernel writes).
+    pub fn checked_store(
+        &self,
+        builder: &mut FunctionBuilder,
+        value: Value,
+        index: Value,
+        k: i64,
+        oob: Block,
+        oob_args: &[Value],
+    ) {
+        let wide = self.check(builder, index, k, oob, oob_args);
+        let addr = self.address(builder, wide);
+        builder.ins().store(self.flags, value, addr, 0);
     }
 
     /// Emits the bounds check of index `index + k` and switches to the block it guards.

@@ -6,6 +6,7 @@
 //! branches to an exit that returns [`java::OUT_OF_BOUNDS`] instead of trapping.
 #![deny(missing_docs)]
 
+pub mod bigint;
 pub mod java;
 pub mod md5;
 

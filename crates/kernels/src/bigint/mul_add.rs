@@ -1,0 +1,112 @@
+//! `mulAdd` = `implMulAddCheck` + `implMulAdd`, also inlined into `implSquareToLen`.
+//!
+//! ```java
+//! long kLong = k & LONG_MASK;
+//! long carry = 0;
+//! offset = out.length-offset - 1;
+//! for (int j=len-1; j >= 0; j--) {
+//!     long product = (in[j] & LONG_MASK) * kLong + (out[offset] & LONG_MASK) + carry;
+//!     out[offset--] = (int)product;
+//!     carry = product >>> 32;
+//! }
+//! return (int)carry;
+//! ```
+
+use super::{Entry, Frame, IntArray, block_with_params, function, jump, loop_test};
+use crate::md5::frontend_config;
+use cranelift_codegen::ir::{Function, InstBuilder, Value, condcodes::IntCC, types};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+/// Builds the `mul_add` kernel entered at `entry`.
+pub(super) fn build(entry: Entry, name: &str) -> Function {
+    let mut func = function(name, super::mul_add_signature());
+    let mut fn_ctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+    let frame = Frame::new(&mut b);
+
+    let start = b.create_block();
+    b.append_block_params_for_function_params(start);
+    b.switch_to_block(start);
+    let p = b.block_params(start).to_vec();
+    let (offset, len, k) = (p[4], p[5], p[6]);
+    let out = frame.int_array(&mut b, p[0], p[1]);
+    let input = frame.int_array(&mut b, p[2], p[3]);
+
+    if entry == Entry::Wrapper {
+        emit_check(&mut b, &frame, &out, &input, offset, len);
+    }
+    let carry = emit_impl(&mut b, &frame, &out, &input, offset, len, k);
+    let wide = b.ins().uextend(types::I64, carry);
+    b.ins().return_(&[wide]);
+
+    frame.finish(&mut b, types::I64);
+    b.seal_all_blocks();
+    b.finalize(frontend_config());
+    func
+}
+
+/// `implMulAddCheck(out, in, offset, len, k)`: four tests leaving for the
+/// `IllegalArgumentException` exit, in Java's order.
+pub(super) fn emit_check(
+    b: &mut FunctionBuilder,
+    frame: &Frame,
+    out: &IntArray,
+    input: &IntArray,
+    offset: Value,
+    len: Value,
+) {
+    let c = b.ins().icmp(IntCC::SignedGreaterThan, len, input.length);
+    frame.illegal_if(b, c);
+    let c = b.ins().icmp_imm_s(IntCC::SignedLessThan, offset, 0);
+    frame.illegal_if(b, c);
+    let last = b.ins().iadd_imm_s(out.length, -1);
+    let c = b.ins().icmp(IntCC::SignedGreaterThan, offset, last);
+    frame.illegal_if(b, c);
+    let room = b.ins().isub(out.length, offset);
+    let c = b.ins().icmp(IntCC::SignedGreaterThan, len, room);
+    frame.illegal_if(b, c);
+}
+
+/// `implMulAdd(out, in, offset, len, k)`: the loop, leaving the builder after it. Returns
+/// `(int) carry` (`i32`).
+///
+/// Loop shape: `header(j, o, carry)` tests `j >= 0`; the body loads `in[j]`, loads `out[o]`
+/// and stores `out[o]` (three checks, each with `k = 0`), and jumps back with `j - 1`, `o - 1`.
+pub(super) fn emit_impl(
+    b: &mut FunctionBuilder,
+    frame: &Frame,
+    out: &IntArray,
+    input: &IntArray,
+    offset: Value,
+    len: Value,
+    k: Value,
+) -> Value {
+    let k_long = b.ins().uextend(types::I64, k);
+    let carry0 = b.ins().iconst(types::I64, 0);
+    let room = b.ins().isub(out.length, offset);
+    let o0 = b.ins().iadd_imm_s(room, -1);
+    let j0 = b.ins().iadd_imm_s(len, -1);
+    let (header, hp) = block_with_params(b, &[types::I32, types::I32, types::I64]);
+    jump(b, header, &[j0, o0, carry0]);
+
+    b.switch_to_block(header);
+    let (j, o, carry) = (hp[0], hp[1], hp[2]);
+    let zero = b.ins().iconst(types::I32, 0);
+    let exit = loop_test(b, IntCC::SignedGreaterThanOrEqual, j, zero);
+    let in_j = frame.load(b, input, j, 0);
+    let in_long = b.ins().uextend(types::I64, in_j);
+    let scaled = b.ins().imul(in_long, k_long);
+    let out_o = frame.load(b, out, o, 0);
+    let out_long = b.ins().uextend(types::I64, out_o);
+    let sum = b.ins().iadd(scaled, out_long);
+    let product = b.ins().iadd(sum, carry);
+    let low = b.ins().ireduce(types::I32, product);
+    frame.store(b, out, o, 0, low);
+    let next_o = b.ins().iadd_imm_s(o, -1);
+    let next_carry = b.ins().ushr_imm_u(product, 32);
+    let next_j = b.ins().iadd_imm_s(j, -1);
+    jump(b, header, &[next_j, next_o, next_carry]);
+
+    b.switch_to_block(exit);
+    b.ins().ireduce(types::I32, carry)
+}
