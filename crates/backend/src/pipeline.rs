@@ -17,11 +17,16 @@ use cranelift_codegen::settings;
 pub struct PipelineConfig {
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     pub optimize: bool,
+    /// Run the critical-path rewrites (masked merge, reassociation by ready time).
+    pub rewrites: bool,
 }
 
 impl Default for PipelineConfig {
     fn default() -> Self {
-        Self { optimize: false }
+        Self {
+            optimize: false,
+            rewrites: true,
+        }
     }
 }
 
@@ -72,6 +77,10 @@ pub fn run_ir_stages(
     if config.optimize {
         optimize(func, target)?;
         verify(func, "optimise")?;
+    }
+    if config.rewrites {
+        schedlab_passes::rewrite::run_all(func, &schedlab_passes::rewrite::unit_latency);
+        verify(func, "rewrite")?;
     }
     Ok(stages)
 }

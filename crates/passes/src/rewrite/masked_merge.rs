@@ -1,0 +1,150 @@
+//! Masked merges: `(m & x) | (~m & y)` picks bits of `x` where `m` is set and of `y` elsewhere.
+//!
+//! Written this way the mask feeds two `and`s and an `or`; which rewrite helps depends on which
+//! operand arrives last, so the pass asks the latency model:
+//!
+//! * mask last → `y ^ (m & (x ^ y))` (LLVM's InstCombine knows this form): `x ^ y` is computed
+//!   before the mask is ready, leaving two operations after it, and one instruction fewer.
+//! * otherwise, if every user adds the result → `(m & x) + (~m & y)`: the two terms never have
+//!   a bit in common, so `|` equals `+`, and the early term can join the reassociated sum
+//!   (MD5's `G` step loses one operation on its chain this way).
+//! * otherwise the merge is left alone.
+
+use super::ready::{LatencyFn, ready_times};
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
+use cranelift_codegen::ir::{Function, Inst, InstBuilder, Opcode, Value, ValueDef};
+
+/// What [`masked_merge`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MaskedMergeStats {
+    /// Merges found.
+    pub merges: usize,
+    /// Rewritten to `y ^ (m & (x ^ y))` because the mask is ready last.
+    pub to_xor_form: usize,
+    /// Rewritten to `(m & x) + (~m & y)` because the result feeds additions.
+    pub to_disjoint_add: usize,
+    /// Instructions that became dead and were removed.
+    pub removed: usize,
+}
+
+/// A recognised merge: result `= (mask & x) | (~mask & y)`, where `x_term = mask & x`.
+struct Merge {
+    or: Inst,
+    mask: Value,
+    x: Value,
+    y: Value,
+    x_term: Value,
+    y_term: Value,
+}
+
+/// Rewrites every masked merge in `func` as described in the module docs.
+pub fn masked_merge(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
+    let mut stats = MaskedMergeStats::default();
+    let blocks: Vec<_> = func.layout.blocks().collect();
+    for block in blocks {
+        let ors: Vec<Inst> = func
+            .layout
+            .block_insts(block)
+            .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Bor)
+            .collect();
+        for or in ors {
+            let Some(merge) = recognise(func, or) else {
+                continue;
+            };
+            stats.merges += 1;
+            let ready = ready_times(func, block, latency);
+            let at = |v: Value| ready.get(&v).copied().unwrap_or(0);
+            let result = func.dfg.first_result(or);
+            if at(merge.mask) > at(merge.x).max(at(merge.y)) {
+                let mut cursor = FuncCursor::new(func).at_inst(or);
+                let diff = cursor.ins().bxor(merge.x, merge.y);
+                let picked = cursor.ins().band(merge.mask, diff);
+                func.replace(merge.or).bxor(merge.y, picked);
+                stats.to_xor_form += 1;
+            } else if only_added(func, result) {
+                func.replace(merge.or).iadd(merge.x_term, merge.y_term);
+                stats.to_disjoint_add += 1;
+            }
+        }
+    }
+    stats.removed = super::remove_dead_pure_insts(func);
+    stats
+}
+
+/// Whether `v` is used, and only as an operand of integer additions.
+fn only_added(func: &Function, v: Value) -> bool {
+    let mut used = false;
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if func
+                .dfg
+                .inst_values(inst)
+                .any(|a| func.dfg.resolve_aliases(a) == v)
+            {
+                used = true;
+                let op = func.dfg.insts[inst].opcode();
+                if !matches!(op, Opcode::Iadd) {
+                    return false;
+                }
+            }
+        }
+    }
+    used
+}
+
+fn def_inst(func: &Function, v: Value, op: Opcode) -> Option<Inst> {
+    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
+        ValueDef::Result(inst, 0) if func.dfg.insts[inst].opcode() == op => Some(inst),
+        _ => None,
+    }
+}
+
+fn args2(func: &Function, inst: Inst) -> (Value, Value) {
+    let a = func.dfg.inst_args(inst);
+    (
+        func.dfg.resolve_aliases(a[0]),
+        func.dfg.resolve_aliases(a[1]),
+    )
+}
+
+/// `v = ~m & y`, spelled `band(bnot m, y)` or `band(y, bnot m)`.
+fn inverted_term(func: &Function, v: Value) -> Option<(Value, Value)> {
+    let inst = def_inst(func, v, Opcode::Band)?;
+    let (a, b) = args2(func, inst);
+    if let Some(n) = def_inst(func, a, Opcode::Bnot) {
+        return Some((func.dfg.resolve_aliases(func.dfg.inst_args(n)[0]), b));
+    }
+    if let Some(n) = def_inst(func, b, Opcode::Bnot) {
+        return Some((func.dfg.resolve_aliases(func.dfg.inst_args(n)[0]), a));
+    }
+    None
+}
+
+fn recognise(func: &Function, or: Inst) -> Option<Merge> {
+    let (p, q) = args2(func, or);
+    for (x_term, y_term) in [(p, q), (q, p)] {
+        let Some((mask, y)) = inverted_term(func, y_term) else {
+            continue;
+        };
+        let Some(and) = def_inst(func, x_term, Opcode::Band) else {
+            continue;
+        };
+        let (a, b) = args2(func, and);
+        let x = if a == mask {
+            b
+        } else if b == mask {
+            a
+        } else {
+            continue;
+        };
+        return Some(Merge {
+            or,
+            mask,
+            x,
+            y,
+            x_term,
+            y_term,
+        });
+    }
+    None
+}

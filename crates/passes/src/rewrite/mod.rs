@@ -1,0 +1,80 @@
+//! Critical-path rewrites: algebraic identities that take operations off a block's longest
+//! dependence chain without changing any result.
+//!
+//! * [`masked_merge`] — `(m & x) | (~m & y)` becomes `y ^ (m & (x ^ y))` when the mask is the
+//!   last operand to be ready, or `(m & x) + (y & ~m)` (the two terms are bit-disjoint) when
+//!   the merge feeds an addition, so that it can join the reassociated sum.
+//! * [`reassociate`] — trees of one associative-commutative operation (`iadd`, `bxor`, `band`,
+//!   `bor`) are rebuilt so the operands ready earliest are combined first and the latest one
+//!   last (a Huffman-style combination by ready time), folding their constants.
+//!
+//! Both read operation latencies from a [`LatencyFn`] (the scheduler's machine model), so the
+//! decisions are the ones a latency-aware scheduler would want. They are general: nothing here
+//! knows about MD5. Each returns a plain statistics struct.
+
+pub mod masked_merge;
+mod ready;
+pub mod reassociate;
+
+pub use masked_merge::{MaskedMergeStats, masked_merge};
+pub use ready::{LatencyFn, ready_times, unit_latency};
+pub use reassociate::{ReassociateStats, reassociate};
+
+use cranelift_codegen::ir::{Function, Inst};
+
+/// Statistics of [`run_all`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RewriteStats {
+    /// What the masked-merge rewrite did.
+    pub masked_merge: MaskedMergeStats,
+    /// What reassociation did.
+    pub reassociate: ReassociateStats,
+}
+
+/// Runs the masked-merge rewrite and then reassociation on every block.
+pub fn run_all(func: &mut Function, latency: LatencyFn<'_>) -> RewriteStats {
+    let masked_merge = masked_merge(func, latency);
+    let reassociate = reassociate(func, latency);
+    RewriteStats {
+        masked_merge,
+        reassociate,
+    }
+}
+
+/// Removes instructions without side effects whose results are all unused (iterated to a
+/// fixpoint). Returns how many were removed.
+pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
+    let mut removed = 0;
+    loop {
+        let uses = ready::use_counts(func);
+        let dead: Vec<Inst> = func
+            .layout
+            .blocks()
+            .flat_map(|b| func.layout.block_insts(b))
+            .filter(|&inst| {
+                let data = &func.dfg.insts[inst];
+                let op = data.opcode();
+                !op.is_terminator()
+                    && !op.is_branch()
+                    && !op.can_store()
+                    && !op.can_load()
+                    && !op.can_trap()
+                    && !op.is_call()
+                    && !op.other_side_effects()
+                    && !func.dfg.inst_results(inst).is_empty()
+                    && func
+                        .dfg
+                        .inst_results(inst)
+                        .iter()
+                        .all(|v| uses.get(v).copied().unwrap_or(0) == 0)
+            })
+            .collect();
+        if dead.is_empty() {
+            return removed;
+        }
+        for inst in dead {
+            func.layout.remove_inst(inst);
+            removed += 1;
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! Reassociation of associative-commutative trees by operand ready time.
+//!
+//! A source language evaluates `a + F + x + ac` left to right, so every addition waits for
+//! `F`, the operand that is ready last. This pass collects each maximal tree of one operation
+//! (`iadd`, `bxor`, `band`, `bor`, including their `_imm` forms and `iconst` operands) whose
+//! interior values have no other use, folds its constants, and rebuilds it by repeatedly
+//! combining the two operands that are ready earliest (ready times come from the latency
+//! model). The operand ready last is then combined last: on a dependence chain only one
+//! operation follows it. Integer addition wraps, so every regrouping gives the same bits.
+
+use super::ready::{LatencyFn, ready_times, use_counts};
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
+use cranelift_codegen::ir::{
+    Block, Function, Inst, InstBuilder, InstructionData, Opcode, Type, Value, ValueDef,
+};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// What [`reassociate`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReassociateStats {
+    /// Trees of three or more operands found.
+    pub trees: usize,
+    /// Trees whose root became ready earlier after rebuilding.
+    pub shortened: usize,
+    /// Sum over all trees of cycles saved at the root (by the latency model).
+    pub cycles_saved: u32,
+    /// Constant operands folded into another constant.
+    pub constants_folded: usize,
+    /// Instructions that became dead and were removed.
+    pub removed: usize,
+}
+
+/// The associative-commutative operations the pass rebuilds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Add,
+    Xor,
+    And,
+    Or,
+}
+
+impl Family {
+    fn of(op: Opcode) -> Option<Family> {
+        Some(match op {
+            Opcode::Iadd => Family::Add,
+            Opcode::Bxor => Family::Xor,
+            Opcode::Band => Family::And,
+            Opcode::Bor => Family::Or,
+            _ => return None,
+        })
+    }
+
+    fn binary(self) -> Opcode {
+        match self {
+            Family::Add => Opcode::Iadd,
+            Family::Xor => Opcode::Bxor,
+            Family::And => Opcode::Band,
+            Family::Or => Opcode::Bor,
+        }
+    }
+
+    fn identity(self) -> i64 {
+        if self == Family::And { -1 } else { 0 }
+    }
+
+    fn fold(self, a: i64, b: i64) -> i64 {
+        match self {
+            Family::Add => a.wrapping_add(b),
+            Family::Xor => a ^ b,
+            Family::And => a & b,
+            Family::Or => a | b,
+        }
+    }
+}
+
+/// Sign-extends the low `ty.bits()` bits of `v`.
+fn truncate(ty: Type, v: i64) -> i64 {
+    let bits = ty.bits();
+    if bits >= 64 {
+        v
+    } else {
+        let shift = 64 - bits;
+        (v << shift) >> shift
+    }
+}
+
+/// Rebuilds every associative-commutative tree in `func` by operand ready time.
+pub fn reassociate(func: &mut Function, latency: LatencyFn<'_>) -> ReassociateStats {
+    let mut stats = ReassociateStats::default();
+    let uses = use_counts(func);
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for block in blocks {
+        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+        let roots: Vec<Inst> = insts
+            .iter()
+            .copied()
+            .filter(|&i| is_root(func, block, i, &uses))
+            .collect();
+        for root in roots {
+            rebuild(func, block, root, &uses, latency, &mut stats);
+        }
+    }
+    stats.removed = super::remove_dead_pure_insts(func);
+    stats
+}
+
+/// The instruction defining `v` if it is an interior node of a `family` tree in `block`.
+fn interior(
+    func: &Function,
+    block: Block,
+    v: Value,
+    family: Family,
+    uses: &HashMap<Value, usize>,
+) -> Option<Inst> {
+    let v = func.dfg.resolve_aliases(v);
+    let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
+        return None;
+    };
+    let same = Family::of(func.dfg.insts[inst].opcode()) == Some(family)
+        && func.layout.inst_block(inst) == Some(block)
+        && uses.get(&v).copied().unwrap_or(0) == 1;
+    same.then_some(inst)
+}
+
+/// A tree root: a family operation whose result is not an interior node of a larger tree.
+fn is_root(func: &Function, block: Block, inst: Inst, uses: &HashMap<Value, usize>) -> bool {
+    let Some(family) = Family::of(func.dfg.insts[inst].opcode()) else {
+        return false;
+    };
+    let result = func.dfg.first_result(inst);
+    if uses.get(&result).copied().unwrap_or(0) != 1 {
+        return true;
+    }
+    // Single use: a root unless that user is a same-family operation in this block.
+    !func.layout.block_insts(block).any(|user| {
+        Family::of(func.dfg.insts[user].opcode()) == Some(family)
+            && func
+                .dfg
+                .inst_args(user)
+                .iter()
+                .any(|&a| func.dfg.resolve_aliases(a) == result)
+    })
+}
+
+/// The constant `v` holds if it is defined by an `iconst`.
+fn constant(func: &Function, v: Value) -> Option<i64> {
+    let ValueDef::Result(inst, 0) = func.dfg.value_def(func.dfg.resolve_aliases(v)) else {
+        return None;
+    };
+    match func.dfg.insts[inst] {
+        InstructionData::UnaryImm {
+            opcode: Opcode::Iconst,
+            imm,
+        } => Some(imm.bits()),
+        _ => None,
+    }
+}
+
+/// Collects the operands of the tree rooted at `inst`: values (in source order) and the
+/// folded constant.
+fn collect(
+    func: &Function,
+    block: Block,
+    inst: Inst,
+    family: Family,
+    uses: &HashMap<Value, usize>,
+    leaves: &mut Vec<Value>,
+    constants: &mut Vec<i64>,
+) {
+    let operands: Vec<Value> = func.dfg.inst_args(inst).to_vec();
+    for v in operands {
+        let v = func.dfg.resolve_aliases(v);
+        if let Some(inner) = interior(func, block, v, family, uses) {
+            collect(func, block, inner, family, uses, leaves, constants);
+        } else if let Some(c) = constant(func, v) {
+            constants.push(c);
+        } else {
+            leaves.push(v);
+        }
+    }
+}
+
+fn rebuild(
+    func: &mut Function,
+    block: Block,
+    root: Inst,
+    uses: &HashMap<Value, usize>,
+    latency: LatencyFn<'_>,
+    stats: &mut ReassociateStats,
+) {
+    let Some(family) = Family::of(func.dfg.insts[root].opcode()) else {
+        return;
+    };
+    let ty = func.dfg.value_type(func.dfg.first_result(root));
+    let mut leaves = Vec::new();
+    let mut constants = Vec::new();
+    collect(func, block, root, family, uses, &mut leaves, &mut constants);
+    let operand_count = leaves.len() + constants.len();
+    if operand_count < 3 || leaves.is_empty() {
+        return;
+    }
+    stats.trees += 1;
+    stats.constants_folded += constants.len().saturating_sub(1);
+    let folded = truncate(
+        ty,
+        constants
+            .iter()
+            .fold(family.identity(), |a, &c| family.fold(a, c)),
+    );
+    let constant = (folded != truncate(ty, family.identity())).then_some(folded);
+
+    let ready = ready_times(func, block, latency);
+    let before = ready
+        .get(&func.dfg.first_result(root))
+        .copied()
+        .unwrap_or(0);
+    let op_latency = latency(family.binary());
+    // Min-heap of (ready time, source order, value): earliest first, ties in source order.
+    let mut heap: BinaryHeap<Reverse<(u32, usize, Value)>> = leaves
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| Reverse((ready.get(&v).copied().unwrap_or(0), i, v)))
+        .collect();
+    let mut seq = leaves.len();
+    let mut pending_constant = constant;
+    loop {
+        let Some(Reverse((t0, _, v0))) = heap.pop() else {
+            return;
+        };
+        let last = heap.is_empty();
+        if let Some(c) = pending_constant.take() {
+            // The constant is ready at once: combine it with the earliest operand.
+            if last {
+                replace_imm(func, root, family, v0, c);
+                break;
+            }
+            let v = insert_imm(func, root, family, v0, c);
+            heap.push(Reverse((t0 + op_latency, seq, v)));
+            seq += 1;
+            continue;
+        }
+        let Some(Reverse((t1, _, v1))) = heap.pop() else {
+            // A single operand left without a constant cannot happen: the loop always stops
+            // when the last two are combined into the root.
+            return;
+        };
+        if heap.is_empty() {
+            replace_binary(func, root, family, v0, v1);
+            break;
+        }
+        let v = insert_binary(func, root, family, v0, v1);
+        heap.push(Reverse((t0.max(t1) + op_latency, seq, v)));
+        seq += 1;
+    }
+    let after = ready_times(func, block, latency)
+        .get(&func.dfg.first_result(root))
+        .copied()
+        .unwrap_or(0);
+    if after < before {
+        stats.shortened += 1;
+        stats.cycles_saved += before - after;
+    }
+}
+
+fn insert_binary(func: &mut Function, at: Inst, family: Family, a: Value, b: Value) -> Value {
+    let mut cursor = FuncCursor::new(func).at_inst(at);
+    let ins = cursor.ins();
+    match family {
+        Family::Add => ins.iadd(a, b),
+        Family::Xor => ins.bxor(a, b),
+        Family::And => ins.band(a, b),
+        Family::Or => ins.bor(a, b),
+    }
+}
+
+fn insert_imm(func: &mut Function, at: Inst, family: Family, a: Value, c: i64) -> Value {
+    let k = insert_const(func, at, a, c);
+    insert_binary(func, at, family, a, k)
+}
+
+/// Materialises `c` with the type of `like` right before `at`.
+fn insert_const(func: &mut Function, at: Inst, like: Value, c: i64) -> Value {
+    let ty = func.dfg.value_type(like);
+    let mut cursor = FuncCursor::new(func).at_inst(at);
+    cursor.ins().iconst(ty, c)
+}
+
+fn replace_binary(func: &mut Function, root: Inst, family: Family, a: Value, b: Value) {
+    let r = func.replace(root);
+    match family {
+        Family::Add => r.iadd(a, b),
+        Family::Xor => r.bxor(a, b),
+        Family::And => r.band(a, b),
+        Family::Or => r.bor(a, b),
+    };
+}
+
+fn replace_imm(func: &mut Function, root: Inst, family: Family, a: Value, c: i64) {
+    let k = insert_const(func, root, a, c);
+    replace_binary(func, root, family, a, k);
+}
