@@ -2,3 +2,4 @@
 //! and critical-path rewrites. Each pass is a free function over `ir::Function` that returns a
 //! plain statistics struct.
 #![deny(missing_docs)]
+pub mod rewrite;
