@@ -1,12 +1,468 @@
-//! `schedlab bench` (being built).
+//! `schedlab bench`: schedlab's MD5 per configuration against `md-5`, OpenSSL's hand-written
+//! `MD5()` and HotSpot (with and without its intrinsic), timed in one run on one thread.
+//!
+//! Method: every row is warmed up and calibrated to a fixed per-sample time budget; then each
+//! repetition times every in-process row once per size, in an order rotated per repetition
+//! (drift and order effects fall on every row alike), and runs one JVM process per HotSpot
+//! variant between repetitions. Reported: the median MB/s over repetitions, and the median of
+//! each repetition's ratio to OpenSSL's sample from the same repetition.
+//! `--callgrind` instead reports deterministic figures (instructions and llvm-mca cycles per
+//! block).
+
+mod callgrind;
+mod compile_time;
+pub mod impls;
+mod java;
+mod measure;
+mod output;
+mod plot;
 
 use crate::CliError;
+use impls::{Kind, OPENSSL, RustImpl};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use output::{BenchReport, Cell, Meta, Row};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `schedlab bench`.
 #[derive(clap::Args, Debug)]
-pub struct BenchArgs {}
+pub struct BenchArgs {
+    /// Message sizes, comma-separated: bytes with an optional k (KiB) or m (MiB) suffix.
+    #[arg(long, value_name = "SIZES", default_value = "64,1k,16k,1m")]
+    size: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Also draw MB/s per implementation and size into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Repetitions; medians are over repetitions [default: 7, or 2 with --quick].
+    #[arg(long, value_name = "N")]
+    reps: Option<u32>,
+    /// Skip the HotSpot rows (they take a JVM start-up and warm-up per repetition).
+    #[arg(long)]
+    no_java: bool,
+    /// Short budgets and few repetitions: checks the machinery, not for numbers.
+    #[arg(long)]
+    quick: bool,
+    /// Only these rows (comma-separated names; OpenSSL is always timed as the reference).
+    #[arg(long = "impl", value_name = "NAMES")]
+    impls: Option<String>,
+    /// Report deterministic figures instead: callgrind instructions and llvm-mca cycles per block.
+    #[arg(long)]
+    callgrind: bool,
+    /// Internal: hash one message with one implementation (the callgrind child).
+    #[arg(long, hide = true, value_name = "IMPL")]
+    worker: Option<String>,
+    /// Internal: message length in 64-byte blocks for --worker.
+    #[arg(long, hide = true, default_value_t = 1)]
+    blocks: u64,
+}
+
+/// How results are printed.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned plain text.
+    Table,
+    /// GitHub-flavoured Markdown.
+    Markdown,
+    /// One JSON document.
+    Json,
+}
+
+/// Time budgets of one run.
+#[derive(Clone, Copy, Debug)]
+struct Budgets {
+    reps: u32,
+    /// Per in-process sample.
+    sample: Duration,
+    /// JVM warm-up before its timed loops.
+    jvm_warmup: Duration,
+    /// Per size in a JVM process.
+    jvm_sample: Duration,
+    /// Compilations per configuration for the compile-time figure.
+    compile_runs: usize,
+}
+
+impl Budgets {
+    fn new(quick: bool, reps: Option<u32>) -> Result<Self, CliError> {
+        let mut b = if quick {
+            Budgets {
+                reps: 2,
+                sample: Duration::from_millis(5),
+                jvm_warmup: Duration::from_millis(300),
+                jvm_sample: Duration::from_millis(20),
+                compile_runs: 2,
+            }
+        } else {
+            Budgets {
+                reps: 7,
+                sample: Duration::from_millis(100),
+                jvm_warmup: Duration::from_millis(2500),
+                jvm_sample: Duration::from_millis(200),
+                compile_runs: 9,
+            }
+        };
+        if let Some(r) = reps {
+            if r == 0 {
+                return Err(CliError::usage("--reps must be at least 1"));
+            }
+            b.reps = r;
+        }
+        Ok(b)
+    }
+}
 
 /// Runs `schedlab bench`.
-pub fn run(_args: BenchArgs) -> Result<(), CliError> {
-    Err(CliError::failure("`bench` is not built yet"))
+pub fn run(args: BenchArgs) -> Result<(), CliError> {
+    if let Some(name) = &args.worker {
+        return callgrind::worker(name, args.blocks);
+    }
+    let sizes = parse_sizes(&args.size)?;
+    let wanted = parse_impl_filter(args.impls.as_deref())?;
+    let budgets = Budgets::new(args.quick, args.reps)?;
+    let keep =
+        |name: &str| name == OPENSSL || wanted.as_ref().is_none_or(|w| w.iter().any(|x| x == name));
+    let impls = impls::rust_impls_matching(keep).map_err(CliError::failure)?;
+    let configs: Vec<_> = impls::configurations()
+        .into_iter()
+        .filter(|c| keep(&c.name))
+        .collect();
+    check_digests(&impls, &sizes)?;
+
+    if args.callgrind {
+        let progress = progress_bar(impls.len() as u64 * 3, "callgrind");
+        let rows = callgrind::run(&impls, &configs, &progress)?;
+        progress.finish_and_clear();
+        print!(
+            "{}",
+            output::render_static(&rows, &callgrind::mca_columns(), args.format)
+        );
+        return Ok(());
+    }
+
+    let jvm_variants: Vec<_> = java::VARIANTS
+        .iter()
+        .filter(|v| {
+            wanted
+                .as_ref()
+                .is_none_or(|w| w.iter().any(|x| x == v.name))
+        })
+        .copied()
+        .collect();
+    let load_start = load_average();
+    let compile =
+        compile_time::measure(&configs, budgets.compile_runs).map_err(CliError::failure)?;
+    let jvm = if args.no_java || jvm_variants.is_empty() {
+        Err("skipped (--no-java)".to_string())
+    } else {
+        java::Harness::prepare()
+    };
+    let jvm_runs = if jvm.is_ok() { jvm_variants.len() } else { 0 };
+    let steps =
+        sizes.len() * impls.len() + budgets.reps as usize * (sizes.len() * impls.len() + jvm_runs);
+    let progress = progress_bar(steps as u64, "bench");
+
+    let buffers: Vec<Vec<u8>> = sizes.iter().map(|&s| impls::buffer(s)).collect();
+    // Warm-up and calibration: hashes per sample for each size × implementation.
+    let mut hashes = vec![vec![0u64; impls.len()]; sizes.len()];
+    for (si, buf) in buffers.iter().enumerate() {
+        for (ii, imp) in impls.iter().enumerate() {
+            hashes[si][ii] = measure::calibrate(imp, buf, budgets.sample);
+            progress.inc(1);
+        }
+    }
+
+    // samples[row][size][rep]; rows = in-process implementations, then JVM variants; a
+    // repetition whose sample failed keeps NaN.
+    let n_rows = impls.len() + jvm_variants.len();
+    let mut samples = vec![vec![Vec::<f64>::new(); sizes.len()]; n_rows];
+    let mut jvm_errors: Vec<Option<String>> = vec![None; jvm_variants.len()];
+    let mut java_version = None;
+    let mut clocks = Vec::new();
+    let openssl_hex: Vec<String> = buffers
+        .iter()
+        .map(|b| impls::hex(&impls::openssl_digest(b)))
+        .collect();
+    for rep in 0..budgets.reps as usize {
+        for per_size in samples.iter_mut().flatten() {
+            per_size.push(f64::NAN);
+        }
+        clocks.extend(measure::effective_clock_ghz());
+        for (si, buf) in buffers.iter().enumerate() {
+            for k in 0..impls.len() {
+                let ii = rotated(k, rep, impls.len());
+                let t = measure::time_hashes(&impls[ii], buf, hashes[si][ii]);
+                set_last(
+                    &mut samples[ii][si],
+                    measure::mb_per_s(hashes[si][ii] * buf.len() as u64, t),
+                );
+                progress.inc(1);
+            }
+        }
+        let Ok(harness) = &jvm else { continue };
+        for k in 0..jvm_variants.len() {
+            let vi = rotated(k, rep, jvm_variants.len());
+            let variant = &jvm_variants[vi];
+            progress.set_message(variant.name);
+            match harness.run(variant, &sizes, budgets.jvm_warmup, budgets.jvm_sample) {
+                Ok(run) => {
+                    java_version.get_or_insert(run.java_version.clone());
+                    for s in &run.samples {
+                        let Some(si) = sizes.iter().position(|&x| x == s.size) else {
+                            continue;
+                        };
+                        if s.digest != openssl_hex[si] {
+                            return Err(CliError::failure(format!(
+                                "{} hashed {} bytes to {}, OpenSSL to {}",
+                                variant.name, s.size, s.digest, openssl_hex[si]
+                            )));
+                        }
+                        set_last(&mut samples[impls.len() + vi][si], s.mb_per_s);
+                    }
+                }
+                Err(e) => {
+                    jvm_errors[vi].get_or_insert(e);
+                }
+            }
+            progress.set_message("");
+            progress.inc(1);
+        }
+    }
+    progress.finish_and_clear();
+
+    let clock_ghz = measure::median(&clocks);
+    let openssl_row = impls
+        .iter()
+        .position(|i| i.name == OPENSSL)
+        .ok_or_else(|| CliError::failure("the OpenSSL reference row is missing"))?;
+    let mut rows = Vec::new();
+    let mut row_names: Vec<(String, Kind, Option<String>, Option<String>)> = impls
+        .iter()
+        .map(|i| (i.name.clone(), i.kind, None, None))
+        .collect();
+    for (vi, v) in jvm_variants.iter().enumerate() {
+        let absent = match &jvm {
+            Err(reason) => Some(reason.clone()),
+            Ok(_) => None,
+        };
+        let note = absent.is_none().then(|| {
+            format!(
+                "measured in a separate JVM process per repetition: java {}",
+                v.flags.join(" ")
+            )
+        });
+        let absent = absent.or_else(|| {
+            let all_failed = samples[impls.len() + vi]
+                .iter()
+                .all(|per_rep| per_rep.iter().all(|x| x.is_nan()));
+            all_failed.then(|| jvm_errors[vi].clone().unwrap_or_default())
+        });
+        row_names.push((v.name.to_string(), Kind::Jvm, note, absent));
+    }
+    for (ri, (name, kind, note, absent)) in row_names.into_iter().enumerate() {
+        let warning = if ri >= impls.len() {
+            jvm_errors[ri - impls.len()]
+                .clone()
+                .filter(|_| absent.is_none())
+        } else {
+            None
+        };
+        let cells = sizes
+            .iter()
+            .enumerate()
+            .map(|(si, &size)| {
+                let per_rep = &samples[ri][si];
+                let ratios: Vec<f64> = per_rep
+                    .iter()
+                    .zip(&samples[openssl_row][si])
+                    .map(|(x, reference)| x / reference)
+                    .collect();
+                let mb_per_s = measure::median(per_rep);
+                Cell {
+                    size,
+                    mb_per_s,
+                    ratio_to_openssl: if ri == openssl_row {
+                        Some(1.0)
+                    } else {
+                        measure::median(&ratios)
+                    },
+                    cycles_per_block: mb_per_s
+                        .zip(clock_ghz)
+                        .map(|(mbps, ghz)| 64.0 * ghz * 1e3 / mbps),
+                    samples: per_rep.iter().copied().filter(|x| x.is_finite()).collect(),
+                }
+            })
+            .collect();
+        let compile = compile.iter().find(|c| c.name == name).cloned();
+        rows.push(Row {
+            name,
+            kind,
+            note,
+            absent,
+            warning,
+            compile,
+            cells,
+        });
+    }
+    let report = BenchReport {
+        meta: Meta {
+            cpu: cpu_model(),
+            load_start,
+            load_end: load_average(),
+            clock_ghz,
+            reps: budgets.reps,
+            sample_ms: budgets.sample.as_secs_f64() * 1e3,
+            jvm_warmup_ms: budgets.jvm_warmup.as_secs_f64() * 1e3,
+            jvm_sample_ms: budgets.jvm_sample.as_secs_f64() * 1e3,
+            compile_runs: budgets.compile_runs,
+            java_version,
+            quick: args.quick,
+        },
+        sizes,
+        rows,
+    };
+    if let Some(path) = &args.plot {
+        plot::draw(path, &report)
+            .map_err(|e| CliError::failure(format!("cannot draw {}: {e}", path.display())))?;
+    }
+    print!("{}", output::render(&report, args.format));
+    Ok(())
+}
+
+/// Records this repetition's sample (the last slot, pushed as NaN at its start).
+fn set_last(per_rep: &mut [f64], value: f64) {
+    if let Some(slot) = per_rep.last_mut() {
+        *slot = value;
+    }
+}
+
+/// The `k`-th implementation to run in repetition `rep`: the order rotates every repetition.
+fn rotated(k: usize, rep: usize, n: usize) -> usize {
+    (k + rep) % n
+}
+
+/// Every in-process implementation must produce OpenSSL's digest before it is timed.
+fn check_digests(impls: &[RustImpl], sizes: &[usize]) -> Result<(), CliError> {
+    for &size in sizes {
+        let buf = impls::buffer(size);
+        let reference = impls::openssl_digest(&buf);
+        for imp in impls {
+            let got = imp.digest(&buf);
+            if got != reference {
+                return Err(CliError::failure(format!(
+                    "{} hashed {size} bytes to {}, OpenSSL to {}",
+                    imp.name,
+                    impls::hex(&got),
+                    impls::hex(&reference)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+const SIZE_HELP: &str = "valid sizes: a positive byte count with an optional k (KiB) or m (MiB) \
+                         suffix, comma-separated, e.g. 64,1k,16k,1m";
+
+/// Parses `64,1k,16k,1m` (k = 1024, m = 1024²).
+fn parse_sizes(text: &str) -> Result<Vec<usize>, CliError> {
+    let mut sizes = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let lower = part.to_ascii_lowercase();
+        let (digits, unit) = match lower.strip_suffix('k') {
+            Some(d) => (d, 1024),
+            None => match lower.strip_suffix('m') {
+                Some(d) => (d, 1024 * 1024),
+                None => (lower.as_str(), 1),
+            },
+        };
+        let size = digits
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_mul(unit))
+            .filter(|&n| n > 0 && n <= i32::MAX as usize)
+            .ok_or_else(|| CliError::usage(format!("bad --size `{part}`; {SIZE_HELP}")))?;
+        if !sizes.contains(&size) {
+            sizes.push(size);
+        }
+    }
+    Ok(sizes)
+}
+
+/// Parses `--impl`, rejecting names that are no row.
+fn parse_impl_filter(text: Option<&str>) -> Result<Option<Vec<String>>, CliError> {
+    let Some(text) = text else { return Ok(None) };
+    let mut valid = impls::rust_impl_names();
+    valid.extend(java::VARIANTS.iter().map(|v| v.name.to_string()));
+    let names: Vec<String> = text.split(',').map(|s| s.trim().to_string()).collect();
+    for n in &names {
+        if !valid.contains(n) {
+            return Err(CliError::usage(format!(
+                "unknown implementation `{n}`; valid: {}",
+                valid.join(", ")
+            )));
+        }
+    }
+    Ok(Some(names))
+}
+
+/// A progress bar on stderr (indicatif draws nothing when stderr is not a terminal).
+fn progress_bar(len: u64, prefix: &'static str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar.set_prefix(prefix);
+    bar
+}
+
+/// `/proc/loadavg`'s 1-minute figure, if readable.
+fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `/proc/cpuinfo`'s model name, if readable.
+fn cpu_model() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    text.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_suffixes() {
+        assert_eq!(
+            parse_sizes("64,1k,16K,1m").ok(),
+            Some(vec![64, 1024, 16384, 1 << 20])
+        );
+        for bad in ["", "0", "1x", "k", "-1", "3000m"] {
+            let err = parse_sizes(bad).err().map(|e| (e.code, e.message));
+            assert!(
+                matches!(&err, Some((2, m)) if m.contains("valid sizes")),
+                "{bad}: {err:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rotation_visits_every_row_once() {
+        for rep in 0..5 {
+            let mut seen: Vec<usize> = (0..4).map(|k| rotated(k, rep, 4)).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, vec![0, 1, 2, 3]);
+        }
+    }
 }

@@ -1,0 +1,277 @@
+//! The HotSpot rows: `benches/java/Md5Bench.java` (embedded in the binary) is compiled with
+//! `javac` into a temporary directory once, then each measurement is its own `java` process,
+//! run between the Rust side's repetitions.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The harness source, the same file that lives in `benches/java/`.
+const SOURCE: &str = include_str!("../../../../benches/java/Md5Bench.java");
+
+/// One JVM configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct JvmVariant {
+    /// Row name.
+    pub name: &'static str,
+    /// Extra `java` options.
+    pub flags: &'static [&'static str],
+    /// What `UseMD5Intrinsics` must read inside the VM.
+    pub intrinsic: bool,
+}
+
+/// HotSpot with and without its MD5 intrinsic (without: C2-compiled `implCompress0`).
+pub const VARIANTS: [JvmVariant; 2] = [
+    JvmVariant {
+        name: "hotspot/intrinsic",
+        flags: &["-XX:+UnlockDiagnosticVMOptions", "-XX:+UseMD5Intrinsics"],
+        intrinsic: true,
+    },
+    JvmVariant {
+        name: "hotspot/no-intrinsic",
+        flags: &["-XX:+UnlockDiagnosticVMOptions", "-XX:-UseMD5Intrinsics"],
+        intrinsic: false,
+    },
+];
+
+/// A ready-to-run harness.
+pub struct Harness {
+    java: PathBuf,
+    /// `-cp DIR Md5Bench` when `javac` compiled it, else the source file for `java File.java`.
+    launch: Vec<String>,
+    _dir: tempfile::TempDir,
+}
+
+/// One size's result from one JVM process.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JvmSample {
+    /// Message size in bytes.
+    pub size: usize,
+    /// Decimal MB/s over the JVM's time budget.
+    pub mb_per_s: f64,
+    /// Hex MD5 of the buffer, to check the JVM hashed the same bytes.
+    pub digest: String,
+}
+
+/// What one JVM process reported.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JvmRun {
+    /// `java.version`.
+    pub java_version: String,
+    /// `UseMD5Intrinsics` as the VM saw it (`unknown` if the VM would not say).
+    pub intrinsic_flag: String,
+    /// One sample per size.
+    pub samples: Vec<JvmSample>,
+}
+
+/// Finds an executable `name` on `PATH`.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+impl Harness {
+    /// Writes and compiles the harness; `Err` says why the JVM rows are absent.
+    pub fn prepare() -> Result<Self, String> {
+        let java = find_on_path("java").ok_or("`java` not found on PATH")?;
+        let dir = tempfile::Builder::new()
+            .prefix("schedlab-bench-java")
+            .tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let source = dir.path().join("Md5Bench.java");
+        std::fs::write(&source, SOURCE)
+            .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+        let launch = match find_on_path("javac") {
+            Some(javac) => {
+                let out = Command::new(&javac)
+                    .arg("-d")
+                    .arg(dir.path())
+                    .arg(&source)
+                    .output()
+                    .map_err(|e| format!("cannot run {}: {e}", javac.display()))?;
+                if !out.status.success() {
+                    return Err(format!(
+                        "javac failed ({}): {}",
+                        out.status,
+                        String::from_utf8_lossy(&out.stderr).trim()
+                    ));
+                }
+                vec![
+                    "-cp".into(),
+                    dir.path().display().to_string(),
+                    "Md5Bench".into(),
+                ]
+            }
+            // JDK 11+ runs a single-file program directly.
+            None => vec![source.display().to_string()],
+        };
+        Ok(Self {
+            java,
+            launch,
+            _dir: dir,
+        })
+    }
+
+    /// Runs one JVM process of `variant` over `sizes`.
+    pub fn run(
+        &self,
+        variant: &JvmVariant,
+        sizes: &[usize],
+        warmup: Duration,
+        budget: Duration,
+    ) -> Result<JvmRun, String> {
+        let size_list = sizes
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut child = Command::new(&self.java)
+            .args(variant.flags)
+            .args(&self.launch)
+            .arg(size_list)
+            .arg(warmup.as_millis().to_string())
+            .arg(budget.as_millis().to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", self.java.display()))?;
+        let stdout = read_in_background(child.stdout.take());
+        let stderr = read_in_background(child.stderr.take());
+        let deadline = Instant::now()
+            + warmup
+            + budget * u32::try_from(sizes.len()).unwrap_or(u32::MAX)
+            + Duration::from_secs(60);
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() > deadline => {
+                    // Best effort: the process may have exited just now.
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!("{} timed out", variant.name));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => return Err(format!("waiting for java: {e}")),
+            }
+        };
+        let stdout = stdout.join().unwrap_or_default();
+        let stderr = stderr.join().unwrap_or_default();
+        if !status.success() {
+            return Err(format!(
+                "java {} exited with {status}: {}",
+                variant.flags.join(" "),
+                stderr.trim()
+            ));
+        }
+        let run = parse(&stdout)?;
+        if run.intrinsic_flag != "unknown" && run.intrinsic_flag != variant.intrinsic.to_string() {
+            return Err(format!(
+                "{}: the VM reports UseMD5Intrinsics={} (wanted {})",
+                variant.name, run.intrinsic_flag, variant.intrinsic
+            ));
+        }
+        Ok(run)
+    }
+}
+
+fn read_in_background<R: Read + Send + 'static>(
+    pipe: Option<R>,
+) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            // A read error leaves what was read so far; parsing then reports what is missing.
+            let _ = pipe.read_to_string(&mut text);
+        }
+        text
+    })
+}
+
+/// Parses the harness's `MD5BENCH` lines.
+pub fn parse(stdout: &str) -> Result<JvmRun, String> {
+    let mut run = JvmRun {
+        java_version: String::new(),
+        intrinsic_flag: "unknown".into(),
+        samples: Vec::new(),
+    };
+    let mut saw_vm = false;
+    for line in stdout.lines() {
+        let mut words = line.split_whitespace();
+        let tag = words.next();
+        let field = |key: &str| {
+            line.split_whitespace()
+                .skip(1)
+                .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+                .map(str::to_string)
+        };
+        match tag {
+            Some("MD5BENCH-VM") => {
+                saw_vm = true;
+                run.java_version = field("java.version").unwrap_or_default();
+                run.intrinsic_flag = field("UseMD5Intrinsics").unwrap_or_else(|| "unknown".into());
+            }
+            Some("MD5BENCH") => {
+                let bad = || format!("malformed harness line `{line}`");
+                let size = field("size").and_then(|s| s.parse().ok()).ok_or_else(bad)?;
+                let mb_per_s = field("mb_per_s")
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(bad)?;
+                let digest = field("digest").ok_or_else(bad)?;
+                run.samples.push(JvmSample {
+                    size,
+                    mb_per_s,
+                    digest,
+                });
+            }
+            _ => {}
+        }
+    }
+    if !saw_vm || run.samples.is_empty() {
+        return Err(format!(
+            "the Java harness printed no results (output: `{}`)",
+            stdout.trim()
+        ));
+    }
+    Ok(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_harness_output() {
+        let out = "MD5BENCH-VM java.version=17.0.15 UseMD5Intrinsics=true\n\
+                   MD5BENCH size=64 hashes=10 nanos=100 mb_per_s=338.5 digest=bc00\n\
+                   noise\n";
+        let run = parse(out).expect("parses");
+        assert_eq!(run.java_version, "17.0.15");
+        assert_eq!(run.intrinsic_flag, "true");
+        assert_eq!(
+            run.samples,
+            vec![JvmSample {
+                size: 64,
+                mb_per_s: 338.5,
+                digest: "bc00".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn rejects_missing_or_malformed_lines() {
+        assert!(parse("").is_err());
+        assert!(parse("MD5BENCH-VM java.version=17\nMD5BENCH size=x mb_per_s=1 digest=a").is_err());
+    }
+}

@@ -1,0 +1,451 @@
+//! Formatting the bench's results: aligned text, Markdown and JSON. Only formats; every figure
+//! is computed before it gets here.
+
+use super::Format;
+use super::callgrind::StaticRow;
+use super::compile_time::CompileTime;
+use super::impls::Kind;
+use serde_json::{Value, json};
+
+/// Everything one timing run produced.
+#[derive(Clone, Debug)]
+pub struct BenchReport {
+    /// How and where it was measured.
+    pub meta: Meta,
+    /// Message sizes, in column order.
+    pub sizes: Vec<usize>,
+    /// One row per implementation.
+    pub rows: Vec<Row>,
+}
+
+/// Run settings and machine facts.
+#[derive(Clone, Debug)]
+pub struct Meta {
+    /// `/proc/cpuinfo` model name.
+    pub cpu: Option<String>,
+    /// 1-minute load average before and after the run.
+    pub load_start: Option<f64>,
+    /// See `load_start`.
+    pub load_end: Option<f64>,
+    /// Effective core clock from the add-chain probe (median over repetitions).
+    pub clock_ghz: Option<f64>,
+    /// Repetitions.
+    pub reps: u32,
+    /// Time budget of one in-process sample.
+    pub sample_ms: f64,
+    /// JVM warm-up per process.
+    pub jvm_warmup_ms: f64,
+    /// JVM time budget per size.
+    pub jvm_sample_ms: f64,
+    /// Compilations per configuration behind the compile-time medians.
+    pub compile_runs: usize,
+    /// `java.version` of the JVM rows.
+    pub java_version: Option<String>,
+    /// Whether `--quick` budgets were used.
+    pub quick: bool,
+}
+
+/// One implementation's results.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Implementation name.
+    pub name: String,
+    /// Where its code comes from.
+    pub kind: Kind,
+    /// How it was measured, if not in-process.
+    pub note: Option<String>,
+    /// Why there are no figures.
+    pub absent: Option<String>,
+    /// A repetition that failed while others succeeded.
+    pub warning: Option<String>,
+    /// JIT compile time (schedlab rows).
+    pub compile: Option<CompileTime>,
+    /// One cell per size.
+    pub cells: Vec<Cell>,
+}
+
+/// One implementation at one size.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// Message size in bytes.
+    pub size: usize,
+    /// Median decimal MB/s.
+    pub mb_per_s: Option<f64>,
+    /// Median over repetitions of MB/s ÷ OpenSSL's MB/s in the same repetition.
+    pub ratio_to_openssl: Option<f64>,
+    /// 64 bytes at the median rate, in cycles of the effective clock.
+    pub cycles_per_block: Option<f64>,
+    /// Every repetition's MB/s.
+    pub samples: Vec<f64>,
+}
+
+/// `64 B`, `1 KiB`, `1 MiB`, or bytes.
+pub fn size_label(size: usize) -> String {
+    if size >= 1 << 20 && size.is_multiple_of(1 << 20) {
+        format!("{} MiB", size >> 20)
+    } else if size >= 1 << 10 && size.is_multiple_of(1 << 10) {
+        format!("{} KiB", size >> 10)
+    } else {
+        format!("{size} B")
+    }
+}
+
+/// Formats a timing run.
+pub fn render(report: &BenchReport, format: Format) -> String {
+    match format {
+        Format::Json => json_text(&report_json(report)),
+        Format::Table | Format::Markdown => {
+            let (headers, body) = throughput_table(report);
+            let mut out = table(&headers, &body, format);
+            out.push('\n');
+            let notes = notes(report);
+            for line in notes {
+                match format {
+                    Format::Markdown => out.push_str(&format!("- {line}\n")),
+                    _ => out.push_str(&format!("{line}\n")),
+                }
+            }
+            out
+        }
+    }
+}
+
+fn throughput_table(report: &BenchReport) -> (Vec<String>, Vec<Vec<String>>) {
+    let largest = report.sizes.iter().copied().max();
+    let mut headers = vec!["impl".to_string(), "kind".to_string()];
+    headers.extend(report.sizes.iter().map(|&s| size_label(s)));
+    if let Some(l) = largest {
+        headers.push(format!("cyc/block @{}", size_label(l)));
+    }
+    headers.push("compile ms".into());
+    let body = report
+        .rows
+        .iter()
+        .map(|row| {
+            let mut line = vec![row.name.clone(), row.kind.as_str().to_string()];
+            for cell in &row.cells {
+                line.push(match (&row.absent, cell.mb_per_s, cell.ratio_to_openssl) {
+                    (Some(_), _, _) | (None, None, _) => "absent".into(),
+                    (None, Some(m), Some(r)) => format!("{m:.1} ({r:.3}×)"),
+                    (None, Some(m), None) => format!("{m:.1}"),
+                });
+            }
+            if largest.is_some() {
+                let cyc = row
+                    .cells
+                    .iter()
+                    .max_by_key(|c| c.size)
+                    .and_then(|c| c.cycles_per_block)
+                    .filter(|_| row.absent.is_none());
+                line.push(cyc.map_or("—".into(), |c| format!("{c:.0}")));
+            }
+            line.push(
+                row.compile
+                    .as_ref()
+                    .map_or("—".into(), |c| format!("{:.2}", c.total_us / 1e3)),
+            );
+            line
+        })
+        .collect();
+    (headers, body)
+}
+
+fn notes(report: &BenchReport) -> Vec<String> {
+    let m = &report.meta;
+    let mut lines = vec![format!(
+        "MB/s (decimal), median of {} repetitions of {:.0} ms per sample, one thread, one-shot \
+         hash including padding; (×) = median over repetitions of the row's MB/s ÷ OpenSSL's \
+         in the same repetition.{}",
+        m.reps,
+        m.sample_ms,
+        if m.quick {
+            " --quick budgets: not for quoting."
+        } else {
+            ""
+        }
+    )];
+    match m.clock_ghz {
+        Some(ghz) => lines.push(format!(
+            "cyc/block = 64 B ÷ median MB/s × {ghz:.2} GHz, the effective clock measured in \
+             this run by a chain of dependent register adds (not /proc/cpuinfo's nominal clock)."
+        )),
+        None => lines.push("cyc/block: no clock probe on this host.".into()),
+    }
+    if let Some(c) = report.rows.iter().find_map(|r| r.compile.as_ref()) {
+        lines.push(format!(
+            "compile ms = median of {} JIT compilations of the MD5 kernel: IR build + pipeline \
+             IR stages + Cranelift codegen (e.g. {}: {:.0} + {:.0} + {:.0} µs).",
+            m.compile_runs, c.name, c.build_us, c.passes_us, c.codegen_us
+        ));
+    }
+    for row in &report.rows {
+        if let Some(note) = &row.note {
+            lines.push(format!("{}: {note}.", row.name));
+        }
+        if let Some(absent) = &row.absent {
+            lines.push(format!("{}: absent — {absent}.", row.name));
+        }
+        if let Some(w) = &row.warning {
+            lines.push(format!("{}: some repetitions failed — {w}.", row.name));
+        }
+    }
+    if report
+        .rows
+        .iter()
+        .any(|r| r.kind == Kind::Jvm && r.absent.is_none())
+    {
+        lines.push(format!(
+            "JVM: {} ms warm-up per process, {} ms per size; java.version {}.",
+            m.jvm_warmup_ms,
+            m.jvm_sample_ms,
+            m.java_version.as_deref().unwrap_or("unknown")
+        ));
+    }
+    lines.push(format!(
+        "machine: {}; load average {} before, {} after.",
+        m.cpu.as_deref().unwrap_or("unknown CPU"),
+        opt(m.load_start, 2),
+        opt(m.load_end, 2)
+    ));
+    lines
+}
+
+fn opt(x: Option<f64>, digits: usize) -> String {
+    x.map_or("unknown".into(), |v| format!("{v:.digits$}"))
+}
+
+/// The JSON document of a timing run.
+pub fn report_json(report: &BenchReport) -> Value {
+    let m = &report.meta;
+    let rows: Vec<Value> = report
+        .rows
+        .iter()
+        .flat_map(|row| {
+            row.cells.iter().map(move |c| {
+                json!({
+                    "impl": row.name,
+                    "kind": row.kind.as_str(),
+                    "size": c.size,
+                    "mb_per_s": if row.absent.is_some() { None } else { c.mb_per_s },
+                    "ratio_to_openssl":
+                        if row.absent.is_some() { None } else { c.ratio_to_openssl },
+                    "cycles_per_block":
+                        if row.absent.is_some() { None } else { c.cycles_per_block },
+                    "samples": c.samples,
+                    "note": row.note,
+                    "absent": row.absent,
+                    "warning": row.warning,
+                })
+            })
+        })
+        .collect();
+    let compile: Vec<Value> = report
+        .rows
+        .iter()
+        .filter_map(|r| r.compile.as_ref())
+        .map(|c| {
+            json!({
+                "impl": c.name,
+                "median_us": c.total_us,
+                "build_us": c.build_us,
+                "passes_us": c.passes_us,
+                "codegen_us": c.codegen_us,
+                "samples_us": c.samples_us,
+            })
+        })
+        .collect();
+    json!({
+        "meta": {
+            "cpu": m.cpu,
+            "load_average_start": m.load_start,
+            "load_average_end": m.load_end,
+            "effective_clock_ghz": m.clock_ghz,
+            "clock_method": "dependent add-reg-reg chain, median over repetitions",
+            "reps": m.reps,
+            "sample_ms": m.sample_ms,
+            "jvm_warmup_ms": m.jvm_warmup_ms,
+            "jvm_sample_ms": m.jvm_sample_ms,
+            "compile_runs": m.compile_runs,
+            "java_version": m.java_version,
+            "quick": m.quick,
+            "mb": "decimal (1e6 bytes)",
+            "ratio": "median over repetitions of row / openssl in the same repetition",
+        },
+        "sizes": report.sizes,
+        "rows": rows,
+        "compile": compile,
+    })
+}
+
+/// Formats the deterministic figures of `--callgrind`.
+pub fn render_static(rows: &[StaticRow], mca_columns: &[String], format: Format) -> String {
+    if format == Format::Json {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let mca: serde_json::Map<String, Value> = r
+                    .mca
+                    .iter()
+                    .map(|(k, v)| {
+                        let v = match v {
+                            Ok(c) => json!(c),
+                            Err(e) => json!({ "absent": e }),
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect();
+                json!({
+                    "impl": r.name,
+                    "kind": r.kind.as_str(),
+                    "instructions_per_block": r.instructions_per_block,
+                    "instructions_64b_message": r.instructions_64b_message,
+                    "mca_cycles_per_block": if r.mca.is_empty() { Value::Null } else { mca.into() },
+                })
+            })
+            .collect();
+        return json_text(&json!({
+            "method": "valgrind --tool=callgrind, collection only inside the hash call; \
+                       instructions_per_block = difference of a 1025-block and a 1-block \
+                       message / 1024; llvm-mca: cycles per iteration of the hot loop",
+            "rows": rows,
+        }));
+    }
+    let mut headers = vec![
+        "impl".to_string(),
+        "kind".into(),
+        "instr/block".into(),
+        "instr (64 B msg)".into(),
+    ];
+    headers.extend(mca_columns.iter().map(|c| format!("mca {c}")));
+    let mut absent_notes = Vec::new();
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut line = vec![
+                r.name.clone(),
+                r.kind.as_str().into(),
+                format!("{:.1}", r.instructions_per_block),
+                r.instructions_64b_message.to_string(),
+            ];
+            for col in mca_columns {
+                line.push(match r.mca.iter().find(|(k, _)| k == col) {
+                    Some((_, Ok(c))) => format!("{c:.1}"),
+                    Some((_, Err(e))) => {
+                        absent_notes.push(format!("{} mca {col}: absent — {e}", r.name));
+                        "absent".into()
+                    }
+                    None => "—".into(),
+                });
+            }
+            line
+        })
+        .collect();
+    let mut out = table(&headers, &body, format);
+    out.push('\n');
+    let mut notes = vec![
+        "instr/block: callgrind instructions of a 1025-block minus a 1-block one-shot hash, \
+         ÷ 1024 (collection only inside the hash call); instr (64 B msg): the 1-block hash \
+         (two compressions with padding)."
+            .to_string(),
+        "mca: llvm-mca cycles per iteration of the kernel's hot loop (one 64-byte block), \
+         schedlab rows only."
+            .to_string(),
+    ];
+    absent_notes.dedup();
+    notes.extend(absent_notes);
+    for n in notes {
+        if format == Format::Markdown {
+            out.push_str("- ");
+        }
+        out.push_str(&n);
+        out.push('\n');
+    }
+    out
+}
+
+fn json_text(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
+    s.push('\n');
+    s
+}
+
+/// An aligned plain-text or Markdown table.
+fn table(headers: &[String], body: &[Vec<String>], format: Format) -> String {
+    let cols = headers.len();
+    let width = |i: usize| {
+        std::iter::once(&headers[i])
+            .chain(body.iter().filter_map(|r| r.get(i)))
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..cols).map(width).collect();
+    // Names and kinds left-aligned, figures right-aligned.
+    let pad = |i: usize, s: &str| {
+        let fill = " ".repeat(widths[i].saturating_sub(s.chars().count()));
+        if i < 2 {
+            format!("{s}{fill}")
+        } else {
+            format!("{fill}{s}")
+        }
+    };
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = (0..cols)
+            .map(|i| pad(i, cells.get(i).map_or("", String::as_str)))
+            .collect();
+        match format {
+            Format::Markdown => format!("| {} |\n", cells.join(" | ")),
+            _ => format!("{}\n", cells.join("  ").trim_end()),
+        }
+    };
+    let mut out = line(headers);
+    match format {
+        Format::Markdown => {
+            let rule: Vec<String> = (0..cols)
+                .map(|i| {
+                    let dashes = "-".repeat(widths[i].max(3));
+                    if i < 2 {
+                        dashes
+                    } else {
+                        format!("{}:", &dashes[1..])
+                    }
+                })
+                .collect();
+            out.push_str(&format!("| {} |\n", rule.join(" | ")));
+        }
+        _ => {
+            let total = widths.iter().sum::<usize>() + 2 * cols.saturating_sub(1);
+            out.push_str(&format!("{}\n", "-".repeat(total)));
+        }
+    }
+    for row in body {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_labels() {
+        assert_eq!(size_label(64), "64 B");
+        assert_eq!(size_label(1024), "1 KiB");
+        assert_eq!(size_label(16384), "16 KiB");
+        assert_eq!(size_label(1 << 20), "1 MiB");
+        assert_eq!(size_label(1000), "1000 B");
+    }
+
+    #[test]
+    fn markdown_table_has_a_rule_and_aligned_figures() {
+        let t = table(
+            &["impl".into(), "kind".into(), "64 B".into()],
+            &[vec!["openssl".into(), "hand-written".into(), "1.0".into()]],
+            Format::Markdown,
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[1].ends_with(":|") || lines[1].ends_with(": |"), "{t}");
+    }
+}
