@@ -8,8 +8,12 @@
 #![deny(missing_docs)]
 
 pub mod compile;
+pub mod emulate;
 pub mod jit;
+pub mod mca;
+pub mod object;
 pub mod pipeline;
+pub mod stats;
 pub mod target;
 
 pub use compile::{CompileError, Compiled, compile, optimize};

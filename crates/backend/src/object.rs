@@ -1,0 +1,112 @@
+//! ELF objects holding one compiled function, for linking with a C harness (see
+//! [`crate::emulate`]) and for disassemblers (see [`crate::mca`]).
+//!
+//! The object is built from the exact bytes of a [`Compiled`] through cranelift-object's
+//! `define_function_bytes`, so the code a harness executes or llvm-mca costs is byte for byte
+//! the code the statistics were counted on.
+
+use crate::compile::{CompileError, Compiled, compile};
+use crate::target::{OptLevel, Target};
+use cranelift_codegen::ir::{Function, UserFuncName};
+use cranelift_module::{Linkage, Module};
+use cranelift_object::{ObjectBuilder, ObjectModule};
+
+/// Why an object file could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum ObjectError {
+    /// Compiling the function failed.
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    /// The ISA for the object could not be built.
+    #[error("cannot build the {target} ISA: {message}")]
+    Isa {
+        /// The target.
+        target: Target,
+        /// Cranelift's message.
+        message: String,
+    },
+    /// The code refers to other symbols; schedlab's objects hold one self-contained function.
+    #[error("`{symbol}` has {count} relocation(s); only self-contained functions can be emitted")]
+    Relocations {
+        /// The function's symbol.
+        symbol: String,
+        /// How many relocations the code needs.
+        count: usize,
+    },
+    /// cranelift-object failed.
+    #[error("object emission for `{symbol}` failed: {message}")]
+    Object {
+        /// The function's symbol.
+        symbol: String,
+        /// The library's message.
+        message: String,
+    },
+}
+
+/// An ELF relocatable object defining one global function.
+#[derive(Clone, Debug)]
+pub struct ObjectFile {
+    /// The target the code is for.
+    pub target: Target,
+    /// The exported symbol (the function's name).
+    pub symbol: String,
+    /// The ELF file's bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The linker symbol for `func`: its test-case name without CLIF's `%`, or `u<ns>_<index>`.
+pub fn symbol_name(func: &Function) -> String {
+    match &func.name {
+        UserFuncName::Testcase(name) => name.to_string().trim_start_matches('%').to_string(),
+        UserFuncName::User(name) => format!("u{}_{}", name.namespace, name.index),
+    }
+}
+
+/// Compiles `func` for `target` ([`crate::compile()`]) and wraps the code in an object.
+pub fn emit_object(func: &Function, target: Target) -> Result<ObjectFile, ObjectError> {
+    let compiled = compile(func, target)?;
+    object_from_compiled(&compiled)
+}
+
+/// Wraps already compiled code in an object whose symbol is the function's name.
+pub fn object_from_compiled(compiled: &Compiled) -> Result<ObjectFile, ObjectError> {
+    let target = compiled.target;
+    let symbol = symbol_name(&compiled.func);
+    if !compiled.relocs.is_empty() {
+        return Err(ObjectError::Relocations {
+            symbol,
+            count: compiled.relocs.len(),
+        });
+    }
+    let object_err = |message: String| ObjectError::Object {
+        symbol: symbol.clone(),
+        message,
+    };
+    let isa = target
+        .isa(OptLevel::None)
+        .map_err(|message| ObjectError::Isa { target, message })?;
+    let builder = ObjectBuilder::new(
+        isa,
+        format!("{symbol}.o"),
+        cranelift_module::default_libcall_names(),
+    )
+    .map_err(|e| object_err(e.to_string()))?;
+    let mut module = ObjectModule::new(builder);
+    let mut signature = compiled.func.signature.clone();
+    signature.call_conv = module.isa().default_call_conv();
+    let id = module
+        .declare_function(&symbol, Linkage::Export, &signature)
+        .map_err(|e| object_err(e.to_string()))?;
+    module
+        .define_function_bytes(id, 16, &compiled.code, &[])
+        .map_err(|e| object_err(e.to_string()))?;
+    let bytes = module
+        .finish()
+        .emit()
+        .map_err(|e| object_err(e.to_string()))?;
+    Ok(ObjectFile {
+        target,
+        symbol,
+        bytes,
+    })
+}

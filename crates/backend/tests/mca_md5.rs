@@ -1,0 +1,109 @@
+//! llvm-mca on the MD5 kernel's hot loop: the loop is found on every target, its figures are
+//! positive and plausible, and missing tools or unknown CPUs are errors, not panics.
+//! Skipped with a message when llvm-mca / llvm-objdump are not installed.
+
+use schedlab_backend::mca::{McaError, hot_loop, llvm_tool, mca_cpus, mca_cycles, mca_report};
+use schedlab_backend::stats::code_stats;
+use schedlab_backend::{Target, compile};
+use schedlab_kernels::md5::compress_multi_block;
+
+fn llvm_available() -> bool {
+    match (llvm_tool("llvm-mca"), llvm_tool("llvm-objdump")) {
+        (Ok(_), Ok(_)) => true,
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("skipping: {e}");
+            false
+        }
+    }
+}
+
+#[test]
+fn md5_hot_loop_is_one_block_of_64_steps() {
+    if !llvm_available() {
+        return;
+    }
+    let func = compress_multi_block();
+    for target in Target::ALL {
+        let compiled = compile(&func, target).expect("compiles");
+        let stats = code_stats(&compiled);
+        let body = hot_loop(&compiled).unwrap_or_else(|e| panic!("{target}: {e}"));
+        assert!(body.is_loop, "{target}: no loop found");
+        // The loop holds the 64 steps (at least one rotate each) but not the prologue,
+        // epilogue or the out-of-bounds exits.
+        let rotates = body
+            .insts
+            .iter()
+            .filter(|i| {
+                let m = i.text.split_whitespace().next().unwrap_or("");
+                matches!(m, "rorxl" | "roll" | "rorl" | "ror" | "extr" | "rll")
+                    || (target == Target::Riscv64 && matches!(m, "srliw" | "srlw" | "srl" | "srli"))
+            })
+            .count();
+        assert!(rotates >= 64, "{target}: {rotates} rotates in the loop");
+        assert!(
+            body.insts.len() < stats.insts,
+            "{target}: loop {} insts, function {}",
+            body.insts.len(),
+            stats.insts
+        );
+        assert!(
+            !body
+                .insts
+                .iter()
+                .any(|i| matches!(i.text.as_str(), "ret" | "retq" | "br %r14")),
+            "{target}: the loop contains a return"
+        );
+        eprintln!(
+            "{target}: loop at {:#x}, {} of {} instructions",
+            body.header,
+            body.insts.len(),
+            stats.insts
+        );
+    }
+}
+
+#[test]
+fn md5_cycles_per_block_are_plausible() {
+    if !llvm_available() {
+        return;
+    }
+    let func = compress_multi_block();
+    for target in Target::ALL {
+        let compiled = compile(&func, target).expect("compiles");
+        assert!(!mca_cpus(target).is_empty());
+        for cpu in mca_cpus(target) {
+            let report =
+                mca_report(&compiled, cpu).unwrap_or_else(|e| panic!("{target} {cpu}: {e}"));
+            let cycles = report.cycles_per_iteration;
+            // MD5's 64 steps form one dependency chain of at least 4 operations each, and no
+            // core issues fewer than one instruction every 4 cycles.
+            assert!(
+                cycles >= 64.0 * 4.0 && cycles <= 4.0 * report.body_insts as f64,
+                "{target} {cpu}: {cycles} cycles for {} instructions",
+                report.body_insts
+            );
+            assert!(report.ipc > 0.0 && report.ipc < 8.0, "{report:?}");
+            let again = mca_cycles(&compiled, cpu).expect("second run");
+            assert_eq!(again, cycles, "{target} {cpu}: llvm-mca is deterministic");
+            eprintln!(
+                "{target} {cpu}: {cycles:.1} cycles/block, IPC {:.2}",
+                report.ipc
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_cpus_and_missing_tools_are_errors() {
+    let compiled = compile(&compress_multi_block(), Target::Aarch64).expect("compiles");
+    match mca_cycles(&compiled, "neoverse-n1") {
+        Err(McaError::UnknownCpu { valid, .. }) => assert!(valid.contains(&"cortex-a72")),
+        other => panic!("expected UnknownCpu, got {other:?}"),
+    }
+    let err = llvm_tool("llvm-schedlab-no-such-tool").expect_err("absent");
+    let text = err.to_string();
+    assert!(
+        text.contains("not found") && text.contains("llvm-14"),
+        "{text}"
+    );
+}
