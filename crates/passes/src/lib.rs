@@ -3,3 +3,5 @@
 //! plain statistics struct.
 #![deny(missing_docs)]
 pub mod rewrite;
+pub mod sched;
+pub mod testgen;

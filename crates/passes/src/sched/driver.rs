@@ -1,0 +1,128 @@
+//! The driver: builds each block's DAG, keeps the ready set, the in-order issue model and the
+//! pressure state, asks the strategy for picks and rewrites the block in the chosen order.
+
+use super::dag::{DepDag, NodeId};
+use super::latency::MachineModel;
+use super::pressure::{Liveness, PressureTracker, block_max_pressure};
+use super::ready::{ReadySet, SchedView};
+use super::strategy::{Pick, Reason, Strategy};
+use super::{BlockStats, SchedError};
+use cranelift_codegen::ir::{Block, Function, Inst};
+use std::collections::BTreeMap;
+
+/// Schedules one block with `strategy`; returns the order, the reasons of the picks and the
+/// maximum pressure the driver tracked.
+pub(crate) fn schedule_block(
+    func: &Function,
+    liveness: &Liveness,
+    dag: &DepDag,
+    model: &MachineModel,
+    strategy: &mut dyn Strategy,
+    strategy_name: &str,
+    reasons: &mut BTreeMap<Reason, usize>,
+) -> Result<(Vec<NodeId>, usize), SchedError> {
+    let n = dag.len();
+    let insts: Vec<Inst> = dag.nodes().map(|id| dag.inst(id)).collect();
+    let mut pressure = PressureTracker::new(func, liveness, dag.block(), &insts);
+    let mut waiting: Vec<usize> = dag.nodes().map(|id| dag.preds(id).count()).collect();
+    let mut ready_cycle = vec![0u32; n];
+    let mut scheduled = vec![false; n];
+    let mut ready = ReadySet::default();
+    for id in dag.nodes() {
+        if waiting[id.index()] == 0 {
+            ready.insert(id);
+        }
+    }
+    let (mut cycle, mut issued) = (0u32, 0u32);
+    let mut order = Vec::with_capacity(n);
+    macro_rules! view {
+        () => {
+            SchedView {
+                func,
+                dag,
+                model,
+                pressure: &pressure,
+                ready_cycle: &ready_cycle,
+                scheduled: &scheduled,
+                cycle,
+                placed: order.len(),
+            }
+        };
+    }
+    strategy.init_block(&view!());
+    while !ready.is_empty() {
+        let pick = match ready.nodes() {
+            [only] => Pick::new(*only, Reason::Only),
+            _ => strategy.pick(&ready, &view!()),
+        };
+        if !ready.remove(pick.node) {
+            return Err(SchedError::InvalidPick {
+                strategy: strategy_name.to_string(),
+                block: dag.block(),
+                node: pick.node,
+            });
+        }
+        *reasons.entry(pick.reason).or_default() += 1;
+        let id = pick.node;
+        scheduled[id.index()] = true;
+        order.push(id);
+        pressure.place(id.index());
+        let at = cycle.max(ready_cycle[id.index()]);
+        if at > cycle {
+            cycle = at;
+            issued = 0;
+        }
+        issued += 1;
+        if issued >= model.issue_width.max(1) {
+            cycle += 1;
+            issued = 0;
+        }
+        for (succ, edge) in dag.succs(id) {
+            let s = succ.index();
+            ready_cycle[s] = ready_cycle[s].max(at + edge.latency);
+            waiting[s] -= 1;
+            if waiting[s] == 0 {
+                ready.insert(succ);
+            }
+        }
+        strategy.scheduled(id, &view!());
+    }
+    debug_assert_eq!(order.len(), n, "a DAG always drains");
+    Ok((order, pressure.max()))
+}
+
+/// Moves the block's instructions into `order` (whose last element is the terminator when
+/// the block has one, since every node precedes it).
+pub(crate) fn apply_order(func: &mut Function, block: Block, dag: &DepDag, order: &[NodeId]) {
+    let current: Vec<Inst> = func.layout.block_insts(block).collect();
+    let wanted: Vec<Inst> = order.iter().map(|&id| dag.inst(id)).collect();
+    if current == wanted {
+        return;
+    }
+    for &inst in &wanted {
+        func.layout.remove_inst(inst);
+        func.layout.append_inst(inst, block);
+    }
+}
+
+/// Per-block statistics for a block scheduled from `before_order` (source) to `order`.
+pub(crate) fn block_stats(
+    func: &Function,
+    liveness_after: &Liveness,
+    dag: &DepDag,
+    model: &MachineModel,
+    order: &[NodeId],
+    pressure_before: usize,
+) -> BlockStats {
+    let source: Vec<NodeId> = dag.nodes().collect();
+    BlockStats {
+        block: dag.block(),
+        insts: dag.len(),
+        edges: dag.edge_count(),
+        moved: order.iter().zip(&source).filter(|(a, b)| a != b).count(),
+        pressure_before,
+        pressure_after: block_max_pressure(func, liveness_after, dag.block()),
+        cycles_before: dag.simulate(&source, model.issue_width),
+        cycles_after: dag.simulate(order, model.issue_width),
+    }
+}

@@ -1,0 +1,221 @@
+//! IR register pressure: how many SSA values are live at once.
+//!
+//! A value is live from its definition (or from the block entry, for a block parameter or a
+//! value defined in a dominating block) to its last use; a value used in a later block stays
+//! live to the end of every block on the way. The pressure of a block is the largest live set
+//! at the block entry or right after any of its instructions. Every value counts as one,
+//! constants included: whether the backend folds a constant into an immediate depends on the
+//! target and the constant.
+
+use cranelift_codegen::entity::SecondaryMap;
+use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::{Block, Function, Inst, Value, ValueDef};
+use std::collections::{HashMap, HashSet};
+
+/// Live-in and live-out sets of every block.
+#[derive(Clone, Debug, Default)]
+pub struct Liveness {
+    live_in: HashMap<Block, HashSet<Value>>,
+    live_out: HashMap<Block, HashSet<Value>>,
+}
+
+fn def_block(func: &Function, v: Value) -> Option<Block> {
+    match func.dfg.value_def(v) {
+        ValueDef::Result(inst, _) => func.layout.inst_block(inst),
+        ValueDef::Param(block, _) => Some(block),
+        ValueDef::Union(..) => None,
+    }
+}
+
+impl Liveness {
+    /// Computes liveness for `func` (values are resolved through aliases).
+    pub fn compute(func: &Function) -> Liveness {
+        let cfg = ControlFlowGraph::with_function(func);
+        let mut live = Liveness::default();
+        let mut work: Vec<(Value, Block)> = Vec::new();
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                for v in func.dfg.inst_values(inst) {
+                    let v = func.dfg.resolve_aliases(v);
+                    if def_block(func, v) != Some(block) {
+                        work.push((v, block));
+                    }
+                }
+            }
+        }
+        while let Some((v, block)) = work.pop() {
+            if !live.live_in.entry(block).or_default().insert(v) {
+                continue;
+            }
+            let home = def_block(func, v);
+            for pred in cfg.pred_iter(block) {
+                live.live_out.entry(pred.block).or_default().insert(v);
+                if home != Some(pred.block) {
+                    work.push((v, pred.block));
+                }
+            }
+        }
+        live
+    }
+
+    /// Values live on entry to `block` (not counting its own parameters).
+    pub fn live_in(&self, block: Block) -> impl Iterator<Item = Value> + '_ {
+        self.live_in.get(&block).into_iter().flatten().copied()
+    }
+
+    /// Whether `v` is live on exit from `block`.
+    pub fn is_live_out(&self, block: Block, v: Value) -> bool {
+        self.live_out.get(&block).is_some_and(|s| s.contains(&v))
+    }
+}
+
+/// The distinct values `inst` reads, alias-resolved.
+pub fn operands(func: &Function, inst: Inst) -> Vec<Value> {
+    let mut vs: Vec<Value> = func
+        .dfg
+        .inst_values(inst)
+        .map(|v| func.dfg.resolve_aliases(v))
+        .collect();
+    vs.sort();
+    vs.dedup();
+    vs
+}
+
+/// Incremental live-value tracking for one block while its instructions are placed in some
+/// order: the driver's pressure state and the measuring stick for the statistics.
+///
+/// Instructions are named by their position in the slice given to [`PressureTracker::new`];
+/// values by dense indices, so that the per-candidate [`PressureTracker::delta`] is cheap.
+#[derive(Clone, Debug)]
+pub struct PressureTracker {
+    /// Per instruction: the distinct values it reads.
+    uses: Vec<Vec<u32>>,
+    /// Per instruction: its results that are used in the block or live out.
+    defs: Vec<Vec<u32>>,
+    /// Per value: unplaced instructions of the block that read it.
+    remaining: Vec<u32>,
+    /// Per value: live on exit from the block.
+    live_out: Vec<bool>,
+    live: usize,
+    max: usize,
+}
+
+impl PressureTracker {
+    /// Starts at the entry of `block`, whose instructions are `insts` (in any order).
+    pub fn new(func: &Function, liveness: &Liveness, block: Block, insts: &[Inst]) -> Self {
+        // Dense value ids (+1; 0 means unnumbered).
+        let mut ids: SecondaryMap<Value, u32> = SecondaryMap::new();
+        let mut numbered: Vec<Value> = Vec::new();
+        let mut id = |v: Value, ids: &mut SecondaryMap<Value, u32>| {
+            if ids[v] == 0 {
+                numbered.push(v);
+                ids[v] = numbered.len() as u32;
+            }
+            ids[v] - 1
+        };
+        let uses: Vec<Vec<u32>> = insts
+            .iter()
+            .map(|&inst| {
+                operands(func, inst)
+                    .into_iter()
+                    .map(|v| id(v, &mut ids))
+                    .collect()
+            })
+            .collect();
+        let all_defs: Vec<Vec<u32>> = insts
+            .iter()
+            .map(|&inst| {
+                func.dfg
+                    .inst_results(inst)
+                    .iter()
+                    .map(|&v| id(v, &mut ids))
+                    .collect()
+            })
+            .collect();
+        let entry_params: Vec<u32> = func
+            .dfg
+            .block_params(block)
+            .iter()
+            .map(|&p| id(p, &mut ids))
+            .collect();
+        let live_ins: Vec<u32> = liveness.live_in(block).map(|v| id(v, &mut ids)).collect();
+        let count = numbered.len();
+        let mut remaining = vec![0u32; count];
+        for u in uses.iter().flatten() {
+            remaining[*u as usize] += 1;
+        }
+        let live_out: Vec<bool> = numbered
+            .iter()
+            .map(|&v| liveness.is_live_out(block, v))
+            .collect();
+        let needed = |i: &u32| remaining[*i as usize] > 0 || live_out[*i as usize];
+        let defs: Vec<Vec<u32>> = all_defs
+            .into_iter()
+            .map(|d| d.into_iter().filter(|i| needed(i)).collect())
+            .collect();
+        let mut entry: Vec<u32> = live_ins;
+        entry.extend(entry_params.iter().filter(|i| needed(i)));
+        entry.sort_unstable();
+        entry.dedup();
+        let live = entry.len();
+        Self {
+            uses,
+            defs,
+            remaining,
+            live_out,
+            live,
+            max: live,
+        }
+    }
+
+    /// Values live now.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// The largest live count seen so far.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// How the live count changes if the instruction at position `i` is placed next: its
+    /// results that are used later start living, operands it reads for the last time die.
+    pub fn delta(&self, i: usize) -> isize {
+        let dying = self.uses[i]
+            .iter()
+            .filter(|&&v| self.remaining[v as usize] == 1 && !self.live_out[v as usize])
+            .count();
+        self.defs[i].len() as isize - dying as isize
+    }
+
+    /// Places the instruction at position `i` next.
+    pub fn place(&mut self, i: usize) {
+        let delta = self.delta(i);
+        for &v in &self.uses[i] {
+            let n = &mut self.remaining[v as usize];
+            *n = n.saturating_sub(1);
+        }
+        self.live = (self.live as isize + delta).max(0) as usize;
+        self.max = self.max.max(self.live);
+    }
+}
+
+/// Maximum pressure of `block` in its current instruction order.
+pub fn block_max_pressure(func: &Function, liveness: &Liveness, block: Block) -> usize {
+    let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+    let mut t = PressureTracker::new(func, liveness, block, &insts);
+    for i in 0..insts.len() {
+        t.place(i);
+    }
+    t.max()
+}
+
+/// Maximum pressure over all blocks of `func` in its current order.
+pub fn function_max_pressure(func: &Function) -> usize {
+    let liveness = Liveness::compute(func);
+    func.layout
+        .blocks()
+        .map(|b| block_max_pressure(func, &liveness, b))
+        .max()
+        .unwrap_or(0)
+}

@@ -1,0 +1,108 @@
+//! Load rematerialisation: a load of memory the function never writes is copied right before
+//! each instruction that uses it, and the original goes away.
+//!
+//! On x86_64 a load with a single user in the same block folds into that user as a memory
+//! operand (`add reg, [mem]`), which is what the hand-written MD5 intrinsic does for its 64
+//! message-word additions; on every target it ends the value's live range at its use.
+//!
+//! A load qualifies when it cannot trap (`notrap`: its location is already known to be
+//! accessible) and its memory is never written while the function runs: the load is
+//! `readonly`, or it has an alias region that no store, call, fence or atomic in the function
+//! may write. A copy is placed right before a user, which its original dominates (SSA), so the
+//! copy is as safe as the original and reads the same bytes.
+
+use super::dag::Effect;
+use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Value};
+use std::collections::{HashMap, HashSet};
+
+/// What rematerialisation did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RematStats {
+    /// Loads that qualified and were replaced by per-use copies.
+    pub loads_rematerialized: usize,
+    /// Copies inserted (one per using instruction).
+    pub copies: usize,
+}
+
+/// Which memory the function may write.
+struct Writes {
+    everything: bool,
+    regions: HashSet<AliasRegion>,
+}
+
+fn writes(func: &Function) -> Writes {
+    let mut w = Writes {
+        everything: false,
+        regions: HashSet::new(),
+    };
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            match Effect::of(func, inst) {
+                Effect::Barrier => w.everything = true,
+                Effect::Store { region: None, .. } => w.everything = true,
+                Effect::Store {
+                    region: Some(r), ..
+                } => {
+                    w.regions.insert(r);
+                }
+                _ => {}
+            }
+        }
+    }
+    w
+}
+
+/// Whether `inst` is a load that may be rematerialised in `func`.
+fn qualifies(func: &Function, w: &Writes, inst: Inst) -> bool {
+    if !matches!(func.dfg.insts[inst], InstructionData::Load { .. }) {
+        return false;
+    }
+    match Effect::of(func, inst) {
+        Effect::Load {
+            region,
+            readonly,
+            traps: false,
+        } => readonly || region.is_some_and(|r| !w.everything && !w.regions.contains(&r)),
+        _ => false,
+    }
+}
+
+/// Rematerialises every qualifying load of `func` (see the module documentation).
+pub fn remat_loads(func: &mut Function) -> RematStats {
+    // Operands then name values directly, so a use is found by comparing values.
+    func.dfg.resolve_all_aliases();
+    let w = writes(func);
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut candidates = Vec::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            for v in super::pressure::operands(func, inst) {
+                users.entry(v).or_default().push(inst);
+            }
+            if qualifies(func, &w, inst) && func.dfg.inst_results(inst).len() == 1 {
+                candidates.push(inst);
+            }
+        }
+    }
+    let mut stats = RematStats::default();
+    for load in candidates {
+        let result = func.dfg.first_result(load);
+        let Some(uses) = users.get(&result).cloned() else {
+            continue;
+        };
+        for user in uses {
+            let copy = func.dfg.clone_inst(load);
+            let copy_result = func.dfg.first_result(copy);
+            func.layout.insert_inst(copy, user);
+            func.dfg
+                .map_inst_values(user, |v| if v == result { copy_result } else { v });
+            for v in super::pressure::operands(func, copy) {
+                users.entry(v).or_default().push(copy);
+            }
+            stats.copies += 1;
+        }
+        func.layout.remove_inst(load);
+        stats.loads_rematerialized += 1;
+    }
+    stats
+}

@@ -1,0 +1,10 @@
+//! The strategies, one per file. Each file ends with its registry entry (`ENTRY`).
+
+pub mod hoist_loads;
+pub mod list_latency;
+pub mod pressure;
+pub mod pressure_remat;
+pub mod remat_loads;
+pub mod shuffle;
+pub mod sink_loads;
+pub mod source;

@@ -1,0 +1,64 @@
+//! `pressure`: register-pressure-aware list scheduling in the manner of LLVM's
+//! `GenericScheduler` and Goodman–Hsu's integrated prepass scheduling. Candidates are compared
+//! through an ordered cascade:
+//!
+//! 1. **excess** — the fewest live values above the register budget (the model's allocatable
+//!    integer registers) after the pick; once at the budget this favours picks that end live
+//!    ranges (`reduce-pressure`), below it picks that stay within it (`keep-pressure`);
+//! 2. **latency** — no stall, then the longest critical path, exactly like `list-latency`;
+//! 3. **source order**.
+//!
+//! So latency rules while registers are plentiful and pressure rules when they run out.
+
+use crate::sched::ready::{latency_criteria, prefer_smaller};
+use crate::sched::registry::StrategyEntry;
+use crate::sched::{NodeId, Pick, ReadySet, Reason, SchedView, Strategy};
+use std::cmp::Ordering;
+
+/// Latency within the register budget, pressure beyond it.
+#[derive(Debug, Default)]
+pub struct Pressure {
+    /// Also rematerialise loads of never-written memory first (`pressure-remat`).
+    pub remat: bool,
+}
+
+/// Compares `a` against `b` on the pressure cascade.
+pub fn pressure_criteria(view: &SchedView<'_>, a: NodeId, b: NodeId) -> Option<(Ordering, Reason)> {
+    let limit = view.register_limit() as isize;
+    let live = view.live() as isize;
+    let excess = |n: NodeId| (live + view.pressure_delta(n) - limit).max(0);
+    let reason = if live >= limit {
+        Reason::ReducePressure
+    } else {
+        Reason::KeepPressure
+    };
+    let by_excess = prefer_smaller(excess(a), excess(b), reason);
+    let by_delta = if live >= limit {
+        prefer_smaller(view.pressure_delta(a), view.pressure_delta(b), reason)
+    } else {
+        None
+    };
+    by_excess
+        .or(by_delta)
+        .or_else(|| latency_criteria(view, a, b))
+}
+
+impl Strategy for Pressure {
+    fn remat_loads(&self) -> bool {
+        self.remat
+    }
+
+    fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick {
+        let (node, reason) = ready
+            .select(|a, b| pressure_criteria(view, a, b))
+            .expect("the driver never offers an empty ready set");
+        Pick::new(node, reason)
+    }
+}
+
+/// Registry entry.
+pub const ENTRY: StrategyEntry = StrategyEntry {
+    name: "pressure",
+    summary: "latency-first while live values fit the registers, pressure-reducing beyond",
+    make: |_| Box::new(Pressure { remat: false }),
+};

@@ -1,0 +1,104 @@
+//! The strategy interface, after LLVM's `MachineSchedStrategy`: a strategy initialises per
+//! block, picks the next instruction from the ready set (saying why) and is told what was
+//! scheduled. The driver owns the DAG, the ready set, pressure tracking and every IR edit.
+
+use super::dag::NodeId;
+use super::ready::{ReadySet, SchedView};
+use std::fmt;
+
+/// Why a node was picked: the criterion that decided between the candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    /// It was the only ready node.
+    Only,
+    /// Lowest source position among the candidates left.
+    SourceOrder,
+    /// A load, placed as early as possible (Graal's placement).
+    LoadFirst,
+    /// Computes an operand of a load still to be placed.
+    FeedsLoad,
+    /// A load (or its address computation) placed right before its first use.
+    SinkToUse,
+    /// Its operands are available now; the other candidates would stall.
+    OperandsReady,
+    /// Longest latency path to the end of the block.
+    CriticalPath,
+    /// Live values exceed the register budget and this lowers them the most.
+    ReducePressure,
+    /// Keeps live values within the register budget where others would exceed it.
+    KeepPressure,
+    /// Seeded random choice.
+    Random,
+}
+
+impl Reason {
+    /// Every reason, in report order.
+    pub const ALL: [Reason; 10] = [
+        Reason::Only,
+        Reason::SourceOrder,
+        Reason::LoadFirst,
+        Reason::FeedsLoad,
+        Reason::SinkToUse,
+        Reason::OperandsReady,
+        Reason::CriticalPath,
+        Reason::ReducePressure,
+        Reason::KeepPressure,
+        Reason::Random,
+    ];
+
+    /// Short kebab-case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Only => "only",
+            Reason::SourceOrder => "source-order",
+            Reason::LoadFirst => "load-first",
+            Reason::FeedsLoad => "feeds-load",
+            Reason::SinkToUse => "sink-to-use",
+            Reason::OperandsReady => "operands-ready",
+            Reason::CriticalPath => "critical-path",
+            Reason::ReducePressure => "reduce-pressure",
+            Reason::KeepPressure => "keep-pressure",
+            Reason::Random => "random",
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A strategy's choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pick {
+    /// The ready node to place next.
+    pub node: NodeId,
+    /// Why.
+    pub reason: Reason,
+}
+
+impl Pick {
+    /// Shorthand constructor.
+    pub fn new(node: NodeId, reason: Reason) -> Self {
+        Self { node, reason }
+    }
+}
+
+/// A scheduling strategy. Implementations are small: all bookkeeping is the driver's.
+pub trait Strategy {
+    /// Whether the driver should rematerialise loads of never-written memory before building
+    /// the DAGs (one load per use, placed right before it).
+    fn remat_loads(&self) -> bool {
+        false
+    }
+
+    /// Called once per block before the first pick.
+    fn init_block(&mut self, _view: &SchedView<'_>) {}
+
+    /// Picks the next node; it must be in `ready` (which is never empty).
+    fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick;
+
+    /// Called after the driver placed `node`.
+    fn scheduled(&mut self, _node: NodeId, _view: &SchedView<'_>) {}
+}
