@@ -9,6 +9,7 @@
 
 pub mod compile;
 pub mod emulate;
+pub mod emulate_bigint;
 pub mod jit;
 pub mod mca;
 pub mod object;
