@@ -1,0 +1,594 @@
+//! Differential test of `examples/md5sum.rs` against GNU coreutils' `/usr/bin/md5sum`: both
+//! run on the same files, arguments, stdin and environment, and their stdout, stderr and exit
+//! status must be byte-identical.
+//!
+//! Cargo builds examples for a test run only when it builds every target, so the example is
+//! built here with `$CARGO build --example md5sum` in the test's own profile and target
+//! directory, and located through cargo's JSON messages.
+
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const COREUTILS: &str = "/usr/bin/md5sum";
+
+/// The example binary, built once per test process.
+fn example() -> &'static Path {
+    static EXAMPLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match EXAMPLE.get_or_init(build_example) {
+        Ok(path) => path,
+        Err(e) => panic!("cannot build the md5sum example: {e}"),
+    }
+}
+
+fn build_example() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+    // This test runs from <target-dir>/<profile-dir>/deps/.
+    let profile_dir = exe.parent().and_then(Path::parent);
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(["build", "--example", "md5sum", "-p", "schedlab"])
+        .arg("--message-format=json-render-diagnostics")
+        .arg("--manifest-path")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .stderr(Stdio::inherit());
+    if let Some(dir) = profile_dir {
+        match dir.file_name().and_then(OsStr::to_str) {
+            // The test profile's artifacts were just built for this test: reuse them.
+            Some("debug") => {
+                cargo.args(["--profile", "test"]);
+            }
+            None => {}
+            Some("release") => {
+                cargo.arg("--release");
+            }
+            Some(other) => {
+                cargo.args(["--profile", other]);
+            }
+        }
+        if let Some(target) = dir.parent().filter(|t| t.join("CACHEDIR.TAG").exists()) {
+            cargo.arg("--target-dir").arg(target);
+        }
+    }
+    let out = cargo.output().map_err(|e| format!("running cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("cargo build failed ({})", out.status));
+    }
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let is_example = msg["target"]["kind"]
+            .as_array()
+            .is_some_and(|kinds| kinds.iter().any(|k| k == "example"));
+        if msg["reason"] == "compiler-artifact"
+            && msg["target"]["name"] == "md5sum"
+            && is_example
+            && let Some(path) = msg["executable"].as_str()
+        {
+            return Ok(PathBuf::from(path));
+        }
+    }
+    Err("cargo reported no executable for example md5sum".into())
+}
+
+/// One invocation, run under both programs.
+struct Case {
+    label: String,
+    args: Vec<OsString>,
+    stdin: Option<Vec<u8>>,
+    env: Vec<(&'static str, &'static str)>,
+    stdout_to_dev_full: bool,
+}
+
+impl Case {
+    fn new(label: impl Into<String>, args: &[&[u8]]) -> Self {
+        Self {
+            label: label.into(),
+            args: args
+                .iter()
+                .map(|a| OsStr::from_bytes(a).to_os_string())
+                .collect(),
+            stdin: None,
+            env: Vec::new(),
+            stdout_to_dev_full: false,
+        }
+    }
+
+    fn stdin(mut self, data: &[u8]) -> Self {
+        self.stdin = Some(data.to_vec());
+        self
+    }
+
+    fn env(mut self, key: &'static str, value: &'static str) -> Self {
+        self.env.push((key, value));
+        self
+    }
+
+    fn dev_full(mut self) -> Self {
+        self.stdout_to_dev_full = true;
+        self
+    }
+}
+
+fn run(program: &Path, dir: &Path, case: &Case) -> Output {
+    let mut cmd = Command::new(program);
+    // coreutils names itself after argv[0]; the example always says `md5sum`.
+    cmd.arg0("md5sum")
+        .args(&case.args)
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .env_remove("POSIXLY_CORRECT")
+        .env_remove("LANGUAGE")
+        .stdin(if case.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::piped());
+    for (key, value) in &case.env {
+        cmd.env(key, value);
+    }
+    if case.stdout_to_dev_full {
+        let full = fs::OpenOptions::new().write(true).open("/dev/full");
+        cmd.stdout(full.expect("open /dev/full"));
+    } else {
+        cmd.stdout(Stdio::piped());
+    }
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: spawn {}: {e}", case.label, program.display()));
+    let writer = child.stdin.take().map(|mut pipe| {
+        let data = case.stdin.clone().unwrap_or_default();
+        // The program may exit before reading everything; a broken pipe is fine then.
+        std::thread::spawn(move || drop(pipe.write_all(&data)))
+    });
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{}: wait {}: {e}", case.label, program.display()));
+    if let Some(writer) = writer {
+        writer.join().expect("stdin writer thread");
+    }
+    out
+}
+
+/// Runs every case under both programs in `dir` (cases in parallel, they only read `dir`);
+/// panics listing every difference.
+fn compare(dir: &Path, cases: &[Case]) {
+    assert!(
+        Path::new(COREUTILS).is_file(),
+        "{COREUTILS} is missing: this test compares against GNU coreutils' md5sum \
+         (Debian package `coreutils`)"
+    );
+    let ours = example();
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(4, |n| n.get().min(8));
+    let mut failures: Vec<(usize, String)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut found = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(case) = cases.get(i) else {
+                            break found;
+                        };
+                        if let Some(diff) = differences(ours, dir, case) {
+                            found.push((i, diff));
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("comparison thread"))
+            .collect()
+    });
+    failures.sort();
+    let report: Vec<String> = failures.into_iter().map(|(_, diff)| diff).collect();
+    assert!(
+        report.is_empty(),
+        "{} of {} cases differ from coreutils:\n{}",
+        report.len(),
+        cases.len(),
+        report.join("\n")
+    );
+}
+
+/// How the example's run of `case` differs from coreutils', if it does.
+fn differences(ours: &Path, dir: &Path, case: &Case) -> Option<String> {
+    let want = run(Path::new(COREUTILS), dir, case);
+    let got = run(ours, dir, case);
+    let mut diffs = Vec::new();
+    if got.status.code() != want.status.code() {
+        diffs.push(format!(
+            "  status: coreutils {:?}, example {:?}",
+            want.status.code(),
+            got.status.code()
+        ));
+    }
+    for (stream, w, g) in [
+        ("stdout", &want.stdout, &got.stdout),
+        ("stderr", &want.stderr, &got.stderr),
+    ] {
+        if w != g {
+            diffs.push(format!(
+                "  {stream}:\n    coreutils: \"{}\"\n    example:   \"{}\"",
+                w.escape_ascii(),
+                g.escape_ascii()
+            ));
+        }
+    }
+    if diffs.is_empty() {
+        return None;
+    }
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| format!("\"{}\"", a.as_bytes().escape_ascii()))
+        .collect();
+    Some(format!(
+        "{} (args {}):\n{}",
+        case.label,
+        args.join(" "),
+        diffs.join("\n")
+    ))
+}
+
+/// Deterministic pseudo-random bytes.
+fn bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()[0]
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &[u8], data: &[u8]) {
+    fs::write(dir.join(OsStr::from_bytes(name)), data).expect("write test file");
+}
+
+/// Boundary sizes around MD5's 64-byte block and 56-byte padding limit, plus 1 MiB.
+const SIZES: [(&str, usize); 8] = [
+    ("empty", 0),
+    ("one", 1),
+    ("b55", 55),
+    ("b56", 56),
+    ("b63", 63),
+    ("b64", 64),
+    ("b65", 65),
+    ("mib", 1 << 20),
+];
+
+/// Names coreutils escapes in its output (`\`, newline, carriage return) or quotes in its
+/// messages (blank, quote, colon, tab, non-ASCII, invalid UTF-8, leading `#`).
+const ODD_NAMES: [&[u8]; 11] = [
+    b"back\\slash",
+    b"new\nline",
+    b"cr\rname",
+    b"all\\three\n\r",
+    b"sp ace",
+    b"quo'te",
+    b"colon:x",
+    b"tab\tx",
+    "é".as_bytes(),
+    b"bad\xffutf8",
+    b"#hash",
+];
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (i, (name, len)) in SIZES.iter().enumerate() {
+        write(dir.path(), name.as_bytes(), &bytes(*len, i as u64 + 1));
+    }
+    for (i, name) in ODD_NAMES.iter().enumerate() {
+        write(dir.path(), name, &bytes(i * 7 + 1, 100 + i as u64));
+    }
+    fs::create_dir(dir.path().join("subdir")).expect("mkdir");
+    dir
+}
+
+fn all_files() -> Vec<&'static [u8]> {
+    let mut names: Vec<&[u8]> = SIZES.iter().map(|(n, _)| n.as_bytes()).collect();
+    names.extend(ODD_NAMES);
+    names
+}
+
+fn with(flags: &[&'static str], names: &[&'static [u8]]) -> Vec<&'static [u8]> {
+    flags
+        .iter()
+        .map(|f| f.as_bytes())
+        .chain(names.iter().copied())
+        .collect()
+}
+
+#[test]
+fn hashes_like_coreutils() {
+    let dir = setup();
+    let files = all_files();
+    let mut cases = Vec::new();
+    for (name, _) in SIZES {
+        cases.push(Case::new(format!("size {name}"), &[name.as_bytes()]));
+    }
+    for name in ODD_NAMES {
+        cases.push(Case::new("odd name", &[b"--", name]));
+    }
+    for flags in [
+        &[][..],
+        &["-b"],
+        &["-t"],
+        &["--tag"],
+        &["-z"],
+        &["--tag", "-z"],
+        &["-bz"],
+    ] {
+        cases.push(Case::new(
+            format!("all files {flags:?}"),
+            &with(flags, &files),
+        ));
+    }
+    let data = bytes(100_000, 7);
+    cases.push(Case::new("stdin, no operand", &[]).stdin(&data));
+    cases.push(Case::new("stdin, empty", &[]).stdin(b""));
+    cases.push(Case::new("stdin as -", &[b"-"]).stdin(b"abc"));
+    cases.push(Case::new("stdin between files", &[b"one", b"-", b"b64"]).stdin(&data));
+    cases.push(Case::new("stdin twice", &[b"-", b"-"]).stdin(b"abc"));
+    cases.push(Case::new("tagged stdin", &[b"--tag"]).stdin(b"abc"));
+    cases.push(Case::new(
+        "missing among existing",
+        &[b"one", b"missing", b"b55", b"subdir", b"mib"],
+    ));
+    cases.push(Case::new(
+        "missing odd names",
+        &[
+            b"--",
+            b"miss ing",
+            b"new\nmissing",
+            b"it's",
+            b"it's a\tb",
+            b"\xff\xfe",
+            "ü\u{85}".as_bytes(),
+            b"x:y",
+            b"~home",
+            b"{",
+            b"a{b}",
+            b"",
+            b"-",
+            b"@at",
+        ],
+    ));
+    cases.push(
+        Case::new(
+            "C locale quoting",
+            &[b"--", "é".as_bytes(), "nö".as_bytes()],
+        )
+        .env("LC_ALL", "C"),
+    );
+    cases.push(Case::new("stdout write error", &[b"one", b"b55"]).dev_full());
+    cases.push(Case::new("stdout write error, missing file", &[b"one", b"nope"]).dev_full());
+    cases.push(Case::new("stdout write error with -z", &[b"-z", b"one"]).dev_full());
+    compare(dir.path(), &cases);
+}
+
+#[test]
+fn checks_like_coreutils() {
+    let dir = setup();
+    let d = dir.path();
+    let files = all_files();
+    let list = |flags: &[&[u8]]| -> Vec<u8> {
+        let out = Command::new(COREUTILS)
+            .args(flags.iter().map(|f| OsStr::from_bytes(f)))
+            .arg("--")
+            .args(files.iter().map(|f| OsStr::from_bytes(f)))
+            .current_dir(d)
+            .output()
+            .expect("run coreutils md5sum");
+        assert!(out.status.success(), "coreutils md5sum failed");
+        out.stdout
+    };
+    let plain = list(&[]);
+    let tagged = list(&[b"--tag"]);
+    let binary = list(&[b"-b"]);
+    write(d, b"ok.md5", &plain);
+    write(d, b"tagged.md5", &tagged);
+    write(d, b"binary.md5", &binary);
+
+    // One digest changed, and upper-case digits (which still match).
+    let mut mismatch = plain.clone();
+    mismatch[..32].copy_from_slice(b"0123456789abcdef0123456789abcdef");
+    write(d, b"mismatch.md5", &mismatch);
+    let upper: Vec<u8> = plain
+        .split_inclusive(|&b| b == b'\n')
+        .flat_map(|line| {
+            let mut line = line.to_vec();
+            let start = usize::from(line[0] == b'\\');
+            line[start..start + 32].make_ascii_uppercase();
+            line
+        })
+        .collect();
+    write(d, b"upper.md5", &upper);
+
+    let at = plain
+        .windows(6)
+        .position(|w| w == b"  one\n")
+        .expect("`one` in the list");
+    let h_one = String::from_utf8_lossy(&plain[at - 32..at]).into_owned();
+    let line = |name: &str| format!("{h_one}  {name}\n");
+    write(
+        d,
+        b"missing.md5",
+        format!("{}{}{}", line("one"), line("gone"), line("subdir")).as_bytes(),
+    );
+    write(d, b"allmissing.md5", line("gone").as_bytes());
+    let malformed = [
+        "garbage".to_string(),
+        line("one"),
+        "# comment".into(),
+        String::new(),
+        format!("   {h_one}  one"),
+        format!("\t{h_one}  one"),
+        format!("{h_one}  one\r"),
+        format!("{}  one", &h_one[..31]),
+        format!("{h_one}0  one"),
+        h_one.clone(),
+        format!("{h_one}  "),
+        format!("\\{h_one}  bad\\xescape"),
+        format!("\\{h_one}  trailing\\"),
+        format!("MD5 (one) = {h_one}"),
+        format!("MD5(one)= {h_one}"),
+        format!("MD5 (one) ={h_one} "),
+        format!("MD5 (one)) = {h_one}"),
+        format!("\\MD5 (back\\\\slash) = {h_one}"),
+        format!("{h_one} *one"),
+        format!("z{}  one", &h_one[1..]),
+        format!("{h_one}  one\0after a NUL"),
+        format!("{h_one} one"), // reversed BSD form: not mixable with the standard one
+    ];
+    write(
+        d,
+        b"malformed.md5",
+        (malformed.join("\n") + "\n").as_bytes(),
+    );
+    write(d, b"none.md5", b"nothing to see\n\n# here\n");
+    write(d, b"empty.md5", b"");
+    write(
+        d,
+        b"reversed.md5",
+        format!("{h_one} one\n{h_one} b55\n").as_bytes(),
+    );
+    write(d, b"dash.md5", line("-").as_bytes());
+    write(d, b"crlf.md5", line("one").replace('\n', "\r\n").as_bytes());
+    write(d, b"noeol.md5", line("one").trim_end().as_bytes());
+
+    let mut cases = Vec::new();
+    for list in [
+        &b"ok.md5"[..],
+        b"tagged.md5",
+        b"binary.md5",
+        b"upper.md5",
+        b"mismatch.md5",
+        b"missing.md5",
+        b"allmissing.md5",
+        b"malformed.md5",
+        b"none.md5",
+        b"empty.md5",
+        b"reversed.md5",
+        b"crlf.md5",
+        b"noeol.md5",
+    ] {
+        // Every option combination on the lists where they matter, the main ones elsewhere.
+        let thorough = [
+            &b"mismatch.md5"[..],
+            b"missing.md5",
+            b"allmissing.md5",
+            b"malformed.md5",
+        ]
+        .contains(&list);
+        let flag_sets: &[&[&str]] = if thorough {
+            &[
+                &["-c"],
+                &["--check", "--quiet"],
+                &["-c", "--status"],
+                &["-c", "-w"],
+                &["-c", "--strict"],
+                &["-c", "-w", "--strict", "--quiet"],
+                &["-c", "--ignore-missing"],
+                &["-c", "--ignore-missing", "--status"],
+                &["-c", "--status", "-w"],
+            ]
+        } else {
+            &[&["-c"], &["-c", "--quiet"], &["-c", "--status"]]
+        };
+        for flags in flag_sets {
+            let label = format!("check {} {flags:?}", list.escape_ascii());
+            cases.push(Case::new(label, &with(flags, &[list])));
+        }
+    }
+    cases.push(Case::new("two lists", &[b"-c", b"ok.md5", b"mismatch.md5"]));
+    cases.push(Case::new(
+        "reversed form persists across lists",
+        &[b"-c", b"reversed.md5", b"ok.md5"],
+    ));
+    cases.push(Case::new("missing list", &[b"-c", b"nope.md5", b"ok.md5"]));
+    cases.push(Case::new("list is a directory", &[b"-c", b"subdir"]));
+    cases.push(Case::new("list on stdin", &[b"-c"]).stdin(&plain));
+    cases.push(Case::new("list on stdin as -", &[b"-c", b"-", b"-w"]).stdin(&mismatch));
+    cases.push(Case::new("- in a list on stdin", &[b"-c", b"-w"]).stdin(line("-").as_bytes()));
+    cases.push(Case::new("- in a list file", &[b"-c", b"dash.md5"]).stdin(b"one"));
+    cases.push(Case::new("check, stdout write error", &[b"-c", b"ok.md5"]).dev_full());
+    compare(d, &cases);
+}
+
+#[test]
+fn option_errors_like_coreutils() {
+    let dir = setup();
+    let cases: Vec<Case> = [
+        &[&b"-x"[..]][..],
+        &[b"-bx", b"one"],
+        &[b"--foo"],
+        &[b"--foo=bar"],
+        &[b"--s"],
+        &[b"--st=1"],
+        &[b"--t"],
+        &[b"--check=1"],
+        &[b"--che=yes"],
+        &[b"--stat", b"one"],
+        &[b"--quiet", b"one"],
+        &[b"-w", b"one"],
+        &[b"--strict", b"one"],
+        &[b"--ignore-missing", b"one"],
+        &[b"--quiet", b"--strict", b"--ignore-missing"],
+        &[b"--strict", b"--quiet", b"--status", b"--warn"],
+        &[b"-c", b"-z", b"ok.md5"],
+        &[b"--tag", b"-c", b"ok.md5"],
+        &[b"-z", b"-c", b"--tag", b"-b"],
+        &[b"-b", b"-c", b"ok.md5"],
+        &[b"-t", b"--check"],
+        &[b"--tag", b"-t", b"one"],
+        &[b"-t", b"--tag", b"one"],
+        &[b"--bin", b"--te", b"--ze", b"one"],
+        &[b"one", b"-b"],
+        &[b"--", b"-b", b"one"],
+        &[b"one", b"--", b"--tag"],
+        &[b"-x", b"--help"],
+        &[b"--bogus", b"--version"],
+    ]
+    .iter()
+    .map(|args| Case::new("options", args))
+    .chain([Case::new("POSIXLY_CORRECT", &[b"one", b"-b"]).env("POSIXLY_CORRECT", "1")])
+    .collect();
+    compare(dir.path(), &cases);
+
+    // `--help` matches except for the last line, `--version` says what this program is.
+    let help = run(example(), dir.path(), &Case::new("help", &[b"--help"]));
+    let want = run(
+        Path::new(COREUTILS),
+        dir.path(),
+        &Case::new("help", &[b"--help"]),
+    );
+    assert_eq!(help.status.code(), Some(0));
+    let body = |out: &[u8]| {
+        let text = String::from_utf8_lossy(out).into_owned();
+        let end = text.find("\nNote:").expect("help text ends with a note");
+        text[..end].to_string()
+    };
+    assert_eq!(body(&help.stdout), body(&want.stdout));
+    let version = run(
+        example(),
+        dir.path(),
+        &Case::new("version", &[b"--version"]),
+    );
+    assert_eq!(version.status.code(), Some(0));
+    assert!(version.stdout.starts_with(b"md5sum (schedlab) "));
+}
