@@ -1,16 +1,22 @@
 //! The whole pipeline in one place, in the order it runs:
 //!
 //! ```text
-//! build → verify → bce → verify → optimise? → schedule → verify → compile (opt_level=none) → stats
+//! build → verify → optimise? → rewrite → verify → schedule → verify → compile (opt_level=none) → stats
 //! ```
 //!
 //! Each stage is a free function from its own module; this file only sequences them, keeps
 //! the intermediate CLIF text for `schedlab dump`, and collects every stage's statistics.
 
 use crate::compile::{CompileError, Compiled, compile, optimize};
+use crate::stats::{CodeStats, code_stats};
 use crate::target::Target;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
+use schedlab_passes::rewrite::{self, RewriteStats, model_latency};
+use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, ScheduleStats};
+
+/// The scheduling strategy the pipeline uses unless told otherwise.
+pub const DEFAULT_STRATEGY: &str = "source";
 
 /// What to run on a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -19,6 +25,10 @@ pub struct PipelineConfig {
     pub optimize: bool,
     /// Run the critical-path rewrites (masked merge, reassociation by ready time).
     pub rewrites: bool,
+    /// The in-block scheduling strategy, by registered name.
+    pub strategy: String,
+    /// Seed for the `shuffle` strategy.
+    pub seed: u64,
 }
 
 impl Default for PipelineConfig {
@@ -26,6 +36,18 @@ impl Default for PipelineConfig {
         Self {
             optimize: false,
             rewrites: true,
+            strategy: DEFAULT_STRATEGY.to_string(),
+            seed: 0,
+        }
+    }
+}
+
+impl PipelineConfig {
+    /// The default configuration with another scheduling strategy.
+    pub fn with_strategy(strategy: &str) -> Self {
+        Self {
+            strategy: strategy.to_string(),
+            ..Self::default()
         }
     }
 }
@@ -41,6 +63,9 @@ pub enum PipelineError {
         /// The verifier's annotated output.
         message: String,
     },
+    /// The scheduler rejected the request (e.g. an unknown strategy).
+    #[error(transparent)]
+    Schedule(#[from] SchedError),
     /// Code generation failed.
     #[error(transparent)]
     Compile(#[from] CompileError),
@@ -51,6 +76,19 @@ pub enum PipelineError {
 pub struct StageText {
     /// As built.
     pub clif: String,
+    /// After the rewrites (and the optional optimise stage).
+    pub rewrite: String,
+    /// After scheduling: what code generation receives.
+    pub sched: String,
+}
+
+/// Statistics of the IR stages.
+#[derive(Clone, Debug)]
+pub struct IrStats {
+    /// What the rewrites did (`None` when disabled).
+    pub rewrite: Option<RewriteStats>,
+    /// What the scheduler did.
+    pub schedule: ScheduleStats,
 }
 
 /// Everything the pipeline produced for one kernel and target.
@@ -60,8 +98,12 @@ pub struct Artifact {
     pub func: Function,
     /// The IR after each stage.
     pub stages: StageText,
+    /// The IR stages' statistics.
+    pub ir: IrStats,
     /// Machine code and VCode listing.
     pub compiled: Compiled,
+    /// Spills, reloads, frame, instructions, code size.
+    pub code: CodeStats,
 }
 
 /// Runs the IR stages (everything before code generation) on `func` for `target`.
@@ -69,20 +111,33 @@ pub fn run_ir_stages(
     func: &mut Function,
     target: Target,
     config: &PipelineConfig,
-) -> Result<StageText, PipelineError> {
-    let stages = StageText {
+) -> Result<(StageText, IrStats), PipelineError> {
+    let model = machine_model(target);
+    let mut stages = StageText {
         clif: func.display().to_string(),
+        ..StageText::default()
     };
     verify(func, "build")?;
     if config.optimize {
         optimize(func, target)?;
         verify(func, "optimise")?;
     }
-    if config.rewrites {
-        schedlab_passes::rewrite::run_all(func, &schedlab_passes::rewrite::unit_latency);
+    let rewrite = if config.rewrites {
+        let stats = rewrite::run_all(func, &model_latency(&model));
         verify(func, "rewrite")?;
-    }
-    Ok(stages)
+        Some(stats)
+    } else {
+        None
+    };
+    stages.rewrite = func.display().to_string();
+    let options = ScheduleOptions {
+        seed: config.seed,
+        verify: false,
+    };
+    let schedule = sched::schedule_with_options(func, &config.strategy, &model, &options)?;
+    verify(func, "schedule")?;
+    stages.sched = func.display().to_string();
+    Ok((stages, IrStats { rewrite, schedule }))
 }
 
 /// Runs the whole pipeline and compiles for `target`.
@@ -91,13 +146,21 @@ pub fn run(
     target: Target,
     config: &PipelineConfig,
 ) -> Result<Artifact, PipelineError> {
-    let stages = run_ir_stages(&mut func, target, config)?;
+    let (stages, ir) = run_ir_stages(&mut func, target, config)?;
     let compiled = compile(&func, target)?;
+    let code = code_stats(&compiled);
     Ok(Artifact {
         func,
         stages,
+        ir,
         compiled,
+        code,
     })
+}
+
+/// The scheduler's machine model of `target`.
+pub fn machine_model(target: Target) -> MachineModel {
+    MachineModel::for_target(target.name()).unwrap_or_else(MachineModel::zen3)
 }
 
 /// Runs Cranelift's verifier, naming the stage that broke the function.

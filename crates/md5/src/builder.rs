@@ -38,6 +38,16 @@ impl Md5Builder {
         Self::default()
     }
 
+    /// Schedules with the strategy registered as `name` (see
+    /// `schedlab_passes::sched::strategy_names`); an unknown name fails in [`Md5Builder::build`]
+    /// with the list of valid ones.
+    pub fn strategy(mut self, name: &str) -> Self {
+        let mut config = self.config.take().unwrap_or_else(default_config);
+        config.strategy = name.to_string();
+        self.config = Some(config);
+        self
+    }
+
     /// Uses `config` as a whole.
     pub fn config(mut self, config: PipelineConfig) -> Self {
         self.config = Some(config);

@@ -17,7 +17,7 @@ mod ready;
 pub mod reassociate;
 
 pub use masked_merge::{MaskedMergeStats, masked_merge};
-pub use ready::{LatencyFn, ready_times, unit_latency};
+pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
 pub use reassociate::{ReassociateStats, reassociate};
 
 use cranelift_codegen::ir::{Function, Inst};

@@ -1,18 +1,27 @@
 //! Ready times and use counts shared by the rewrites.
 
-use cranelift_codegen::ir::{Block, Function, Opcode, Value};
+use crate::sched::MachineModel;
+use cranelift_codegen::ir::{Block, Function, Inst, Opcode, Value};
 use std::collections::HashMap;
 
-/// Latency in cycles of an instruction with the given opcode (the scheduler's machine model).
-pub type LatencyFn<'a> = &'a dyn Fn(Opcode) -> u32;
+/// Latency in cycles of an instruction (the scheduler's machine model).
+pub type LatencyFn<'a> = &'a dyn Fn(&Function, Inst) -> u32;
 
 /// A latency model where every operation takes one cycle, a load four and a constant none
 /// (constants become immediates); for tests and as a neutral default.
-pub fn unit_latency(op: Opcode) -> u32 {
-    match op {
+pub fn unit_latency(func: &Function, inst: Inst) -> u32 {
+    match func.dfg.insts[inst].opcode() {
         Opcode::Iconst => 0,
         op if op.can_load() => 4,
         _ => 1,
+    }
+}
+
+/// The scheduler's latency table for `model`, with constants free (they become immediates).
+pub fn model_latency(model: &MachineModel) -> impl Fn(&Function, Inst) -> u32 + '_ {
+    move |func, inst| match func.dfg.insts[inst].opcode() {
+        Opcode::Iconst => 0,
+        _ => model.latency(func, inst),
     }
 }
 
@@ -33,7 +42,7 @@ pub fn ready_times(func: &Function, block: Block, latency: LatencyFn<'_>) -> Has
             })
             .max()
             .unwrap_or(0);
-        let done = start + latency(func.dfg.insts[inst].opcode());
+        let done = start + latency(func, inst);
         for &r in func.dfg.inst_results(inst) {
             ready.insert(r, done);
         }

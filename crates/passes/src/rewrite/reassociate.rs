@@ -51,15 +51,6 @@ impl Family {
         })
     }
 
-    fn binary(self) -> Opcode {
-        match self {
-            Family::Add => Opcode::Iadd,
-            Family::Xor => Opcode::Bxor,
-            Family::And => Opcode::Band,
-            Family::Or => Opcode::Bor,
-        }
-    }
-
     fn identity(self) -> i64 {
         if self == Family::And { -1 } else { 0 }
     }
@@ -215,7 +206,7 @@ fn rebuild(
         .get(&func.dfg.first_result(root))
         .copied()
         .unwrap_or(0);
-    let op_latency = latency(family.binary());
+    let op_latency = latency(func, root);
     // Min-heap of (ready time, source order, value): earliest first, ties in source order.
     let mut heap: BinaryHeap<Reverse<(u32, usize, Value)>> = leaves
         .iter()
