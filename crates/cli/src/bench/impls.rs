@@ -7,6 +7,8 @@
 use digest::Digest;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_md5::{Md5Builder, Md5Engine};
+use schedlab_passes::bce::BceLevel;
+use schedlab_passes::sched;
 
 /// Where a row's code comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,24 +44,58 @@ pub struct NamedConfig {
     pub config: PipelineConfig,
 }
 
-/// Every schedlab configuration the bench times, derived from the pipeline's own axes: the
-/// library default first, then one row per value of each axis that differs from it.
+/// Every schedlab configuration the bench times: the `Md5` library's default first, then that
+/// default with one setting changed — each registered scheduling strategy (but `shuffle`,
+/// which exists to test correctness), each bounds-check level, the e-graph and rewrite
+/// switches. New strategies and levels appear here without code changes. Duplicates dropped.
 pub fn configurations() -> Vec<NamedConfig> {
-    let default = PipelineConfig::default();
+    let default = library_default();
     let mut rows = vec![NamedConfig {
         name: "schedlab/default".into(),
         config: default.clone(),
     }];
-    // Axis: Cranelift's e-graph optimiser as an explicit stage before scheduling.
-    for optimize in [false, true] {
-        let config = PipelineConfig {
-            optimize,
-            ..default.clone()
-        };
-        let name = if optimize { "egraph" } else { "no-egraph" };
-        push_unique(&mut rows, name, config);
+    let with = |f: &dyn Fn(&mut PipelineConfig)| {
+        let mut c = default.clone();
+        f(&mut c);
+        c
+    };
+    for strategy in sched::strategy_names() {
+        if strategy != "shuffle" {
+            let config = with(&|c| c.strategy = strategy.to_string());
+            push_unique(&mut rows, strategy, config);
+        }
+    }
+    for level in BceLevel::ALL {
+        push_unique(&mut rows, &format!("bce-{level}"), with(&|c| c.bce = level));
+    }
+    for (name, on) in [("egraph", true), ("no-egraph", false)] {
+        push_unique(&mut rows, name, with(&|c| c.optimize = on));
+    }
+    for (name, on) in [("rewrites", true), ("no-rewrites", false)] {
+        push_unique(&mut rows, name, with(&|c| c.rewrites = on));
     }
     rows
+}
+
+/// One line describing a configuration's settings.
+pub fn describe(config: &PipelineConfig) -> String {
+    let on = |b: bool| if b { "on" } else { "off" };
+    format!(
+        "strategy {}, bce {}, rewrites {}, e-graph {}",
+        config.strategy,
+        config.bce,
+        on(config.rewrites),
+        on(config.optimize)
+    )
+}
+
+/// The configuration `schedlab_md5::Md5` uses (its builder's default), or the pipeline's
+/// default if the host cannot compile (building the rows then reports why).
+pub fn library_default() -> PipelineConfig {
+    Md5Builder::new()
+        .build()
+        .map(|engine| engine.compressor().config().clone())
+        .unwrap_or_default()
 }
 
 /// Adds `config` as `schedlab/<name>` unless an equal configuration is already listed.

@@ -318,6 +318,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             compile_runs: budgets.compile_runs,
             java_version,
             quick: args.quick,
+            default_config: impls::describe(&impls::library_default()),
         },
         sizes,
         rows,

@@ -43,6 +43,8 @@ pub struct Meta {
     pub java_version: Option<String>,
     /// Whether `--quick` budgets were used.
     pub quick: bool,
+    /// The settings of the `schedlab/default` row (the `Md5` library's configuration).
+    pub default_config: String,
 }
 
 /// One implementation's results.
@@ -164,6 +166,11 @@ fn notes(report: &BenchReport) -> Vec<String> {
             ""
         }
     )];
+    lines.push(format!(
+        "schedlab/default = the Md5 library's configuration ({}); every other schedlab/* row \
+         changes one setting of it (a strategy, a bce level, a switch).",
+        m.default_config
+    ));
     match m.clock_ghz {
         Some(ghz) => lines.push(format!(
             "cyc/block = 64 B ÷ median MB/s × {ghz:.2} GHz, the effective clock measured in \
@@ -268,6 +275,7 @@ pub fn report_json(report: &BenchReport) -> Value {
             "compile_runs": m.compile_runs,
             "java_version": m.java_version,
             "quick": m.quick,
+            "schedlab_default_config": m.default_config,
             "mb": "decimal (1e6 bytes)",
             "ratio": "median over repetitions of row / openssl in the same repetition",
         },
