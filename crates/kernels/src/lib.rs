@@ -8,6 +8,7 @@
 
 pub mod bigint;
 pub mod java;
+pub mod int_sum;
 pub mod md5;
 
 pub use java::OUT_OF_BOUNDS;

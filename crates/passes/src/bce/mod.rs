@@ -1,0 +1,281 @@
+//! Bounds-check elimination: 16 checks per MD5 block → 1 → 0 in the hot loop, exactly.
+//!
+//! A Java front end checks every array read. OpenJDK's `MD5.implCompress0` reads the 64-byte
+//! block as 16 little-endian `int`s, so the Java-literal kernel performs 16 checks per block,
+//! each one a compare, a branch and a block boundary that splits the 64 steps from their
+//! inputs. Graal removes 15 of them by proving that one check covers all 16 reads; HotSpot's
+//! C2 goes further with loop predication and tests once, before the loop, that no iteration
+//! can fail. This pass does both over Cranelift IR, for any function that uses the kernels'
+//! check shape (`recognize`), not for MD5 alone:
+//!
+//! 1. [`merge`] — within a run of checks that leave through the same exit with the same
+//!    arguments and have no side effect between them, all checks on one base and bound
+//!    become one check on `base + kmin` against `max(bound - (kmax - kmin), 0)`. Exact for
+//!    every input, including a base near `i32::MAX` whose `base + 63` wraps.
+//! 2. [`predicate`] — a counted loop gets a preheader test (`o0 + kmin >= 0`,
+//!    `limit + kmax < bound`, no wrap of the induction variable) that selects a copy of the
+//!    loop without the checks it proves, or the original checked loop. Every input that fails
+//!    the test runs the original, so failure status and committed state never change.
+//! 3. [`fuse`] — the jumps left behind are fused, so the 16 loads and 64 steps of an MD5 block
+//!    form one basic block for the in-block scheduler.
+//!
+//! Measured on MD5 (`benches/bce.rs`, 1 MiB): see `notes/` and the issue's closing note; the
+//! counters of every run are in [`BceStats`]. The verifier runs after each stage.
+
+pub mod fuse;
+pub mod merge;
+pub mod predicate;
+pub mod recognize;
+
+use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::{self, Block};
+use cranelift_codegen::loop_analysis::LoopAnalysis;
+use cranelift_codegen::settings;
+use std::fmt;
+use std::str::FromStr;
+
+/// How far bounds-check elimination goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub enum BceLevel {
+    /// Leave every check in place.
+    Off,
+    /// Merge checks within a block (16 → 1 per MD5 block).
+    Merge,
+    /// Merge, then version loops so the hot loop has no checks (→ 0).
+    #[default]
+    Predicate,
+}
+
+impl BceLevel {
+    /// Every level, weakest first.
+    pub const ALL: [BceLevel; 3] = [BceLevel::Off, BceLevel::Merge, BceLevel::Predicate];
+
+    /// The level's name as [`FromStr`] accepts it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BceLevel::Off => "off",
+            BceLevel::Merge => "merge",
+            BceLevel::Predicate => "predicate",
+        }
+    }
+}
+
+impl fmt::Display for BceLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for BceLevel {
+    type Err = BceError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BceLevel::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| BceError::UnknownLevel(s.to_string()))
+    }
+}
+
+/// Why the pass did not produce a function.
+#[derive(Debug, thiserror::Error)]
+pub enum BceError {
+    /// A level name that is not one of `off`, `merge`, `predicate`.
+    #[error("unknown bounds-check-elimination level {0:?}; valid levels: off, merge, predicate")]
+    UnknownLevel(String),
+    /// The input function does not verify.
+    #[error("the input function does not verify: {0}")]
+    InvalidInput(String),
+    /// A stage produced a function that does not verify (a bug in the pass).
+    #[error("bce {stage} produced an invalid function: {message}")]
+    Verifier {
+        /// `merge` or `predicate`.
+        stage: &'static str,
+        /// The verifier's errors.
+        message: String,
+    },
+}
+
+/// Checks in one loop after the pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopChecks {
+    /// The loop's header block.
+    pub header: Block,
+    /// Bounds checks in the loop's blocks (per iteration when the body is straight-line).
+    pub checks: usize,
+    /// Whether this is the check-free copy made by predication.
+    pub unchecked_copy: bool,
+}
+
+/// What bounds-check elimination did: counters for reports, no prose.
+///
+/// "Per block" means per iteration of the hot loop — per 64-byte block for MD5. The hot loop
+/// is the innermost loop with the most checks; a function without loops counts as one block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BceStats {
+    /// The level the pass ran at.
+    pub level: BceLevel,
+    /// Checks per iteration of the hot loop before the pass (16 for MD5).
+    pub checks_per_block_unoptimized: usize,
+    /// Checks per iteration of the hot loop after the pass; after predication the hot loop is
+    /// the check-free copy (MD5: 16, 1, 0 for off, merge, predicate).
+    pub checks_per_block: usize,
+    /// Checks in the whole function before the pass.
+    pub checks_before: usize,
+    /// Checks in the whole function after the pass (the checked fallback loop included).
+    pub checks_after: usize,
+    /// Groups of two or more checks merged into one.
+    pub groups_merged: usize,
+    /// Checks removed by merging.
+    pub checks_merged_away: usize,
+    /// Loops given a check-free copy.
+    pub loops_versioned: usize,
+    /// Checks left out of check-free copies.
+    pub checks_predicated: usize,
+    /// Blocks fused into their only predecessor.
+    pub blocks_fused: usize,
+    /// Per loop, after the pass.
+    pub loops: Vec<LoopChecks>,
+}
+
+impl fmt::Display for BceStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bce={} checks_per_block={}->{} checks={}->{} merged_groups={} merged_away={} \
+             loops_versioned={} predicated={} fused={}",
+            self.level,
+            self.checks_per_block_unoptimized,
+            self.checks_per_block,
+            self.checks_before,
+            self.checks_after,
+            self.groups_merged,
+            self.checks_merged_away,
+            self.loops_versioned,
+            self.checks_predicated,
+            self.blocks_fused
+        )
+    }
+}
+
+/// Runs bounds-check elimination at `level`; the result passes Cranelift's verifier.
+pub fn run(func: &mut ir::Function, level: BceLevel) -> Result<BceStats, BceError> {
+    verify(func).map_err(BceError::InvalidInput)?;
+    let before = census(func);
+    let hot = before.hot();
+    let mut stats = BceStats {
+        level,
+        checks_per_block_unoptimized: hot.map_or(before.total, |l| l.checks),
+        checks_before: before.total,
+        ..BceStats::default()
+    };
+    let mut hot_header = hot.map(|l| l.header);
+    let mut fast_headers = Vec::new();
+
+    if level != BceLevel::Off {
+        let merged = merge::merge_checks(func);
+        stats.groups_merged = merged.groups_merged;
+        stats.checks_merged_away = merged.checks_removed;
+        stats.blocks_fused += fuse::fuse_jumps(func, &merged.new_jumps);
+        func.dfg.resolve_all_aliases();
+        verify(func).map_err(|message| BceError::Verifier {
+            stage: "merge",
+            message,
+        })?;
+    }
+    if level == BceLevel::Predicate {
+        let predicated = predicate::predicate_loops(func);
+        stats.loops_versioned = predicated.loops_versioned;
+        stats.checks_predicated = predicated.checks_removed;
+        stats.blocks_fused += fuse::fuse_jumps(func, &predicated.new_jumps);
+        func.dfg.resolve_all_aliases();
+        verify(func).map_err(|message| BceError::Verifier {
+            stage: "predicate",
+            message,
+        })?;
+        fast_headers = predicated.fast_headers.values().copied().collect();
+        if let Some(h) = hot_header {
+            hot_header = Some(predicated.fast_headers.get(&h).copied().unwrap_or(h));
+        }
+    }
+
+    let after = census(func);
+    stats.checks_after = after.total;
+    stats.checks_per_block = match hot_header {
+        Some(h) => after
+            .loops
+            .iter()
+            .find(|l| l.header == h)
+            .map_or(0, |l| l.checks),
+        None => after.total,
+    };
+    stats.loops = after
+        .loops
+        .into_iter()
+        .map(|l| LoopChecks {
+            unchecked_copy: fast_headers.contains(&l.header),
+            ..l
+        })
+        .collect();
+    Ok(stats)
+}
+
+/// Counts the recognised bounds checks of `func`: in total and per innermost loop.
+pub fn count_checks(func: &ir::Function) -> usize {
+    recognize::all_checks(func).len()
+}
+
+struct Census {
+    total: usize,
+    /// Innermost loops, in layout order of their headers.
+    loops: Vec<LoopChecks>,
+}
+
+impl Census {
+    fn hot(&self) -> Option<&LoopChecks> {
+        // The first of the loops with the most checks.
+        self.loops
+            .iter()
+            .filter(|l| l.checks > 0)
+            .fold(None, |best: Option<&LoopChecks>, l| match best {
+                Some(b) if b.checks >= l.checks => Some(b),
+                _ => Some(l),
+            })
+    }
+}
+
+fn census(func: &ir::Function) -> Census {
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let mut la = LoopAnalysis::new();
+    la.compute(func, &cfg, &domtree);
+    let parents: Vec<_> = la.loops().filter_map(|l| la.loop_parent(l)).collect();
+    let check_blocks: Vec<Block> = recognize::all_checks(func)
+        .into_iter()
+        .map(|c| c.block)
+        .collect();
+    let mut loops: Vec<LoopChecks> = la
+        .loops()
+        .filter(|l| !parents.contains(l))
+        .map(|l| LoopChecks {
+            header: la.loop_header(l),
+            checks: check_blocks
+                .iter()
+                .filter(|&&b| la.is_in_loop(b, l))
+                .count(),
+            unchecked_copy: false,
+        })
+        .collect();
+    let order: Vec<Block> = func.layout.blocks().collect();
+    loops.sort_by_key(|l| order.iter().position(|&b| b == l.header));
+    Census {
+        total: check_blocks.len(),
+        loops,
+    }
+}
+
+fn verify(func: &ir::Function) -> Result<(), String> {
+    let flags = settings::Flags::new(settings::builder());
+    cranelift_codegen::verify_function(func, &flags).map_err(|e| e.to_string())
+}
