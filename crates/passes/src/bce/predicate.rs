@@ -353,11 +353,11 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
         .icmp_imm_s(IntCC::SignedLessThanOrEqual, limw, max_last);
     let mut all = no_wrap;
     for &(bound, kmin, kmax) in &plan.bounds {
-        let lowest = cur.ins().iadd_imm_s(o0w, kmin);
+        let lowest = add_const(&mut cur, o0w, kmin);
         let lo_ok = cur
             .ins()
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lowest, 0);
-        let highest = cur.ins().iadd_imm_s(limw, kmax - plan.strict);
+        let highest = add_const(&mut cur, limw, kmax - plan.strict);
         let hi_ok = cur.ins().icmp(IntCC::SignedLessThan, highest, bound);
         let both = cur.ins().band(lo_ok, hi_ok);
         all = cur.ins().band(all, both);
@@ -374,6 +374,15 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
     }
     out.loops_versioned += 1;
     fast_header
+}
+
+/// `v + k`, or `v` itself when `k` is 0.
+fn add_const(cur: &mut FuncCursor, v: Value, k: i64) -> Value {
+    if k == 0 {
+        v
+    } else {
+        cur.ins().iadd_imm_s(v, k)
+    }
 }
 
 fn drop_check(func: &mut Function, check: &BoundsCheck, out: &mut PredicateOutcome) {
