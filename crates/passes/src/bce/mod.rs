@@ -19,8 +19,13 @@
 //! 3. [`fuse`] — the jumps left behind are fused, so the 16 loads and 64 steps of an MD5 block
 //!    form one basic block for the in-block scheduler.
 //!
-//! Measured on MD5 (`benches/bce.rs`, 1 MiB): see `notes/` and the closing note; the
-//! counters of every run are in [`BceStats`]. The verifier runs after each stage.
+//! Measured payoff (`benches/bce.rs`, 1 MiB, x86-64 host, one run, medians): checked 608,
+//! merged 607, predicated 605 MB/s with `opt_level=none`, the same within 0.5% after
+//! Cranelift's optimiser. MD5 is bound by its 64-step dependency chain and the well-predicted
+//! checks were never on it, so removing them buys no throughput by itself; what it buys is
+//! structure — the 16 loads and 64 steps in one basic block that an in-block scheduler can
+//! reorder, as Graal's schedule could once its one check covered all 16 reads. The counters
+//! of every run are in [`BceStats`]. The verifier runs after each stage.
 
 pub mod fuse;
 pub mod merge;
