@@ -1,7 +1,8 @@
 //! The whole pipeline in one place, in the order it runs:
 //!
 //! ```text
-//! build → verify → optimise? → rewrite → verify → schedule → verify → compile (opt_level=none) → stats
+//! build → verify → bce → verify → optimise? → rewrite → verify → schedule → verify
+//!       → compile (opt_level=none) → stats
 //! ```
 //!
 //! Each stage is a free function from its own module; this file only sequences them, keeps
@@ -12,6 +13,7 @@ use crate::stats::{CodeStats, code_stats};
 use crate::target::Target;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
+use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::rewrite::{self, RewriteStats, model_latency};
 use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, ScheduleStats};
 
@@ -21,6 +23,8 @@ pub const DEFAULT_STRATEGY: &str = "source";
 /// What to run on a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PipelineConfig {
+    /// How far bounds-check elimination goes.
+    pub bce: BceLevel,
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     pub optimize: bool,
     /// Run the critical-path rewrites (masked merge, reassociation by ready time).
@@ -34,6 +38,7 @@ pub struct PipelineConfig {
 impl Default for PipelineConfig {
     fn default() -> Self {
         Self {
+            bce: BceLevel::Predicate,
             optimize: false,
             rewrites: true,
             strategy: DEFAULT_STRATEGY.to_string(),
@@ -63,6 +68,9 @@ pub enum PipelineError {
         /// The verifier's annotated output.
         message: String,
     },
+    /// Bounds-check elimination failed.
+    #[error(transparent)]
+    Bce(#[from] BceError),
     /// The scheduler rejected the request (e.g. an unknown strategy).
     #[error(transparent)]
     Schedule(#[from] SchedError),
@@ -76,6 +84,8 @@ pub enum PipelineError {
 pub struct StageText {
     /// As built.
     pub clif: String,
+    /// After bounds-check elimination.
+    pub bce: String,
     /// After the rewrites (and the optional optimise stage).
     pub rewrite: String,
     /// After scheduling: what code generation receives.
@@ -85,6 +95,8 @@ pub struct StageText {
 /// Statistics of the IR stages.
 #[derive(Clone, Debug)]
 pub struct IrStats {
+    /// What bounds-check elimination did.
+    pub bce: Option<BceStats>,
     /// What the rewrites did (`None` when disabled).
     pub rewrite: Option<RewriteStats>,
     /// What the scheduler did.
@@ -118,6 +130,9 @@ pub fn run_ir_stages(
         ..StageText::default()
     };
     verify(func, "build")?;
+    let bce_stats = bce::run(func, config.bce)?;
+    verify(func, "bce")?;
+    stages.bce = func.display().to_string();
     if config.optimize {
         optimize(func, target)?;
         verify(func, "optimise")?;
@@ -137,7 +152,14 @@ pub fn run_ir_stages(
     let schedule = sched::schedule_with_options(func, &config.strategy, &model, &options)?;
     verify(func, "schedule")?;
     stages.sched = func.display().to_string();
-    Ok((stages, IrStats { rewrite, schedule }))
+    Ok((
+        stages,
+        IrStats {
+            bce: Some(bce_stats),
+            rewrite,
+            schedule,
+        },
+    ))
 }
 
 /// Runs the whole pipeline and compiles for `target`.

@@ -1,12 +1,289 @@
-//! `schedlab check` (being built).
+//! `schedlab check`: runs each target's machine code (natively on the host, under qemu-user
+//! elsewhere) on test vectors and random inputs, against the reference.
 
 use crate::CliError;
+use crate::kernel::{self, Kernel, KernelKind};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use schedlab_backend::Target;
+use schedlab_backend::emulate::{Md5Case, run_md5_cases};
+use schedlab_backend::emulate_bigint::{
+    Layout, hostile_mul_add_cases, hostile_square_cases, random_mul_add_cases, random_square_cases,
+    run_mul_add_cases, run_square_to_len_cases,
+};
+use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
+use schedlab_kernels::bigint::Entry;
+use schedlab_kernels::md5::INITIAL_STATE;
 
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
-pub struct CheckArgs {}
+pub struct CheckArgs {
+    /// Kernel(s): md5, muladd, square-to-len (comma-separated).
+    #[arg(long, default_value = "md5")]
+    kernel: String,
+    /// Scheduling strategies, comma-separated, or `all`.
+    #[arg(long)]
+    strategy: Option<String>,
+    /// Targets, comma-separated (x86_64, aarch64, s390x, riscv64), or `all`.
+    #[arg(long)]
+    target: Option<String>,
+    /// Random cases per kernel × strategy × target.
+    #[arg(long, default_value_t = 24)]
+    random: usize,
+    /// Seed of the random cases.
+    #[arg(long, default_value_t = 1321)]
+    seed: u64,
+    /// Bounds-check elimination: off, merge (one check per block) or predicate (none in the
+    /// hot loop, with a checked fallback loop).
+    #[arg(long, default_value = "predicate", value_parser = parse_bce)]
+    bce: schedlab_passes::bce::BceLevel,
+    /// Print only failures and the summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// The RFC 1321 appendix A.5 suite.
+pub const RFC1321: [(&str, &str); 7] = [
+    ("", "d41d8cd98f00b204e9800998ecf8427e"),
+    ("a", "0cc175b9c0f1b6a831c399e269772661"),
+    ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+    ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+    (
+        "abcdefghijklmnopqrstuvwxyz",
+        "c3fcd3d76192e4007dfb496cca67e13b",
+    ),
+    (
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+        "d174ab98d277d9f5a5611c2c9f419d9f",
+    ),
+    (
+        "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+        "57edf4a22be3c955ac49da2e2107b67a",
+    ),
+];
+
+/// MD5 padding of `msg` into whole blocks.
+fn padded(msg: &[u8]) -> Vec<u8> {
+    let mut v = msg.to_vec();
+    v.push(0x80);
+    while v.len() % 64 != 56 {
+        v.push(0);
+    }
+    v.extend_from_slice(&((msg.len() as u64) * 8).to_le_bytes());
+    v
+}
+
+fn hex_digest(state: [u32; 4]) -> String {
+    state
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A labelled case with its expected outcome, printed on one line.
+struct Verdict {
+    label: String,
+    ok: bool,
+    detail: String,
+}
+
+/// Tallies results and prints one line per case.
+struct Tally {
+    passed: usize,
+    failed: usize,
+    quiet: bool,
+}
+
+impl Tally {
+    fn record(&mut self, prefix: &str, v: Verdict) {
+        if v.ok {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+        }
+        if !v.ok || !self.quiet {
+            let status = if v.ok { "ok" } else { "MISMATCH" };
+            println!("{prefix} {:<28} {status} {}", v.label, v.detail);
+        }
+    }
+}
 
 /// Runs `schedlab check`.
-pub fn run(_args: CheckArgs) -> Result<(), CliError> {
-    Err(CliError::failure("`check` is not built yet"))
+pub fn run(args: CheckArgs) -> Result<(), CliError> {
+    let kernels = kernel::resolve_list(&args.kernel)?;
+    if let Some(k) = kernels.iter().find(|k| k.kind == KernelKind::Clif) {
+        return Err(CliError::usage(format!(
+            "`check` runs built-in kernels against their references; {} has none (valid: {})",
+            k.name,
+            kernel::BUILTIN.join(", ")
+        )));
+    }
+    let strategies = kernel::strategies(args.strategy.as_deref())?;
+    let targets = kernel::targets(args.target.as_deref())?;
+    let mut tally = Tally {
+        passed: 0,
+        failed: 0,
+        quiet: args.quiet,
+    };
+    let mut errors = Vec::new();
+    for k in &kernels {
+        for strategy in &strategies {
+            for &target in &targets {
+                let prefix = format!("{} {strategy} {target}", k.name);
+                if let Err(e) = check_one(k, strategy, target, &args, &prefix, &mut tally) {
+                    println!("{prefix} ERROR {e}");
+                    errors.push(format!("{prefix}: {e}"));
+                }
+            }
+        }
+    }
+    println!(
+        "{} passed, {} failed",
+        tally.passed,
+        tally.failed + errors.len()
+    );
+    if tally.failed > 0 || !errors.is_empty() {
+        return Err(CliError::failure(format!(
+            "{} mismatches, {} errors",
+            tally.failed,
+            errors.len()
+        )));
+    }
+    Ok(())
+}
+
+fn check_one(
+    k: &Kernel,
+    strategy: &str,
+    target: Target,
+    args: &CheckArgs,
+    prefix: &str,
+    tally: &mut Tally,
+) -> Result<(), String> {
+    let mut func = k.func.clone();
+    let config = PipelineConfig {
+        bce: args.bce,
+        ..PipelineConfig::with_strategy(strategy)
+    };
+    run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
+    match k.kind {
+        KernelKind::Md5 => check_md5(&func, target, args, prefix, tally),
+        KernelKind::MulAdd => {
+            let mut cases = random_mul_add_cases(args.seed, 1..=args.random.max(1));
+            cases.extend(hostile_mul_add_cases(args.seed));
+            for layout in Layout::ALL {
+                let got =
+                    run_mul_add_cases(&func, target, layout, &cases).map_err(|e| e.to_string())?;
+                for (i, (case, out)) in cases.iter().zip(got).enumerate() {
+                    let want = case.expected(Entry::Wrapper);
+                    tally.record(prefix, verdict(format!("case {i} {layout:?}"), &want, &out));
+                }
+            }
+            Ok(())
+        }
+        KernelKind::SquareToLen => {
+            let mut cases = random_square_cases(args.seed, 1..=args.random.max(1));
+            cases.extend(hostile_square_cases(args.seed));
+            for layout in Layout::ALL {
+                let got = run_square_to_len_cases(&func, target, layout, &cases)
+                    .map_err(|e| e.to_string())?;
+                for (i, (case, out)) in cases.iter().zip(got).enumerate() {
+                    let want = case.expected(Entry::Wrapper);
+                    tally.record(prefix, verdict(format!("case {i} {layout:?}"), &want, &out));
+                }
+            }
+            Ok(())
+        }
+        KernelKind::Clif => Ok(()),
+    }
+}
+
+fn verdict<T: PartialEq + std::fmt::Debug>(label: String, want: &T, got: &T) -> Verdict {
+    let ok = want == got;
+    Verdict {
+        label,
+        ok,
+        detail: if ok {
+            String::new()
+        } else {
+            format!("expected {want:?}, got {got:?}")
+        },
+    }
+}
+
+fn check_md5(
+    func: &cranelift_codegen::ir::Function,
+    target: Target,
+    args: &CheckArgs,
+    prefix: &str,
+    tally: &mut Tally,
+) -> Result<(), String> {
+    let mut cases: Vec<(String, Md5Case)> = RFC1321
+        .iter()
+        .map(|(msg, _)| {
+            (
+                format!("rfc1321 {:?}", truncate(msg)),
+                Md5Case::whole_blocks(INITIAL_STATE, padded(msg.as_bytes()), 0),
+            )
+        })
+        .collect();
+    let mut rng = StdRng::seed_from_u64(args.seed);
+    for i in 0..args.random {
+        let len = rng.random_range(0..600usize);
+        let mut buf = vec![0u8; len];
+        rng.fill(buf.as_mut_slice());
+        let state: [u32; 4] = rng.random();
+        // Mostly in-bounds block runs, sometimes hostile offsets and limits.
+        let (ofs, limit) = if i % 3 == 2 {
+            (
+                rng.random_range(-80..len as i32 + 80),
+                rng.random_range(-80..len as i32 + 80),
+            )
+        } else {
+            let ofs = rng.random_range(0..=len.min(70) as i32);
+            (ofs, len as i32 - 64)
+        };
+        let case = Md5Case {
+            state,
+            buf,
+            len: len as i32,
+            ofs,
+            limit,
+        };
+        cases.push((
+            format!("random {i} len={len} ofs={ofs} limit={limit}"),
+            case,
+        ));
+    }
+    let just_cases: Vec<Md5Case> = cases.iter().map(|(_, c)| c.clone()).collect();
+    let outcomes = run_md5_cases(func, target, &just_cases).map_err(|e| e.to_string())?;
+    for (i, ((label, case), got)) in cases.iter().zip(outcomes).enumerate() {
+        let want = case.expected();
+        let mut v = verdict(label.clone(), &want, &got);
+        if let Some((_, digest)) = RFC1321.get(i) {
+            // The RFC's digest itself, not only the reference implementation.
+            let rfc_ok = got.ret == case.len && hex_digest(got.state) == *digest;
+            if !rfc_ok {
+                v.ok = false;
+                v.detail = format!("digest {} != RFC {digest}", hex_digest(got.state));
+            } else {
+                v.detail = digest.to_string();
+            }
+        }
+        tally.record(prefix, v);
+    }
+    Ok(())
+}
+
+fn truncate(s: &str) -> String {
+    if s.len() > 12 {
+        format!("{}…", &s[..12])
+    } else {
+        s.to_string()
+    }
+}
+
+fn parse_bce(s: &str) -> Result<schedlab_passes::bce::BceLevel, String> {
+    s.parse()
+        .map_err(|e: schedlab_passes::bce::BceError| e.to_string())
 }

@@ -1,12 +1,77 @@
-//! `schedlab dump` (being built).
+//! `schedlab dump`: prints one pipeline stage of one kernel for one target.
 
 use crate::CliError;
+use crate::kernel;
+use schedlab_backend::pipeline::{self, PipelineConfig};
 
 /// Arguments of `schedlab dump`.
 #[derive(clap::Args, Debug)]
-pub struct DumpArgs {}
+pub struct DumpArgs {
+    /// Kernel: md5, muladd, square-to-len, or a .clif file.
+    #[arg(long, default_value = "md5")]
+    kernel: String,
+    /// Scheduling strategy.
+    #[arg(long, default_value = pipeline::DEFAULT_STRATEGY)]
+    strategy: String,
+    /// Target (x86_64, aarch64, s390x, riscv64).
+    #[arg(long, default_value = "x86_64")]
+    target: String,
+    /// Stage: clif (as built), bce, rewrite, sched (what codegen receives), asm (VCode after
+    /// register allocation).
+    #[arg(long, value_enum, default_value_t = Stage::Sched)]
+    stage: Stage,
+    /// Bounds-check elimination: off, merge (one check per block) or predicate (none in the
+    /// hot loop, with a checked fallback loop).
+    #[arg(long, default_value = "predicate", value_parser = parse_bce)]
+    bce: schedlab_passes::bce::BceLevel,
+    /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
+    #[arg(long)]
+    optimize: bool,
+}
+
+/// Pipeline stages `dump` can print.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The kernel as built.
+    Clif,
+    /// After bounds-check elimination.
+    Bce,
+    /// After the critical-path rewrites.
+    Rewrite,
+    /// After scheduling.
+    Sched,
+    /// Machine code (VCode listing after register allocation).
+    Asm,
+}
 
 /// Runs `schedlab dump`.
-pub fn run(_args: DumpArgs) -> Result<(), CliError> {
-    Err(CliError::failure("`dump` is not built yet"))
+pub fn run(args: DumpArgs) -> Result<(), CliError> {
+    let strategies = kernel::strategies(Some(&args.strategy))?;
+    let targets = kernel::targets(Some(&args.target))?;
+    let (Some(strategy), Some(&target)) = (strategies.first(), targets.first()) else {
+        return Err(CliError::usage("dump takes one strategy and one target"));
+    };
+    let config = PipelineConfig {
+        bce: args.bce,
+        optimize: args.optimize,
+        ..PipelineConfig::with_strategy(strategy)
+    };
+    for k in kernel::resolve(&args.kernel)? {
+        let a = pipeline::run(k.func, target, &config)
+            .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
+        let text = match args.stage {
+            Stage::Clif => &a.stages.clif,
+            Stage::Bce => &a.stages.bce,
+            Stage::Rewrite => &a.stages.rewrite,
+            Stage::Sched => &a.stages.sched,
+            Stage::Asm => &a.compiled.vcode,
+        };
+        println!("{}", text.trim_end());
+    }
+    Ok(())
+}
+
+fn parse_bce(s: &str) -> Result<schedlab_passes::bce::BceLevel, String> {
+    s.parse()
+        .map_err(|e: schedlab_passes::bce::BceError| e.to_string())
 }

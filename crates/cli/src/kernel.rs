@@ -5,12 +5,28 @@ use cranelift_codegen::ir::Function;
 use std::path::Path;
 
 /// The built-in kernels, by name.
-pub const BUILTIN: &[&str] = &["md5"];
+pub const BUILTIN: &[&str] = &["md5", "muladd", "square-to-len"];
+
+/// What a kernel computes, which decides how `check` runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelKind {
+    /// MD5's multi-block compression.
+    Md5,
+    /// `BigInteger.implMulAdd` with its wrapper's checks.
+    MulAdd,
+    /// `BigInteger.implSquareToLen` with its wrapper's checks.
+    SquareToLen,
+    /// A function read from a `.clif` file: reported, not executed.
+    Clif,
+}
 
 /// One kernel to run through the pipeline.
+#[derive(Clone)]
 pub struct Kernel {
     /// Display name (built-in name, or `file.clif:function`).
     pub name: String,
+    /// What it computes.
+    pub kind: KernelKind,
     /// The function as built (before any pass).
     pub func: Function,
 }
@@ -18,17 +34,41 @@ pub struct Kernel {
 /// Resolves a `--kernel` argument: a built-in name or a path to a `.clif` file (every function
 /// in it becomes one kernel).
 pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
+    use schedlab_kernels::bigint;
+    let builtin = |name: &str, kind, func| {
+        Ok(vec![Kernel {
+            name: name.to_string(),
+            kind,
+            func,
+        }])
+    };
     match spec {
-        "md5" => Ok(vec![Kernel {
-            name: "md5".into(),
-            func: schedlab_kernels::md5::compress_multi_block(),
-        }]),
-        path if path.ends_with(".clif") || Path::new(path).exists() => parse_clif_file(path),
+        "md5" => builtin(
+            "md5",
+            KernelKind::Md5,
+            schedlab_kernels::md5::compress_multi_block(),
+        ),
+        "muladd" | "mul-add" => builtin("muladd", KernelKind::MulAdd, bigint::mul_add()),
+        "square-to-len" | "squaretolen" => builtin(
+            "square-to-len",
+            KernelKind::SquareToLen,
+            bigint::square_to_len(),
+        ),
+        path if path.ends_with(".clif") || Path::new(path).is_file() => parse_clif_file(path),
         other => Err(CliError::usage(format!(
             "unknown kernel `{other}`; valid kernels: {}, or a path to a .clif file",
             BUILTIN.join(", ")
         ))),
     }
+}
+
+/// Resolves a comma-separated list of kernels.
+pub fn resolve_list(spec: &str) -> Result<Vec<Kernel>, CliError> {
+    let mut kernels = Vec::new();
+    for part in split_list(spec) {
+        kernels.extend(resolve(part)?);
+    }
+    Ok(kernels)
 }
 
 fn parse_clif_file(path: &str) -> Result<Vec<Kernel>, CliError> {
@@ -43,6 +83,7 @@ fn parse_clif_file(path: &str) -> Result<Vec<Kernel>, CliError> {
         .into_iter()
         .map(|func| Kernel {
             name: format!("{}:{}", file_name(path), func.name),
+            kind: KernelKind::Clif,
             func,
         })
         .collect())
@@ -53,4 +94,39 @@ fn file_name(path: &str) -> String {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.to_string())
+}
+
+/// Splits a comma-separated command-line list, dropping empty items.
+pub fn split_list(spec: &str) -> impl Iterator<Item = &str> {
+    spec.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Resolves `--strategy` (a list, or `all`) against the registry.
+pub fn strategies(spec: Option<&str>) -> Result<Vec<String>, CliError> {
+    let valid = schedlab_passes::sched::strategy_names();
+    let Some(spec) = spec.filter(|s| *s != "all") else {
+        return Ok(valid.iter().map(|s| s.to_string()).collect());
+    };
+    split_list(spec)
+        .map(|name| {
+            if valid.contains(&name) {
+                Ok(name.to_string())
+            } else {
+                Err(CliError::usage(format!(
+                    "unknown strategy `{name}`; valid strategies: {}",
+                    valid.join(", ")
+                )))
+            }
+        })
+        .collect()
+}
+
+/// Resolves `--target` (a list, or `all`).
+pub fn targets(spec: Option<&str>) -> Result<Vec<schedlab_backend::Target>, CliError> {
+    let Some(spec) = spec.filter(|s| *s != "all") else {
+        return Ok(schedlab_backend::Target::ALL.to_vec());
+    };
+    split_list(spec)
+        .map(|name| name.parse().map_err(|e| CliError::usage(format!("{e}"))))
+        .collect()
 }
