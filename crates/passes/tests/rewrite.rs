@@ -210,3 +210,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn address_constants_fold_into_one_shared_base_and_offsets() {
+    let text = "function %addr(i64, i64) -> i32 {
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 4
+    v3 = iadd v1, v2
+    v4 = iadd v0, v3
+    v5 = load.i32 notrap v4
+    v6 = iconst.i64 8
+    v7 = iadd v1, v6
+    v8 = iadd v7, v0
+    v9 = load.i32 notrap v8+2
+    v10 = iadd v5, v9
+    return v10
+}";
+    let mut func = parse(text);
+    let stats = schedlab_passes::rewrite::fold_address_offsets(&mut func);
+    verify(&func);
+    assert_eq!(
+        (stats.folded, stats.shared_bases),
+        (2, 1),
+        "{}",
+        func.display()
+    );
+    let shown = func.display().to_string();
+    assert!(shown.contains("+4\n") && shown.contains("+10\n"), "{shown}");
+}

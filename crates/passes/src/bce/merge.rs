@@ -24,6 +24,10 @@
 //! definition), and every later check of the group becomes a `jump`. The failure status and
 //! the state passed to the exit are those of the original, and a base near `i32::MAX` whose
 //! `base + 63` wraps fails the merged check because `base + kmax >= bound` in exact integers.
+//!
+//! Once the merged check has passed, no `base + k` of the group wraps, so the accesses' indices
+//! become `sext(base) + k` with one shared extension: the constant can then fold into each
+//! access's address offset (`rewrite::address`), as in a hand-written `[p + 4k]`.
 
 use super::recognize::{
     BoundsCheck, has_side_effect, predecessor_counts, recognize, remove_if_dead,
@@ -47,10 +51,11 @@ pub struct MergeOutcome {
 pub fn merge_checks(func: &mut Function) -> MergeOutcome {
     let mut out = MergeOutcome::default();
     let mut narrowed: HashMap<(Value, i64), Value> = HashMap::new();
+    let mut widened: HashMap<Value, Value> = HashMap::new();
     for chain in check_chains(func) {
         for segment in segments(func, &chain) {
             for group in groups(func, &segment) {
-                merge_group(func, &group, &mut narrowed, &mut out);
+                merge_group(func, &group, &mut narrowed, &mut widened, &mut out);
             }
         }
     }
@@ -151,6 +156,7 @@ fn merge_group(
     func: &mut Function,
     group: &[BoundsCheck],
     narrowed: &mut HashMap<(Value, i64), Value>,
+    widened: &mut HashMap<Value, Value>,
     out: &mut MergeOutcome,
 ) {
     let first = &group[0];
@@ -168,9 +174,9 @@ fn merge_group(
         narrowed.insert((first.bound, span), b);
         b
     };
-    let wide = if first.offset == kmin {
-        first.wide
-    } else {
+    // The merged check gets an index of its own: `sext(base + kmin)` must keep Java's 32-bit
+    // wrap-around so that an overflowing base still fails.
+    let wide = {
         let mut cur = FuncCursor::new(func).at_inst(first.cmp);
         let idx = if kmin == 0 {
             first.base
@@ -181,12 +187,26 @@ fn merge_group(
         };
         cur.ins().sextend(types::I64, idx)
     };
-    let (old_wide, old_bound) = (first.wide, first.bound);
+    let old_bound = first.bound;
     for arg in func.dfg.inst_args_mut(first.cmp) {
-        if *arg == old_wide {
+        if *arg == first.wide {
             *arg = wide;
         } else if *arg == old_bound {
             *arg = bound;
+        }
+    }
+    // Past the merged check no `base + k` of the group wraps, so each access's sign-extended
+    // index is `sext(base) + k`: one extension per base, and constants that can fold into the
+    // accesses' address offsets.
+    if let Some(ext) = widened_base(func, first.base, widened) {
+        for c in group {
+            if let ValueDef::Result(inst, 0) = func.dfg.value_def(c.wide) {
+                let k = FuncCursor::new(func)
+                    .at_inst(inst)
+                    .ins()
+                    .iconst(types::I64, c.offset);
+                func.replace(inst).iadd(ext, k);
+            }
         }
     }
     for c in &group[1..] {
@@ -195,6 +215,26 @@ fn merge_group(
         out.checks_removed += 1;
     }
     out.groups_merged += 1;
+}
+
+/// `sextend.i64 base`, inserted once right after `base` is defined.
+fn widened_base(
+    func: &mut Function,
+    base: Value,
+    widened: &mut HashMap<Value, Value>,
+) -> Option<Value> {
+    if let Some(&e) = widened.get(&base) {
+        return Some(e);
+    }
+    let mut cur = FuncCursor::new(func);
+    match cur.func.dfg.value_def(base) {
+        ValueDef::Result(inst, _) => cur.goto_after_inst(inst),
+        ValueDef::Param(block, _) => cur.goto_first_insertion_point(block),
+        _ => return None,
+    }
+    let e = cur.ins().sextend(types::I64, base);
+    widened.insert(base, e);
+    Some(e)
 }
 
 /// `max(bound - span, 0)`, inserted right after `bound` is defined.

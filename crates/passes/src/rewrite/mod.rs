@@ -11,11 +11,16 @@
 //! Both read operation latencies from a [`LatencyFn`] (the scheduler's machine model), so the
 //! decisions are the ones a latency-aware scheduler would want. They are general: nothing here
 //! knows about MD5. Each returns a plain statistics struct.
+//!
+//! * [`address`] — `load (a + (b + k))` becomes `load (a + b) + k`, one shared `a + b` per pair,
+//!   so that loads need no address register of their own.
 
+pub mod address;
 pub mod masked_merge;
 mod ready;
 pub mod reassociate;
 
+pub use address::{AddressStats, fold_address_offsets};
 pub use masked_merge::{MaskedMergeStats, masked_merge};
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
 pub use reassociate::{ReassociateStats, reassociate};
@@ -29,15 +34,22 @@ pub struct RewriteStats {
     pub masked_merge: MaskedMergeStats,
     /// What reassociation did.
     pub reassociate: ReassociateStats,
+    /// What address offset folding did.
+    pub address: AddressStats,
 }
 
 /// Runs the masked-merge rewrite and then reassociation on every block.
 pub fn run_all(func: &mut Function, latency: LatencyFn<'_>) -> RewriteStats {
     let masked_merge = masked_merge(func, latency);
+    // Addresses first: their constants belong in the accesses' offsets, not in a
+    // reassociated sum.
+    let address = fold_address_offsets(func);
+    remove_dead_pure_insts(func);
     let reassociate = reassociate(func, latency);
     RewriteStats {
         masked_merge,
         reassociate,
+        address,
     }
 }
 
