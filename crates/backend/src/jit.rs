@@ -57,9 +57,10 @@ impl JitFunction {
         let isa = target
             .isa(OptLevel::None)
             .map_err(|message| crate::compile::CompileError::Isa { target, message })?;
-        // Compile once ourselves for the statistics; the module compiles the same function
-        // with the same ISA settings for execution.
+        // Compile once, keep the statistics, and hand the same bytes to the module; functions
+        // with relocations go through the module's own compile with the same ISA settings.
         let compiled = compile_with_isa(func, target, isa.as_ref())?;
+        let alignment = u64::from(isa.function_alignment().preferred);
         let mut module = JITModule::new(JITBuilder::with_isa(
             isa,
             cranelift_module::default_libcall_names(),
@@ -68,8 +69,12 @@ impl JitFunction {
         exec_func.signature.call_conv = module.isa().default_call_conv();
         let name = exec_func.name.to_string();
         let id = module.declare_function(&name, Linkage::Export, &exec_func.signature)?;
-        let mut ctx = cranelift_codegen::Context::for_function(exec_func);
-        module.define_function(id, &mut ctx)?;
+        if compiled.relocs.is_empty() {
+            module.define_function_bytes(id, alignment, &compiled.code, &[])?;
+        } else {
+            let mut ctx = cranelift_codegen::Context::for_function(exec_func);
+            module.define_function(id, &mut ctx)?;
+        }
         module.finalize_definitions()?;
         let code = module.get_finalized_function(id);
         // Keep the executable memory for the rest of the process (see the type's docs).

@@ -118,21 +118,40 @@ pub struct Artifact {
     pub code: CodeStats,
 }
 
-/// Runs the IR stages (everything before code generation) on `func` for `target`.
+/// Runs the IR stages (everything before code generation) on `func` for `target`, keeping
+/// the CLIF text after each stage.
 pub fn run_ir_stages(
     func: &mut Function,
     target: Target,
     config: &PipelineConfig,
 ) -> Result<(StageText, IrStats), PipelineError> {
+    run_ir_stages_with(func, target, config, true)
+}
+
+/// [`run_ir_stages`], recording the stages' CLIF text only when `record_text` (a JIT that
+/// only wants the code skips the printing).
+pub fn run_ir_stages_with(
+    func: &mut Function,
+    target: Target,
+    config: &PipelineConfig,
+    record_text: bool,
+) -> Result<(StageText, IrStats), PipelineError> {
     let model = machine_model(target);
+    let text = |func: &Function| {
+        if record_text {
+            func.display().to_string()
+        } else {
+            String::new()
+        }
+    };
     let mut stages = StageText {
-        clif: func.display().to_string(),
+        clif: text(func),
         ..StageText::default()
     };
     verify(func, "build")?;
     let bce_stats = bce::run(func, config.bce)?;
     verify(func, "bce")?;
-    stages.bce = func.display().to_string();
+    stages.bce = text(func);
     if config.optimize {
         optimize(func, target)?;
         verify(func, "optimise")?;
@@ -144,14 +163,14 @@ pub fn run_ir_stages(
     } else {
         None
     };
-    stages.rewrite = func.display().to_string();
+    stages.rewrite = text(func);
     let options = ScheduleOptions {
         seed: config.seed,
         verify: false,
     };
     let schedule = sched::schedule_with_options(func, &config.strategy, &model, &options)?;
     verify(func, "schedule")?;
-    stages.sched = func.display().to_string();
+    stages.sched = text(func);
     Ok((
         stages,
         IrStats {

@@ -1,6 +1,6 @@
 //! A compiled MD5 kernel and the safe entry points into it.
 
-use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
+use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages_with};
 use schedlab_backend::{JitFunction, Target};
 use std::sync::OnceLock;
 
@@ -29,7 +29,7 @@ impl Compressor {
     pub fn compile(config: &PipelineConfig) -> Result<Self, crate::BuildError> {
         let target = Target::host().ok_or(crate::BuildError::UnsupportedHost)?;
         let mut func = schedlab_kernels::md5::compress_multi_block();
-        run_ir_stages(&mut func, target, config)?;
+        run_ir_stages_with(&mut func, target, config, false)?;
         let jit = JitFunction::compile(&func)?;
         // SAFETY: the JIT compiled a function with exactly `KernelFn`'s signature in the
         // host's default (C) calling convention; the code lives for the process.

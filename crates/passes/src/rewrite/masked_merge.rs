@@ -10,8 +10,9 @@
 //!   (MD5's `G` step loses one operation on its chain this way).
 //! * otherwise the merge is left alone.
 
-use super::ready::{LatencyFn, ready_times};
+use super::ready::{LatencyFn, ReadyTimes, note_ready};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
+use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Function, Inst, InstBuilder, Opcode, Value, ValueDef};
 
 /// What [`masked_merge`] did.
@@ -40,56 +41,59 @@ struct Merge {
 /// Rewrites every masked merge in `func` as described in the module docs.
 pub fn masked_merge(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
     let mut stats = MaskedMergeStats::default();
+    let only_added = values_only_added(func);
     let blocks: Vec<_> = func.layout.blocks().collect();
     for block in blocks {
-        let ors: Vec<Inst> = func
-            .layout
-            .block_insts(block)
-            .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Bor)
-            .collect();
-        for or in ors {
-            let Some(merge) = recognise(func, or) else {
-                continue;
-            };
-            stats.merges += 1;
-            let ready = ready_times(func, block, latency);
-            let at = |v: Value| ready.get(&v).copied().unwrap_or(0);
-            let result = func.dfg.first_result(or);
-            if at(merge.mask) > at(merge.x).max(at(merge.y)) {
-                let mut cursor = FuncCursor::new(func).at_inst(or);
-                let diff = cursor.ins().bxor(merge.x, merge.y);
-                let picked = cursor.ins().band(merge.mask, diff);
-                func.replace(merge.or).bxor(merge.y, picked);
-                stats.to_xor_form += 1;
-            } else if only_added(func, result) {
-                func.replace(merge.or).iadd(merge.x_term, merge.y_term);
-                stats.to_disjoint_add += 1;
+        // One forward sweep: every operand's ready time is final when its user is reached.
+        let mut ready = ReadyTimes::new();
+        let insts: Vec<Inst> = func.layout.block_insts(block).collect();
+        for inst in insts {
+            if func.dfg.insts[inst].opcode() == Opcode::Bor
+                && let Some(merge) = recognise(func, inst)
+            {
+                stats.merges += 1;
+                let result = func.dfg.first_result(inst);
+                if ready[merge.mask] > ready[merge.x].max(ready[merge.y]) {
+                    let mut cursor = FuncCursor::new(func).at_inst(inst);
+                    let diff = cursor.ins().bxor(merge.x, merge.y);
+                    let picked = cursor.ins().band(merge.mask, diff);
+                    for new in [diff, picked] {
+                        let def = func.dfg.value_def(new).unwrap_inst();
+                        note_ready(func, def, latency, &mut ready);
+                    }
+                    func.replace(merge.or).bxor(merge.y, picked);
+                    stats.to_xor_form += 1;
+                } else if only_added[result] {
+                    func.replace(merge.or).iadd(merge.x_term, merge.y_term);
+                    stats.to_disjoint_add += 1;
+                }
             }
+            note_ready(func, inst, latency, &mut ready);
         }
     }
     stats.removed = super::remove_dead_pure_insts(func);
     stats
 }
 
-/// Whether `v` is used, and only as an operand of integer additions.
-fn only_added(func: &Function, v: Value) -> bool {
-    let mut used = false;
+/// For every value: whether it is used, and only as an operand of integer additions.
+fn values_only_added(func: &Function) -> SecondaryMap<Value, bool> {
+    let mut used = SecondaryMap::<Value, bool>::new();
+    let mut other = SecondaryMap::<Value, bool>::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            if func
-                .dfg
-                .inst_values(inst)
-                .any(|a| func.dfg.resolve_aliases(a) == v)
-            {
-                used = true;
-                let op = func.dfg.insts[inst].opcode();
-                if !matches!(op, Opcode::Iadd) {
-                    return false;
-                }
+            let is_add = func.dfg.insts[inst].opcode() == Opcode::Iadd;
+            for v in func.dfg.inst_values(inst) {
+                let v = func.dfg.resolve_aliases(v);
+                used[v] = true;
+                other[v] |= !is_add;
             }
         }
     }
-    used
+    let mut out = SecondaryMap::new();
+    for (v, &u) in used.iter() {
+        out[v] = u && !other[v];
+    }
+    out
 }
 
 fn def_inst(func: &Function, v: Value, op: Opcode) -> Option<Inst> {

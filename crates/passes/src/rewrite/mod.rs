@@ -25,7 +25,7 @@ pub use masked_merge::{MaskedMergeStats, masked_merge};
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
 pub use reassociate::{ReassociateStats, reassociate};
 
-use cranelift_codegen::ir::{Function, Inst};
+use cranelift_codegen::ir::{Function, Inst, Value, ValueDef};
 
 /// Statistics of [`run_all`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,40 +53,48 @@ pub fn run_all(func: &mut Function, latency: LatencyFn<'_>) -> RewriteStats {
     }
 }
 
-/// Removes instructions without side effects whose results are all unused (iterated to a
-/// fixpoint). Returns how many were removed.
+/// Removes instructions without side effects whose results are all unused, and then those
+/// that only they used. Returns how many were removed.
 pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
+    let mut uses = ready::use_counts(func).count;
+    let removable = |func: &Function, inst: Inst| {
+        let op = func.dfg.insts[inst].opcode();
+        func.layout.inst_block(inst).is_some()
+            && !op.is_terminator()
+            && !op.is_branch()
+            && !op.can_store()
+            && !op.can_load()
+            && !op.can_trap()
+            && !op.is_call()
+            && !op.other_side_effects()
+            && !func.dfg.inst_results(inst).is_empty()
+    };
+    let mut work: Vec<Inst> = func
+        .layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .collect();
     let mut removed = 0;
-    loop {
-        let uses = ready::use_counts(func);
-        let dead: Vec<Inst> = func
-            .layout
-            .blocks()
-            .flat_map(|b| func.layout.block_insts(b))
-            .filter(|&inst| {
-                let data = &func.dfg.insts[inst];
-                let op = data.opcode();
-                !op.is_terminator()
-                    && !op.is_branch()
-                    && !op.can_store()
-                    && !op.can_load()
-                    && !op.can_trap()
-                    && !op.is_call()
-                    && !op.other_side_effects()
-                    && !func.dfg.inst_results(inst).is_empty()
-                    && func
-                        .dfg
-                        .inst_results(inst)
-                        .iter()
-                        .all(|v| uses.get(v).copied().unwrap_or(0) == 0)
-            })
-            .collect();
-        if dead.is_empty() {
-            return removed;
+    while let Some(inst) = work.pop() {
+        if !removable(func, inst) || func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0) {
+            continue;
         }
-        for inst in dead {
-            func.layout.remove_inst(inst);
-            removed += 1;
+        let args: Vec<Value> = func
+            .dfg
+            .inst_args(inst)
+            .iter()
+            .map(|&v| func.dfg.resolve_aliases(v))
+            .collect();
+        func.layout.remove_inst(inst);
+        removed += 1;
+        for v in args {
+            uses[v] = uses[v].saturating_sub(1);
+            if uses[v] == 0
+                && let ValueDef::Result(def, _) = func.dfg.value_def(v)
+            {
+                work.push(def);
+            }
         }
     }
+    removed
 }

@@ -1,8 +1,8 @@
 //! Ready times and use counts shared by the rewrites.
 
 use crate::sched::MachineModel;
+use cranelift_codegen::entity::{SecondaryMap, packed_option::PackedOption};
 use cranelift_codegen::ir::{Block, Function, Inst, Opcode, Value};
-use std::collections::HashMap;
 
 /// Latency in cycles of an instruction (the scheduler's machine model).
 pub type LatencyFn<'a> = &'a dyn Fn(&Function, Inst) -> u32;
@@ -25,38 +25,55 @@ pub fn model_latency(model: &MachineModel) -> impl Fn(&Function, Inst) -> u32 + 
     }
 }
 
+/// Ready time (cycle) of each value, dense by value number; values never written are 0.
+pub type ReadyTimes = SecondaryMap<Value, u32>;
+
+/// Records the ready time of `inst`'s results: the latest operand plus its latency.
+pub fn note_ready(func: &Function, inst: Inst, latency: LatencyFn<'_>, ready: &mut ReadyTimes) {
+    let start = func
+        .dfg
+        .inst_args(inst)
+        .iter()
+        .map(|v| ready[func.dfg.resolve_aliases(*v)])
+        .max()
+        .unwrap_or(0);
+    let done = start + latency(func, inst);
+    for &r in func.dfg.inst_results(inst) {
+        ready[r] = done;
+    }
+}
+
 /// The cycle at which each value defined in `block` is ready if every instruction issues as
 /// soon as its operands are (values from outside the block are ready at cycle 0).
-pub fn ready_times(func: &Function, block: Block, latency: LatencyFn<'_>) -> HashMap<Value, u32> {
-    let mut ready = HashMap::new();
+pub fn ready_times(func: &Function, block: Block, latency: LatencyFn<'_>) -> ReadyTimes {
+    let mut ready = ReadyTimes::new();
     for inst in func.layout.block_insts(block) {
-        let start = func
-            .dfg
-            .inst_args(inst)
-            .iter()
-            .map(|v| {
-                ready
-                    .get(&func.dfg.resolve_aliases(*v))
-                    .copied()
-                    .unwrap_or(0)
-            })
-            .max()
-            .unwrap_or(0);
-        let done = start + latency(func, inst);
-        for &r in func.dfg.inst_results(inst) {
-            ready.insert(r, done);
-        }
+        note_ready(func, inst, latency, &mut ready);
     }
     ready
 }
 
-/// How many times each value is used, by instruction arguments and branch arguments.
-pub(crate) fn use_counts(func: &Function) -> HashMap<Value, usize> {
-    let mut uses = HashMap::new();
+/// Uses of each value (instruction and branch arguments) and, for values used exactly once,
+/// the using instruction.
+pub(crate) struct Uses {
+    /// How many times each value is used.
+    pub count: SecondaryMap<Value, u32>,
+    /// The user of a value used once (or of its last use).
+    pub user: SecondaryMap<Value, PackedOption<Inst>>,
+}
+
+/// Counts the uses of every value in `func`.
+pub(crate) fn use_counts(func: &Function) -> Uses {
+    let mut uses = Uses {
+        count: SecondaryMap::new(),
+        user: SecondaryMap::new(),
+    };
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             for v in func.dfg.inst_values(inst) {
-                *uses.entry(func.dfg.resolve_aliases(v)).or_insert(0) += 1;
+                let v = func.dfg.resolve_aliases(v);
+                uses.count[v] += 1;
+                uses.user[v] = inst.into();
             }
         }
     }

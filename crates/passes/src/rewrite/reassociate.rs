@@ -8,13 +8,13 @@
 //! model). The operand ready last is then combined last: on a dependence chain only one
 //! operation follows it. Integer addition wraps, so every regrouping gives the same bits.
 
-use super::ready::{LatencyFn, ready_times, use_counts};
+use super::ready::{LatencyFn, ReadyTimes, Uses, note_ready, ready_times, use_counts};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{
     Block, Function, Inst, InstBuilder, InstructionData, Opcode, Type, Value, ValueDef,
 };
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 /// What [`reassociate`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -82,14 +82,24 @@ pub fn reassociate(func: &mut Function, latency: LatencyFn<'_>) -> ReassociateSt
     let uses = use_counts(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for block in blocks {
+        let original = ready_times(func, block, latency);
+        // One forward sweep: a tree's operands are final when its root is reached, and the
+        // instructions a rebuild inserts get their ready times as they are created.
+        let mut ready = ReadyTimes::new();
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
-        let roots: Vec<Inst> = insts
-            .iter()
-            .copied()
-            .filter(|&i| is_root(func, block, i, &uses))
-            .collect();
-        for root in roots {
-            rebuild(func, block, root, &uses, latency, &mut stats);
+        for inst in insts {
+            if is_root(func, block, inst, &uses) {
+                let before = original[func.dfg.first_result(inst)];
+                rebuild(func, block, inst, &uses, latency, &mut ready, &mut stats);
+                note_ready(func, inst, latency, &mut ready);
+                let after = ready[func.dfg.first_result(inst)];
+                if after < before {
+                    stats.shortened += 1;
+                    stats.cycles_saved += before - after;
+                }
+            } else {
+                note_ready(func, inst, latency, &mut ready);
+            }
         }
     }
     stats.removed = super::remove_dead_pure_insts(func);
@@ -97,41 +107,32 @@ pub fn reassociate(func: &mut Function, latency: LatencyFn<'_>) -> ReassociateSt
 }
 
 /// The instruction defining `v` if it is an interior node of a `family` tree in `block`.
-fn interior(
-    func: &Function,
-    block: Block,
-    v: Value,
-    family: Family,
-    uses: &HashMap<Value, usize>,
-) -> Option<Inst> {
+fn interior(func: &Function, block: Block, v: Value, family: Family, uses: &Uses) -> Option<Inst> {
     let v = func.dfg.resolve_aliases(v);
     let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
         return None;
     };
     let same = Family::of(func.dfg.insts[inst].opcode()) == Some(family)
         && func.layout.inst_block(inst) == Some(block)
-        && uses.get(&v).copied().unwrap_or(0) == 1;
+        && uses.count[v] == 1;
     same.then_some(inst)
 }
 
 /// A tree root: a family operation whose result is not an interior node of a larger tree.
-fn is_root(func: &Function, block: Block, inst: Inst, uses: &HashMap<Value, usize>) -> bool {
+fn is_root(func: &Function, block: Block, inst: Inst, uses: &Uses) -> bool {
     let Some(family) = Family::of(func.dfg.insts[inst].opcode()) else {
         return false;
     };
     let result = func.dfg.first_result(inst);
-    if uses.get(&result).copied().unwrap_or(0) != 1 {
+    if uses.count[result] != 1 {
         return true;
     }
     // Single use: a root unless that user is a same-family operation in this block.
-    !func.layout.block_insts(block).any(|user| {
-        Family::of(func.dfg.insts[user].opcode()) == Some(family)
-            && func
-                .dfg
-                .inst_args(user)
-                .iter()
-                .any(|&a| func.dfg.resolve_aliases(a) == result)
-    })
+    let Some(user) = uses.user[result].expand() else {
+        return true;
+    };
+    !(Family::of(func.dfg.insts[user].opcode()) == Some(family)
+        && func.layout.inst_block(user) == Some(block))
 }
 
 /// The constant `v` holds if it is defined by an `iconst`.
@@ -155,7 +156,7 @@ fn collect(
     block: Block,
     inst: Inst,
     family: Family,
-    uses: &HashMap<Value, usize>,
+    uses: &Uses,
     leaves: &mut Vec<Value>,
     constants: &mut Vec<i64>,
 ) {
@@ -176,8 +177,9 @@ fn rebuild(
     func: &mut Function,
     block: Block,
     root: Inst,
-    uses: &HashMap<Value, usize>,
+    uses: &Uses,
     latency: LatencyFn<'_>,
+    ready: &mut ReadyTimes,
     stats: &mut ReassociateStats,
 ) {
     let Some(family) = Family::of(func.dfg.insts[root].opcode()) else {
@@ -201,17 +203,12 @@ fn rebuild(
     );
     let constant = (folded != truncate(ty, family.identity())).then_some(folded);
 
-    let ready = ready_times(func, block, latency);
-    let before = ready
-        .get(&func.dfg.first_result(root))
-        .copied()
-        .unwrap_or(0);
     let op_latency = latency(func, root);
     // Min-heap of (ready time, source order, value): earliest first, ties in source order.
     let mut heap: BinaryHeap<Reverse<(u32, usize, Value)>> = leaves
         .iter()
         .enumerate()
-        .map(|(i, &v)| Reverse((ready.get(&v).copied().unwrap_or(0), i, v)))
+        .map(|(i, &v)| Reverse((ready[v], i, v)))
         .collect();
     let mut seq = leaves.len();
     let mut pending_constant = constant;
@@ -227,6 +224,7 @@ fn rebuild(
                 break;
             }
             let v = insert_imm(func, root, family, v0, c);
+            note_new(func, v, latency, ready);
             heap.push(Reverse((t0 + op_latency, seq, v)));
             seq += 1;
             continue;
@@ -241,17 +239,23 @@ fn rebuild(
             break;
         }
         let v = insert_binary(func, root, family, v0, v1);
+        note_new(func, v, latency, ready);
         heap.push(Reverse((t0.max(t1) + op_latency, seq, v)));
         seq += 1;
     }
-    let after = ready_times(func, block, latency)
-        .get(&func.dfg.first_result(root))
-        .copied()
-        .unwrap_or(0);
-    if after < before {
-        stats.shortened += 1;
-        stats.cycles_saved += before - after;
+}
+
+/// Records the ready time of a value a rebuild just created (and of its constant operand).
+fn note_new(func: &Function, v: Value, latency: LatencyFn<'_>, ready: &mut ReadyTimes) {
+    let inst = func.dfg.value_def(v).unwrap_inst();
+    for &arg in func.dfg.inst_args(inst) {
+        if let ValueDef::Result(def, _) = func.dfg.value_def(arg)
+            && func.dfg.insts[def].opcode() == Opcode::Iconst
+        {
+            note_ready(func, def, latency, ready);
+        }
     }
+    note_ready(func, inst, latency, ready);
 }
 
 fn insert_binary(func: &mut Function, at: Inst, family: Family, a: Value, b: Value) -> Value {
