@@ -1,0 +1,257 @@
+//! `schedlab report`, `check` and `dump` as a user runs them.
+
+use std::process::{Command, Output};
+
+fn schedlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .expect("schedlab runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const KEYS: [&str; 11] = [
+    "kernel",
+    "strategy",
+    "target",
+    "spills",
+    "reloads",
+    "frame_bytes",
+    "insts",
+    "code_bytes",
+    "max_pressure",
+    "checks_per_block",
+    "checks_per_block_unoptimized",
+];
+
+#[test]
+fn json_has_every_strategy_on_four_targets() {
+    let out = schedlab(&["report", "--format", "json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
+    let rows = rows.as_array().expect("an array");
+    let strategies = schedlab_passes::sched::strategy_names();
+    assert_eq!(rows.len(), strategies.len() * 4);
+    for row in rows {
+        for key in KEYS {
+            assert!(row.get(key).is_some(), "missing {key} in {row}");
+        }
+        assert_eq!(row["checks_per_block_unoptimized"], 16, "{row}");
+        assert_eq!(row["checks_per_block"], 0, "{row}");
+    }
+    let spills = |strategy: &str, target: &str| {
+        rows.iter()
+            .find(|r| r["strategy"] == strategy && r["target"] == target)
+            .and_then(|r| r["spills"].as_u64())
+            .expect("row present")
+    };
+    // Graal's placement spills on x86_64; load rematerialisation removes AArch64's spills.
+    assert!(spills("hoist-loads", "x86_64") > 0);
+    assert_eq!(spills("remat-loads", "aarch64"), 0);
+    assert!(spills("remat-loads", "x86_64") < spills("hoist-loads", "x86_64"));
+}
+
+#[test]
+fn csv_markdown_and_mca_columns() {
+    let out = schedlab(&[
+        "report",
+        "--strategy",
+        "source",
+        "--target",
+        "x86_64,aarch64",
+        "--format",
+        "csv",
+        "--mca",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let header = text.lines().next().expect("header");
+    assert!(
+        header.starts_with("kernel,strategy,target,spills"),
+        "{header}"
+    );
+    assert!(
+        header.contains("mca_znver3") && header.contains("mca_thunderx2t99"),
+        "{header}"
+    );
+    assert_eq!(text.lines().count(), 3);
+    let md = schedlab(&["report", "--strategy", "source", "--format", "markdown"]);
+    assert!(
+        stdout(&md)
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("| ---"))
+    );
+}
+
+#[test]
+fn plot_writes_an_svg() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("spills.svg");
+    let out = schedlab(&[
+        "report",
+        "--target",
+        "x86_64,aarch64",
+        "--plot",
+        path.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let svg = std::fs::read_to_string(&path).expect("svg written");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("remat-loads"),
+        "{}",
+        &svg[..200.min(svg.len())]
+    );
+}
+
+#[test]
+fn bad_input_is_exit_2_with_a_message_never_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("bad.clif");
+    std::fs::write(&bad, "function %f() {\nblock0:\n  v0 = iadd 1\n}\n").expect("write");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "report".into(),
+                "--kernel".into(),
+                bad.display().to_string(),
+            ],
+            "bad.clif:3:",
+        ),
+        (
+            vec!["report".into(), "--strategy".into(), "nope".into()],
+            "valid strategies: source",
+        ),
+        (
+            vec!["report".into(), "--target".into(), "mips".into()],
+            "valid targets: x86_64",
+        ),
+        (
+            vec!["report".into(), "--kernel".into(), "sha1".into()],
+            "valid kernels: md5",
+        ),
+        (
+            vec!["report".into(), "--bce".into(), "most".into()],
+            "valid levels: off",
+        ),
+        (
+            vec!["dump".into(), "--stage".into(), "ir".into()],
+            "possible values",
+        ),
+        (
+            vec!["check".into(), "--kernel".into(), bad.display().to_string()],
+            "bad.clif:3:",
+        ),
+    ];
+    for (args, expected) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = schedlab(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_clif_file_is_reported_with_its_functions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("two.clif");
+    std::fs::write(
+        &path,
+        "function %add(i32, i32) -> i32 {\nblock0(v0: i32, v1: i32):\n  v2 = iadd v0, v1\n  return v2\n}\n\
+         function %mul(i64, i64) -> i64 {\nblock0(v0: i64, v1: i64):\n  v2 = imul v0, v1\n  return v2\n}\n",
+    )
+    .expect("write");
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        path.to_str().expect("utf-8"),
+        "--strategy",
+        "source,shuffle",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(rows.as_array().map(Vec::len), Some(2 * 2 * 4));
+}
+
+#[test]
+fn dump_shows_each_stage() {
+    let clif = stdout(&schedlab(&["dump", "--stage", "clif"]));
+    let bce = stdout(&schedlab(&["dump", "--stage", "bce"]));
+    let asm = stdout(&schedlab(&[
+        "dump", "--stage", "asm", "--target", "aarch64",
+    ]));
+    assert_eq!(clif.matches("icmp ult").count(), 16, "16 checks as built");
+    assert!(bce.matches("icmp ult").count() < 16, "fewer after BCE");
+    assert!(
+        asm.contains("ldr") && asm.contains("ret"),
+        "{}",
+        &asm[..300.min(asm.len())]
+    );
+}
+
+/// Emulator-dependent: skipped with a message unless the tools are present, mandatory when
+/// `SCHEDLAB_REQUIRE_EMULATORS=1`.
+fn emulators_ready() -> bool {
+    let have = [
+        "qemu-aarch64",
+        "qemu-s390x",
+        "qemu-riscv64",
+        "aarch64-linux-gnu-gcc",
+    ]
+    .iter()
+    .all(|p| schedlab_backend::emulate::find_program(p).is_some());
+    if !have && std::env::var("SCHEDLAB_REQUIRE_EMULATORS").as_deref() == Ok("1") {
+        panic!("SCHEDLAB_REQUIRE_EMULATORS=1 but qemu-user / cross gcc are missing");
+    }
+    if !have {
+        eprintln!("skipping: qemu-user or cross gcc missing (scripts/test installs them as root)");
+    }
+    have
+}
+
+#[test]
+fn check_passes_for_every_strategy_on_every_target() {
+    if !emulators_ready() {
+        return;
+    }
+    let out = schedlab(&["check", "--random", "6", "--quiet"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let summary = text.lines().last().expect("summary line");
+    let per_target = 7 + 6;
+    let expected = schedlab_passes::sched::strategy_names().len() * 4 * per_target;
+    assert_eq!(summary, format!("{expected} passed, 0 failed"));
+}
+
+#[test]
+fn check_runs_the_biginteger_kernels_on_every_target() {
+    if !emulators_ready() {
+        return;
+    }
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        "muladd,square-to-len",
+        "--strategy",
+        "remat-loads",
+        "--random",
+        "8",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).trim_end().ends_with("0 failed"));
+}
