@@ -1,10 +1,11 @@
-//! JIT compile time of the MD5 kernel per configuration: build the IR, run the pipeline's IR
-//! stages (BCE, rewrites, scheduling, whatever the configuration enables), generate code.
+//! JIT compile time of a kernel per configuration: build the IR, run the pipeline's IR stages
+//! (BCE, rewrites, scheduling, whatever the configuration enables), generate code.
 
 use super::impls::NamedConfig;
 use super::measure::median;
 use cranelift_codegen::Context;
 use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::Function;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::run_ir_stages;
 use schedlab_backend::target::OptLevel;
@@ -27,11 +28,16 @@ pub struct CompileTime {
     pub samples_us: Vec<f64>,
 }
 
-/// Compiles each configuration `runs` times for the host and keeps the medians.
+/// Compiles the kernel `kernel` returns with each configuration `runs` times for the host and
+/// keeps the medians.
 ///
 /// The ISA is built once outside the timed region, as a JIT keeps it; code generation is one
 /// `Context::compile` with the ISA the JIT uses (verifier on, `opt_level=none`).
-pub fn measure(configs: &[NamedConfig], runs: usize) -> Result<Vec<CompileTime>, String> {
+pub fn measure(
+    configs: &[NamedConfig],
+    runs: usize,
+    kernel: fn() -> Function,
+) -> Result<Vec<CompileTime>, String> {
     let target = Target::host().ok_or("the host architecture has no schedlab backend")?;
     let isa = target
         .isa(OptLevel::None)
@@ -42,7 +48,7 @@ pub fn measure(configs: &[NamedConfig], runs: usize) -> Result<Vec<CompileTime>,
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..runs.max(1) {
             let t0 = Instant::now();
-            let mut func = schedlab_kernels::md5::compress_multi_block();
+            let mut func = kernel();
             let t1 = Instant::now();
             run_ir_stages(&mut func, target, &named.config)
                 .map_err(|e| format!("{}: {e}", named.name))?;

@@ -49,7 +49,12 @@ pub struct NamedConfig {
 /// which exists to test correctness), each bounds-check level, the e-graph and rewrite
 /// switches. New strategies and levels appear here without code changes. Duplicates dropped.
 pub fn configurations() -> Vec<NamedConfig> {
-    let default = library_default();
+    configurations_around(library_default())
+}
+
+/// `default` as `schedlab/default`, then `default` with one setting changed, as
+/// [`configurations`] lists them around the `Md5` library's default.
+pub fn configurations_around(default: PipelineConfig) -> Vec<NamedConfig> {
     let mut rows = vec![NamedConfig {
         name: "schedlab/default".into(),
         config: default.clone(),

@@ -35,10 +35,15 @@ pub const VARIANTS: [JvmVariant; 2] = [
     },
 ];
 
-/// A ready-to-run harness.
+/// A ready-to-run MD5 harness.
 pub struct Harness {
+    program: JavaProgram,
+}
+
+/// A single-file Java program written to a temporary directory and compiled once.
+pub struct JavaProgram {
     java: PathBuf,
-    /// `-cp DIR Md5Bench` when `javac` compiled it, else the source file for `java File.java`.
+    /// `-cp DIR Class` when `javac` compiled it, else the source file for `java File.java`.
     launch: Vec<String>,
     _dir: tempfile::TempDir,
 }
@@ -80,16 +85,16 @@ fn is_executable(p: &Path) -> bool {
         .unwrap_or(false)
 }
 
-impl Harness {
-    /// Writes and compiles the harness; `Err` says why the JVM rows are absent.
-    pub fn prepare() -> Result<Self, String> {
+impl JavaProgram {
+    /// Writes `source` as `class`.java and compiles it; `Err` says why it cannot run.
+    pub fn prepare(class: &str, source_text: &str) -> Result<Self, String> {
         let java = find_on_path("java").ok_or("`java` not found on PATH")?;
         let dir = tempfile::Builder::new()
             .prefix("schedlab-bench-java")
             .tempdir()
             .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-        let source = dir.path().join("Md5Bench.java");
-        std::fs::write(&source, SOURCE)
+        let source = dir.path().join(format!("{class}.java"));
+        std::fs::write(&source, source_text)
             .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
         let launch = match find_on_path("javac") {
             Some(javac) => {
@@ -106,11 +111,7 @@ impl Harness {
                         String::from_utf8_lossy(&out.stderr).trim()
                     ));
                 }
-                vec![
-                    "-cp".into(),
-                    dir.path().display().to_string(),
-                    "Md5Bench".into(),
-                ]
+                vec!["-cp".into(), dir.path().display().to_string(), class.into()]
             }
             // JDK 11+ runs a single-file program directly.
             None => vec![source.display().to_string()],
@@ -120,6 +121,61 @@ impl Harness {
             launch,
             _dir: dir,
         })
+    }
+
+    /// Runs one process, `java <flags> <class> <args>`, killed after `timeout`; returns its
+    /// stdout if it exited with status 0. `name` names the run in errors.
+    pub fn run(
+        &self,
+        name: &str,
+        flags: &[&str],
+        args: &[String],
+        timeout: Duration,
+    ) -> Result<String, String> {
+        let mut child = Command::new(&self.java)
+            .args(flags)
+            .args(&self.launch)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", self.java.display()))?;
+        let stdout = read_in_background(child.stdout.take());
+        let stderr = read_in_background(child.stderr.take());
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() > deadline => {
+                    // Best effort: the process may have exited just now.
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!("{name} timed out"));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(e) => return Err(format!("waiting for java: {e}")),
+            }
+        };
+        let stdout = stdout.join().unwrap_or_default();
+        let stderr = stderr.join().unwrap_or_default();
+        if !status.success() {
+            // A harness that checks its results says which one failed on stdout.
+            let failed: Vec<&str> = stdout.lines().filter(|l| l.contains("FAILED")).collect();
+            return Err(format!(
+                "java {} exited with {status}: {}",
+                flags.join(" "),
+                [stderr.trim(), &failed.join("; ")].join(" ").trim()
+            ));
+        }
+        Ok(stdout)
+    }
+}
+
+impl Harness {
+    /// Writes and compiles the harness; `Err` says why the JVM rows are absent.
+    pub fn prepare() -> Result<Self, String> {
+        JavaProgram::prepare("Md5Bench", SOURCE).map(|program| Self { program })
     }
 
     /// Runs one JVM process of `variant` over `sizes`.
@@ -135,45 +191,17 @@ impl Harness {
             .map(usize::to_string)
             .collect::<Vec<_>>()
             .join(",");
-        let mut child = Command::new(&self.java)
-            .args(variant.flags)
-            .args(&self.launch)
-            .arg(size_list)
-            .arg(warmup.as_millis().to_string())
-            .arg(budget.as_millis().to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", self.java.display()))?;
-        let stdout = read_in_background(child.stdout.take());
-        let stderr = read_in_background(child.stderr.take());
-        let deadline = Instant::now()
-            + warmup
+        let timeout = warmup
             + budget * u32::try_from(sizes.len()).unwrap_or(u32::MAX)
             + Duration::from_secs(60);
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() > deadline => {
-                    // Best effort: the process may have exited just now.
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(format!("{} timed out", variant.name));
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-                Err(e) => return Err(format!("waiting for java: {e}")),
-            }
-        };
-        let stdout = stdout.join().unwrap_or_default();
-        let stderr = stderr.join().unwrap_or_default();
-        if !status.success() {
-            return Err(format!(
-                "java {} exited with {status}: {}",
-                variant.flags.join(" "),
-                stderr.trim()
-            ));
-        }
+        let args = [
+            size_list,
+            warmup.as_millis().to_string(),
+            budget.as_millis().to_string(),
+        ];
+        let stdout = self
+            .program
+            .run(variant.name, variant.flags, &args, timeout)?;
         let run = parse(&stdout)?;
         if run.intrinsic_flag != "unknown" && run.intrinsic_flag != variant.intrinsic.to_string() {
             return Err(format!(

@@ -8,7 +8,11 @@
 //! each repetition's ratio to OpenSSL's sample from the same repetition.
 //! `--callgrind` instead reports deterministic figures (instructions and llvm-mca cycles per
 //! block).
+//!
+//! `--kernel square-to-len` / `--kernel muladd` time the BigInteger kernels the same way
+//! (see [`bigint`]).
 
+mod bigint;
 mod callgrind;
 mod compile_time;
 pub mod impls;
@@ -27,9 +31,14 @@ use std::time::Duration;
 /// Arguments of `schedlab bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Message sizes, comma-separated: bytes with an optional k (KiB) or m (MiB) suffix.
-    #[arg(long, value_name = "SIZES", default_value = "64,1k,16k,1m")]
-    size: String,
+    /// The kernel to time.
+    #[arg(long, value_enum, default_value_t = BenchKernel::Md5)]
+    kernel: BenchKernel,
+    /// Sizes, comma-separated. md5: message bytes with an optional k (KiB) or m (MiB) suffix
+    /// [default: 64,1k,16k,1m]; square-to-len, muladd: `seed` (the JDK review's 1075-bit
+    /// operand) or operand bits, a multiple of 32 [default: seed,256,1024,2048,4096,8192].
+    #[arg(long, value_name = "SIZES")]
+    size: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -57,6 +66,19 @@ pub struct BenchArgs {
     /// Internal: message length in 64-byte blocks for --worker.
     #[arg(long, hide = true, default_value_t = 1)]
     blocks: u64,
+}
+
+/// What `schedlab bench` times.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchKernel {
+    /// One-shot MD5 against OpenSSL, `md-5` and HotSpot's MD5 intrinsic.
+    Md5,
+    /// `BigInteger.squareToLen` against `num-bigint` and HotSpot's SquareToLen/MulAdd
+    /// intrinsics.
+    SquareToLen,
+    /// `BigInteger.mulAdd` against `num-bigint` and HotSpot's MulAdd intrinsic.
+    #[value(name = "muladd")]
+    MulAdd,
 }
 
 /// How results are printed.
@@ -118,7 +140,10 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     if let Some(name) = &args.worker {
         return callgrind::worker(name, args.blocks);
     }
-    let sizes = parse_sizes(&args.size)?;
+    if args.kernel != BenchKernel::Md5 {
+        return bigint::run(&args);
+    }
+    let sizes = parse_sizes(args.size.as_deref().unwrap_or("64,1k,16k,1m"))?;
     let wanted = parse_impl_filter(args.impls.as_deref())?;
     let budgets = Budgets::new(args.quick, args.reps)?;
     let keep =
@@ -151,8 +176,12 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         .copied()
         .collect();
     let load_start = load_average();
-    let compile =
-        compile_time::measure(&configs, budgets.compile_runs).map_err(CliError::failure)?;
+    let compile = compile_time::measure(
+        &configs,
+        budgets.compile_runs,
+        schedlab_kernels::md5::compress_multi_block,
+    )
+    .map_err(CliError::failure)?;
     let jvm = if args.no_java || jvm_variants.is_empty() {
         Err("skipped (--no-java)".to_string())
     } else {

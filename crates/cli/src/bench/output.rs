@@ -217,7 +217,7 @@ fn notes(report: &BenchReport) -> Vec<String> {
     lines
 }
 
-fn opt(x: Option<f64>, digits: usize) -> String {
+pub fn opt(x: Option<f64>, digits: usize) -> String {
     x.map_or("unknown".into(), |v| format!("{v:.digits$}"))
 }
 
@@ -371,14 +371,14 @@ pub fn render_static(rows: &[StaticRow], mca_columns: &[String], format: Format)
     out
 }
 
-fn json_text(v: &Value) -> String {
+pub fn json_text(v: &Value) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
     s.push('\n');
     s
 }
 
-/// An aligned plain-text or Markdown table.
-fn table(headers: &[String], body: &[Vec<String>], format: Format) -> String {
+/// An aligned plain-text or Markdown table (the first two columns left-aligned).
+pub fn table(headers: &[String], body: &[Vec<String>], format: Format) -> String {
     let cols = headers.len();
     let width = |i: usize| {
         std::iter::once(&headers[i])

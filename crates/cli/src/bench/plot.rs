@@ -1,5 +1,5 @@
-//! `--plot`: grouped bars of median MB/s, one group per message size, one bar per
-//! implementation.
+//! `--plot`: grouped bars, one group per size, one bar per implementation (MD5: median MB/s;
+//! the BigInteger kernels: speed-up over the reference row).
 
 use super::output::{BenchReport, size_label};
 use plotters::prelude::*;
@@ -7,41 +7,81 @@ use std::path::Path;
 
 /// Draws `report` into an SVG file at `path`.
 pub fn draw(path: &Path, report: &BenchReport) -> Result<(), String> {
-    let rows: Vec<_> = report
+    let series: Vec<Series> = report
         .rows
         .iter()
-        .filter(|r| r.absent.is_none() && r.cells.iter().any(|c| c.mb_per_s.is_some()))
+        .filter(|r| r.absent.is_none())
+        .map(|r| Series {
+            name: r.name.clone(),
+            values: r.cells.iter().map(|c| c.mb_per_s).collect(),
+        })
         .collect();
-    if rows.is_empty() || report.sizes.is_empty() {
+    let groups: Vec<String> = report.sizes.iter().map(|&s| size_label(s)).collect();
+    bars(
+        path,
+        &Bars {
+            caption: "MD5 throughput, one thread, one-shot hash (median MB/s)",
+            x_desc: "message size",
+            y_desc: "MB/s (decimal)",
+            groups: &groups,
+            series: &series,
+        },
+    )
+}
+
+/// One implementation's bars, one value per group.
+pub struct Series {
+    /// Legend entry.
+    pub name: String,
+    /// One value per group (`None`: no bar).
+    pub values: Vec<Option<f64>>,
+}
+
+/// A grouped bar chart.
+pub struct Bars<'a> {
+    /// Title.
+    pub caption: &'a str,
+    /// X axis description.
+    pub x_desc: &'a str,
+    /// Y axis description.
+    pub y_desc: &'a str,
+    /// Group labels along the x axis.
+    pub groups: &'a [String],
+    /// One series per implementation.
+    pub series: &'a [Series],
+}
+
+/// Draws grouped bars (one group per x label, one bar per series) into an SVG file.
+pub fn bars(path: &Path, chart_spec: &Bars<'_>) -> Result<(), String> {
+    let rows: Vec<&Series> = chart_spec
+        .series
+        .iter()
+        .filter(|s| s.values.iter().any(Option::is_some))
+        .collect();
+    if rows.is_empty() || chart_spec.groups.is_empty() {
         return Err("no figures to plot".into());
     }
     let max = rows
         .iter()
-        .flat_map(|r| r.cells.iter().filter_map(|c| c.mb_per_s))
+        .flat_map(|r| r.values.iter().flatten().copied())
         .fold(0.0f64, f64::max);
-    let n_sizes = report.sizes.len();
+    let n_sizes = chart_spec.groups.len();
     let root = SVGBackend::new(path, (1100, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     // The legend gets its own column so it never covers a bar.
     let (plot_area, legend_area) = root.split_horizontally(860);
     let mut chart = ChartBuilder::on(&plot_area)
-        .caption(
-            "MD5 throughput, one thread, one-shot hash (median MB/s)",
-            ("sans-serif", 22),
-        )
+        .caption(chart_spec.caption, ("sans-serif", 22))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(64)
         .build_cartesian_2d(-0.5f64..(n_sizes as f64 - 0.5), 0f64..max * 1.1)
         .map_err(|e| e.to_string())?;
-    let sizes = report.sizes.clone();
+    let groups = chart_spec.groups;
     let x_label = move |x: &f64| {
         let k = x.round();
         if (x - k).abs() < 1e-6 && k >= 0.0 {
-            sizes
-                .get(k as usize)
-                .map(|&s| size_label(s))
-                .unwrap_or_default()
+            groups.get(k as usize).cloned().unwrap_or_default()
         } else {
             String::new()
         }
@@ -51,18 +91,17 @@ pub fn draw(path: &Path, report: &BenchReport) -> Result<(), String> {
         .disable_x_mesh()
         .x_labels(n_sizes)
         .x_label_formatter(&x_label)
-        .x_desc("message size")
-        .y_desc("MB/s (decimal)")
+        .x_desc(chart_spec.x_desc)
+        .y_desc(chart_spec.y_desc)
         .draw()
         .map_err(|e| e.to_string())?;
     let group = 0.84;
     let bar = group / rows.len() as f64;
     for (i, row) in rows.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        let bars = row.cells.iter().enumerate().filter_map(move |(k, c)| {
+        let bars = row.values.iter().enumerate().filter_map(move |(k, v)| {
             let left = k as f64 - group / 2.0 + i as f64 * bar;
-            c.mb_per_s
-                .map(|m| Rectangle::new([(left, 0.0), (left + bar * 0.9, m)], color.filled()))
+            v.map(|m| Rectangle::new([(left, 0.0), (left + bar * 0.9, m)], color.filled()))
         });
         chart.draw_series(bars).map_err(|e| e.to_string())?;
         let y = 60 + 18 * i as i32;
