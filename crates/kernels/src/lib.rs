@@ -7,8 +7,8 @@
 #![deny(missing_docs)]
 
 pub mod bigint;
-pub mod java;
 pub mod int_sum;
+pub mod java;
 pub mod md5;
 
 pub use java::OUT_OF_BOUNDS;
