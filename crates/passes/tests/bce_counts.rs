@@ -180,3 +180,41 @@ fn stats_display_names_the_counters() {
     assert!(line.contains("checks_per_block=16->0"), "{line}");
     assert!(line.contains("loops_versioned=1"), "{line}");
 }
+
+/// The loops a front end emits for `BigInteger`: mulAdd's loop counts down (`j >= 0`) with a
+/// second induction variable `o` in lockstep; squareToLen's squares loop steps `i` by 2 while
+/// `j` steps by 1. All their checks leave the versioned copies.
+#[test]
+fn bigint_loops_counting_down_and_in_lockstep_are_predicated() {
+    use schedlab_kernels::bigint::{self, Entry};
+    for entry in [Entry::Wrapper, Entry::Impl] {
+        let mul_add = || bigint::mul_add_with(entry);
+        let mut func = mul_add();
+        let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
+        // in[j], out[o] load, out[o] store: 3 per iteration, 0 in the fast copy.
+        assert_eq!(stats.checks_per_block_unoptimized, 3, "{entry:?} {stats}");
+        assert_eq!(stats.checks_per_block, 0, "{entry:?} {stats}");
+        assert_eq!(stats.loops_versioned, 1, "{entry:?} {stats}");
+        let fast: Vec<_> = stats.loops.iter().filter(|l| l.unchecked_copy).collect();
+        assert_eq!(fast.len(), 1);
+        assert_eq!(fast[0].checks, 0);
+        // The checked fallback keeps its (merged) checks.
+        assert_eq!(stats.checks_after, 2, "{entry:?} {stats}");
+
+        let mut func = bigint::square_to_len_with(entry);
+        let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
+        assert_eq!(stats.checks_per_block_unoptimized, 3, "{entry:?} {stats}");
+        assert_eq!(stats.checks_per_block, 0, "{entry:?} {stats}");
+        // The squares loop, the inlined mulAdd loop and primitiveLeftShift.
+        assert_eq!(stats.loops_versioned, 3, "{entry:?} {stats}");
+        assert!(
+            stats
+                .loops
+                .iter()
+                .filter(|l| l.unchecked_copy)
+                .all(|l| l.checks == 0),
+            "{entry:?} {:?}",
+            stats.loops
+        );
+    }
+}

@@ -1,4 +1,5 @@
-//! Bounds-check elimination: 16 checks per MD5 block → 1 → 0 in the hot loop, exactly.
+//! Bounds-check elimination: 16 checks per MD5 block → 1 → 0 in the hot loop, exactly (and
+//! 3 → 0 per iteration of BigInteger's mulAdd and squaring loops).
 //!
 //! A Java front end checks every array read. OpenJDK's `MD5.implCompress0` reads the 64-byte
 //! block as 16 little-endian `int`s, so the Java-literal kernel performs 16 checks per block,
@@ -15,7 +16,14 @@
 //! 2. [`predicate`] — a counted loop gets a preheader test (`o0 + kmin >= 0`,
 //!    `limit + kmax < bound`, no wrap of the induction variable) that selects a copy of the
 //!    loop without the checks it proves, or the original checked loop. Every input that fails
-//!    the test runs the original, so failure status and committed state never change.
+//!    the test runs the original, so failure status and committed state never change. The
+//!    induction variable may count up (`iv < limit`, `iv <= limit`) or down (`iv > limit`,
+//!    `iv >= limit`, BigInteger's `for (j = len-1; j >= 0; j--)`), and checks may also be on a
+//!    second induction variable that moves in lockstep with it (a step `r` times the
+//!    controlling one: mulAdd's `out[o--]`, squareToLen's `z[i]`, `z[i+1]` with `i += 2`):
+//!    its range follows from the trip count `last - o0`, in 64-bit arithmetic. BigInteger:
+//!    mulAdd 3 checks per iteration → 0, squareToLen's squares loop 3 → 0, and the loops with
+//!    early exits (`addOne`) keep theirs.
 //! 3. [`fuse`] — the jumps left behind are fused, so the 16 loads and 64 steps of an MD5 block
 //!    form one basic block for the in-block scheduler.
 //!

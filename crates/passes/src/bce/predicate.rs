@@ -1,28 +1,50 @@
 //! Loop predication with versioning: test once before a counted loop that none of its checks
 //! can fail, and run a copy of the loop without them when that holds.
 //!
-//! The loop must have one entry edge and one back edge, a header that leaves when
-//! `iv <= limit` (or `iv < limit`) fails, a loop-invariant `limit`, and an induction variable
-//! that the back edge advances by a positive constant `s`. For the checks inside the loop on
-//! `iv + k` (the base resolved through block parameters that only ever receive `iv`) against a
-//! loop-invariant `bound` with `bound <= 2^31`, every iteration's check holds when
+//! The loop must have one entry edge and one back edge, a header that leaves when its test
+//! fails, a limit that is loop-invariant or a constant, and a 32-bit induction variable that the
+//! back edge advances by a constant `s`: counting up (`s > 0`) while `iv <= limit` or
+//! `iv < limit`, or counting down (`s < 0`) while `iv >= limit` or `iv > limit`. With
+//! `last = limit ∓ 1` for the strict tests (`limit` otherwise), every iteration has
+//! `iv ∈ [o0, last]` (up) or `iv ∈ [last, o0]` (down), provided `iv` never wraps:
+//! `last + s <= i32::MAX` (up) or `last + s >= i32::MIN` (down).
+//!
+//! Other 32-bit header parameters that the back edge advances by a constant `t` with
+//! `t = r·s` for an integer `r` move in lockstep: in iteration `n`, `p = p0 + n·t =
+//! p0 + r·(iv - o0)`, so `p` lies in the hull of `p0` and `p0 + r·(last - o0)` (mulAdd's `o`
+//! with `r = 1` counting down, squareToLen's `i` with `r = 2` counting up). Nothing needs a
+//! division: the trip count enters as `last - o0`.
+//!
+//! For the checks inside the loop on `p + k` (`p` one of these variables, the base resolved
+//! through block parameters that only ever receive `p`) against a loop-invariant `bound` with
+//! `bound <= 2^31`, every iteration's check holds when, per bound and variable,
 //!
 //! ```text
-//!     o0 + kmin >= 0           the first iteration's lowest index is not negative
-//!     last + kmax < bound      last = limit (or limit - 1 for `<`): the highest index fits
-//!     last + s <= i32::MAX     the induction variable never wraps, so iv ∈ [o0, last]
+//!     lowest(p) + kmin >= 0        the lowest index is not negative
+//!     highest(p) + kmax < bound    the highest index fits
+//!     (highest(p) <= i32::MAX      for a lockstep p with kmax < 0: p itself never wraps)
 //! ```
 //!
-//! all evaluated in 64-bit arithmetic, so nothing in the test itself can overflow. A new
-//! preheader evaluates the conjunction and branches to a copy of the loop whose covered checks
-//! are jumps, or to the original loop. Any input that fails the test runs the original, so the
-//! result — including the failure status and the state committed by the iterations before the
-//! failing one — is the original's by construction; when the loop runs zero times both copies
-//! leave at once with the same arguments.
+//! and the controlling variable does not wrap, all evaluated in 64-bit arithmetic (`|r| <=
+//! 2^20`, `|k| <= 2^30`), so nothing in the test itself can overflow. A 32-bit wrap of a
+//! lockstep variable is harmless: its index `p + k` is computed modulo 2^32 and equals the
+//! exact value once that lies in `[0, bound)`. A new preheader evaluates the conjunction and
+//! branches to a copy of the loop whose covered checks are jumps, or to the original loop. Any
+//! input that fails the test runs the original, so the result — including the failure status
+//! and the state (stores included) committed by the iterations before the failing one — is the
+//! original's by construction; when the loop runs zero times both copies leave at once with
+//! the same arguments. Nothing is hoisted: the copy runs the same instructions in the same
+//! order, minus the proven checks.
+//!
+//! Values of the header used after the loop (mulAdd's `carry`) are passed by both copies to
+//! the header's exit block as new parameters; this requires that block to be entered from the
+//! header alone and to dominate every such use. Anything else used outside the loop leaves the
+//! loop alone, as does any shape that does not match exactly.
 
 use super::merge::replace_with_jump;
 use super::recognize::{
-    BoundsCheck, predecessor_counts, recognize, remove_if_dead, split_constant, value_range,
+    BoundsCheck, iconst_value, predecessor_counts, recognize, remove_if_dead, split_constant,
+    value_range,
 };
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
@@ -55,14 +77,29 @@ struct Plan {
     /// The one branch that enters the loop from outside.
     entry_branch: Inst,
     iv_index: usize,
-    limit: Value,
-    /// 1 for `iv < limit`, 0 for `iv <= limit`.
+    limit: Limit,
+    /// 1 for a strict test (`<`, `>`), 0 for `<=`, `>=`.
     strict: i64,
+    /// Signed; positive with a `<`/`<=` test, negative with `>`/`>=`.
     step: i64,
-    /// Per bound: (bound, kmin, kmax).
-    bounds: Vec<(Value, i64, i64)>,
+    /// Per (bound, header parameter): (kmin, kmax). The parameter is the controlling
+    /// induction variable or one that moves in lockstep with it (see [`Plan::ratios`]).
+    bounds: Vec<(Value, usize, i64, i64)>,
+    /// Header parameter → `r` such that the parameter advances by `r * step` per iteration.
+    ratios: HashMap<usize, i64>,
     /// The checks the fast copy drops, by block.
     covered: Vec<Block>,
+    /// Values defined in the header and used after the loop, and the header's exit block that
+    /// dominates every such use: both copies pass them to it as new parameters.
+    live_out: Vec<Value>,
+    exit: Option<Block>,
+}
+
+/// The loop test's limit: a loop-invariant value, or a constant defined anywhere.
+#[derive(Clone, Copy)]
+enum Limit {
+    Value(Value),
+    Const(i64),
 }
 
 /// Versions every innermost loop of `func` whose checks can be predicated.
@@ -168,45 +205,77 @@ fn analyze(
     } else {
         return None;
     };
-    let strict = match cond {
-        IntCC::SignedLessThanOrEqual => 0,
-        IntCC::SignedLessThan => 1,
+    let (strict, increasing) = match cond {
+        IntCC::SignedLessThanOrEqual => (0, true),
+        IntCC::SignedLessThan => (1, true),
+        IntCC::SignedGreaterThanOrEqual => (0, false),
+        IntCC::SignedGreaterThan => (1, false),
         _ => return None,
     };
     if dfg.value_type(iv) != types::I32 || dfg.value_type(limit) != types::I32 {
         return None;
     }
     let iv_index = params.iter().position(|&p| p == iv)?;
-    if defined_in_loop(limit) {
-        return None;
-    }
+    let limit = match iconst_value(func, limit) {
+        Some(k) => Limit::Const(k),
+        None if defined_in_loop(limit) => return None,
+        None => Limit::Value(limit),
+    };
 
-    // The back edge advances iv by a positive constant.
+    // The back edge advances iv by a constant, up for `<`/`<=`, down for `>`/`>=`.
     let latch_args = edge_args(func, latch_branch, header)?;
     let (from, step) = split_constant(func, *latch_args.get(iv_index)?);
-    if resolve_copy(func, cfg, from, 32) != iv || step <= 0 {
+    if resolve_copy(func, cfg, from, 32) != iv || step == 0 || (step > 0) != increasing {
         return None;
     }
 
-    // Checks on iv + k against loop-invariant bounds.
-    let mut bounds: Vec<(Value, i64, i64)> = Vec::new();
+    // Induction variables in lockstep: a 32-bit header parameter that the back edge advances
+    // by a constant multiple `r * step` of the controlling step.
+    let mut ratios: HashMap<usize, i64> = HashMap::from([(iv_index, 1)]);
+    for (p, &param) in params.iter().enumerate() {
+        if p == iv_index || dfg.value_type(param) != types::I32 {
+            continue;
+        }
+        let Some(&arg) = latch_args.get(p) else {
+            continue;
+        };
+        let (from, t) = split_constant(func, arg);
+        if resolve_copy(func, cfg, from, 32) != param || t % step != 0 {
+            continue;
+        }
+        let r = t / step;
+        if r.abs() <= MAX_RATIO {
+            ratios.insert(p, r);
+        }
+    }
+
+    // Checks on p + k, p an induction variable, against loop-invariant bounds.
+    let mut bounds: Vec<(Value, usize, i64, i64)> = Vec::new();
     let mut covered = Vec::new();
     for &blk in &blocks {
         let Some(check) = recognize(func, blk) else {
             continue;
         };
-        if resolve_copy(func, cfg, check.base, 32) != iv
+        let base = resolve_copy(func, cfg, check.base, 32);
+        let Some(p) = params.iter().position(|&v| v == base) else {
+            continue;
+        };
+        if !ratios.contains_key(&p)
+            || check.offset.abs() > MAX_OFFSET
             || defined_in_loop(check.bound)
             || value_range(func, check.bound).1 > 1i128 << 31
         {
             continue;
         }
-        match bounds.iter_mut().find(|(bd, _, _)| *bd == check.bound) {
-            Some((_, lo, hi)) => {
+        match bounds
+            .iter_mut()
+            .find(|(bd, q, _, _)| *bd == check.bound && *q == p)
+        {
+            Some((_, _, lo, hi)) => {
                 *lo = (*lo).min(check.offset);
                 *hi = (*hi).max(check.offset);
             }
-            None => bounds.push((check.bound, check.offset, check.offset)),
+            None => bounds.push((check.bound, p, check.offset, check.offset)),
         }
         covered.push(blk);
     }
@@ -222,18 +291,54 @@ fn analyze(
         ValueDef::Param(b, _) => domtree.dominates(b, entry_branch, &func.layout),
         _ => false,
     };
-    if !available(limit) || !bounds.iter().all(|&(bd, _, _)| available(bd)) {
+    if let Limit::Value(l) = limit
+        && !available(l)
+    {
+        return None;
+    }
+    if !bounds.iter().all(|&(bd, ..)| available(bd)) {
         return None;
     }
 
-    // Values of the loop used outside it would need a merge of both copies: not handled.
+    // Values of the loop used outside it: only header values used where the header's own exit
+    // block (entered from the header alone) dominates, so both copies can pass them to it.
+    let exit_block = if then_in {
+        else_call.block(&dfg.value_lists)
+    } else {
+        then_call.block(&dfg.value_lists)
+    };
+    let mut live_out: Vec<Value> = Vec::new();
     for blk in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
         for i in func.layout.block_insts(blk) {
-            if dfg.inst_values(i).any(defined_in_loop) {
-                return None;
+            for v in dfg.inst_values(i) {
+                let v = dfg.resolve_aliases(v);
+                if !defined_in_loop(v) {
+                    continue;
+                }
+                let in_header = match dfg.value_def(v) {
+                    ValueDef::Result(d, _) => func.layout.inst_block(d) == Some(header),
+                    ValueDef::Param(b, _) => b == header,
+                    _ => false,
+                };
+                if !in_header || !domtree.dominates(exit_block, blk, &func.layout) {
+                    return None;
+                }
+                if !live_out.contains(&v) {
+                    live_out.push(v);
+                }
             }
         }
     }
+    let exit = if live_out.is_empty() {
+        None
+    } else {
+        if predecessor_counts(func).get(&exit_block) != Some(&1)
+            || Some(exit_block) == func.layout.entry_block()
+        {
+            return None;
+        }
+        Some(exit_block)
+    };
 
     Some(Plan {
         header,
@@ -244,9 +349,18 @@ fn analyze(
         strict,
         step,
         bounds,
+        ratios,
         covered,
+        live_out,
+        exit,
     })
 }
+
+/// The largest `|r|` of a lockstep induction variable (keeps the test's products far from
+/// 64-bit overflow: `|r| * 2^33 < 2^63`).
+const MAX_RATIO: i64 = 1 << 20;
+/// The largest `|k|` of a predicated check (keeps `index + k` far from 64-bit overflow).
+const MAX_OFFSET: i64 = 1 << 30;
 
 /// The value arguments `branch` passes to `to`.
 fn edge_args(func: &Function, branch: Inst, to: Block) -> Option<Vec<Value>> {
@@ -341,26 +455,122 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
     }
     let fast_header = block_map[&plan.header];
 
-    // The test: for every bound, o0 + kmin >= 0 and last + kmax < bound; and last + s <= MAX.
+    // Values used after the loop reach its exit block as parameters from either copy.
+    if let Some(exit) = plan.exit {
+        let clone: HashSet<Block> = block_map.values().copied().collect();
+        let outside: Vec<Block> = func
+            .layout
+            .blocks()
+            .filter(|b| *b != guard && !clone.contains(b) && !plan.blocks.contains(b))
+            .collect();
+        let mut renamed: HashMap<Value, Value> = HashMap::new();
+        for &v in &plan.live_out {
+            let ty = func.dfg.value_type(v);
+            renamed.insert(v, func.dfg.append_block_param(exit, ty));
+        }
+        for b in outside {
+            let insts: Vec<Inst> = func.layout.block_insts(b).collect();
+            for i in insts {
+                func.dfg
+                    .map_inst_values(i, |v| renamed.get(&v).copied().unwrap_or(v));
+            }
+        }
+        for (header, map) in [(plan.header, None), (fast_header, Some(&value_map))] {
+            let term = func
+                .layout
+                .last_inst(header)
+                .expect("the header ends in its test");
+            let args: Vec<Value> = plan
+                .live_out
+                .iter()
+                .map(|v| map.and_then(|m| m.get(v)).copied().unwrap_or(*v))
+                .collect();
+            let dfg = &mut func.dfg;
+            for call in dfg.insts[term]
+                .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
+            {
+                if call.block(&dfg.value_lists) == exit {
+                    for &a in &args {
+                        call.append_argument(a, &mut dfg.value_lists);
+                    }
+                }
+            }
+        }
+    }
+
+    // The test, in 64-bit arithmetic. The controlling induction variable runs over
+    // [o0, last] (counting up) or [last, o0] (counting down) and must not wrap; a lockstep
+    // variable p with entry value p0 runs over the hull of p0 and p0 + r * (last - o0). For
+    // every bound and variable: lowest + kmin >= 0 and highest + kmax < bound.
     let gparams = func.dfg.block_params(guard).to_vec();
     let o0 = gparams[plan.iv_index];
     let mut cur = FuncCursor::new(func).at_bottom(guard);
     let o0w = cur.ins().sextend(types::I64, o0);
-    let limw = cur.ins().sextend(types::I64, plan.limit);
-    let max_last = i64::from(i32::MAX) - plan.step + plan.strict;
-    let no_wrap = cur
-        .ins()
-        .icmp_imm_s(IntCC::SignedLessThanOrEqual, limw, max_last);
+    let limw = match plan.limit {
+        Limit::Value(l) => cur.ins().sextend(types::I64, l),
+        Limit::Const(k) => cur.ins().iconst(types::I64, k),
+    };
+    // last = limit - strict (up) or limit + strict (down).
+    let to_last = if plan.step > 0 {
+        -plan.strict
+    } else {
+        plan.strict
+    };
+    let no_wrap = if plan.step > 0 {
+        let max_last = i64::from(i32::MAX) - plan.step + plan.strict;
+        cur.ins()
+            .icmp_imm_s(IntCC::SignedLessThanOrEqual, limw, max_last)
+    } else {
+        let min_last = i64::from(i32::MIN) - plan.step - plan.strict;
+        cur.ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, limw, min_last)
+    };
     let mut all = no_wrap;
-    for &(bound, kmin, kmax) in &plan.bounds {
-        let lowest = add_const(&mut cur, o0w, kmin);
+    let mut distance = None;
+    for &(bound, p, kmin, kmax) in &plan.bounds {
+        let r = plan.ratios[&p];
+        // (lowest, highest) of the variable, each as (value, constant still to add).
+        let (low, high) = if p == plan.iv_index {
+            if plan.step > 0 {
+                ((o0w, 0), (limw, to_last))
+            } else {
+                ((limw, to_last), (o0w, 0))
+            }
+        } else {
+            let d = *distance.get_or_insert_with(|| {
+                let lastw = add_const(&mut cur, limw, to_last);
+                cur.ins().isub(lastw, o0w)
+            });
+            let p0w = cur.ins().sextend(types::I64, gparams[p]);
+            let moved = match r {
+                1 => d,
+                _ => cur.ins().imul_imm_s(d, r),
+            };
+            let end = cur.ins().iadd(p0w, moved);
+            // p moves the way r * step points whenever the loop runs at all.
+            if r * plan.step >= 0 {
+                ((p0w, 0), (end, 0))
+            } else {
+                ((end, 0), (p0w, 0))
+            }
+        };
+        let lowest = add_const(&mut cur, low.0, low.1 + kmin);
         let lo_ok = cur
             .ins()
             .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, lowest, 0);
-        let highest = add_const(&mut cur, limw, kmax - plan.strict);
+        let highest = add_const(&mut cur, high.0, high.1 + kmax);
         let hi_ok = cur.ins().icmp(IntCC::SignedLessThan, highest, bound);
         let both = cur.ins().band(lo_ok, hi_ok);
         all = cur.ins().band(all, both);
+        if p != plan.iv_index && kmax < 0 {
+            // A wrapped p with p + k in range: p itself must fit in 32 bits for the
+            // sign-extended `sext(p) + k` addresses of merged accesses to be exact.
+            let top = add_const(&mut cur, high.0, high.1);
+            let fits = cur
+                .ins()
+                .icmp_imm_s(IntCC::SignedLessThanOrEqual, top, i64::from(i32::MAX));
+            all = cur.ins().band(all, fits);
+        }
     }
     let args: Vec<BlockArg> = gparams.iter().map(|&v| BlockArg::Value(v)).collect();
     cur.ins().brif(all, fast_header, &args, plan.header, &args);
