@@ -100,11 +100,13 @@ fn unified_diff(old: &str, new: &str, context: usize) -> String {
     out
 }
 
-fn kernels() -> [(&'static str, Function); 3] {
+fn kernels() -> [(&'static str, Function); 4] {
     [
         ("md5", md5::compress_multi_block()),
         ("int_sum", int_sum::multi_block()),
         ("unmergeable", int_sum::unmergeable()),
+        // A loop counting down with a second induction variable in lockstep.
+        ("mul_add", schedlab_kernels::bigint::mul_add()),
     ]
 }
 
