@@ -27,7 +27,7 @@ enum Command {
     Check(check::CheckArgs),
     /// Print one pipeline stage (CLIF after build/bce/sched, or the machine code listing).
     Dump(dump::DumpArgs),
-    /// Time schedlab's MD5 against md-5, OpenSSL and the JVM in one run.
+    /// Time schedlab's kernels against md-5/OpenSSL/num-bigint and the JVM in one run.
     Bench(bench::BenchArgs),
 }
 
