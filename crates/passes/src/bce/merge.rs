@@ -30,7 +30,7 @@
 //! access's address offset (`rewrite::address`), as in a hand-written `[p + 4k]`.
 
 use super::recognize::{
-    BoundsCheck, has_side_effect, predecessor_counts, recognize, remove_if_dead,
+    BoundsCheck, has_side_effect, predecessor_counts, recognize,
 };
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{Block, BlockArg, Function, Inst, InstBuilder, Value, ValueDef, types};
@@ -45,6 +45,8 @@ pub struct MergeOutcome {
     pub checks_removed: usize,
     /// The jumps that replaced removed checks (candidates for block fusion).
     pub new_jumps: Vec<Inst>,
+    /// Comparisons of removed checks, to delete with what only they used.
+    pub dead: Vec<Inst>,
 }
 
 /// Merges the checks of every segment of every check chain in `func`.
@@ -211,7 +213,7 @@ fn merge_group(
     }
     for c in &group[1..] {
         out.new_jumps.push(replace_with_jump(func, c));
-        remove_if_dead(func, c.cmp);
+        out.dead.push(c.cmp);
         out.checks_removed += 1;
     }
     out.groups_merged += 1;

@@ -190,6 +190,7 @@ pub fn run(func: &mut ir::Function, level: BceLevel) -> Result<BceStats, BceErro
         let merged = merge::merge_checks(func);
         stats.groups_merged = merged.groups_merged;
         stats.checks_merged_away = merged.checks_removed;
+        recognize::remove_dead(func, &merged.dead);
         stats.blocks_fused += fuse::fuse_jumps(func, &merged.new_jumps);
         func.dfg.resolve_all_aliases();
         verify(func).map_err(|message| BceError::Verifier {
@@ -201,6 +202,7 @@ pub fn run(func: &mut ir::Function, level: BceLevel) -> Result<BceStats, BceErro
         let predicated = predicate::predicate_loops(func);
         stats.loops_versioned = predicated.loops_versioned;
         stats.checks_predicated = predicated.checks_removed;
+        recognize::remove_dead(func, &predicated.dead);
         stats.blocks_fused += fuse::fuse_jumps(func, &predicated.new_jumps);
         func.dfg.resolve_all_aliases();
         verify(func).map_err(|message| BceError::Verifier {

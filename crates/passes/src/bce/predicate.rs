@@ -43,7 +43,7 @@
 
 use super::merge::replace_with_jump;
 use super::recognize::{
-    BoundsCheck, iconst_value, predecessor_counts, recognize, remove_if_dead, split_constant,
+    BoundsCheck, iconst_value, predecessor_counts, recognize, split_constant,
     value_range,
 };
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -68,6 +68,8 @@ pub struct PredicateOutcome {
     pub fast_headers: HashMap<Block, Block>,
     /// The jumps that replaced removed checks (candidates for block fusion).
     pub new_jumps: Vec<Inst>,
+    /// Comparisons of removed checks, to delete with what only they used.
+    pub dead: Vec<Inst>,
 }
 
 /// A loop that can be versioned, with everything the rewrite needs.
@@ -597,7 +599,7 @@ fn add_const(cur: &mut FuncCursor, v: Value, k: i64) -> Value {
 
 fn drop_check(func: &mut Function, check: &BoundsCheck, out: &mut PredicateOutcome) {
     out.new_jumps.push(replace_with_jump(func, check));
-    remove_if_dead(func, check.cmp);
+    out.dead.push(check.cmp);
     out.checks_removed += 1;
 }
 

@@ -15,6 +15,7 @@
 //! `value + 0`, so every such comparison is a check on *some* base; whether two checks can be
 //! merged is decided later from their bases, bounds and exits.
 
+use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, Inst, InstructionData, Opcode, Value, condcodes::IntCC, types,
 };
@@ -300,28 +301,27 @@ pub fn predecessor_counts(func: &Function) -> HashMap<Block, usize> {
     counts
 }
 
-/// Removes `inst` if none of its results is used and it has no side effect, then does the same
-/// for the instructions that defined its arguments.
-pub fn remove_if_dead(func: &mut Function, inst: Inst) {
-    let mut uses: HashMap<Value, usize> = HashMap::new();
+/// Removes each of `candidates` whose results are unused and that has no side effect, then
+/// does the same for the instructions that defined their arguments. One use count serves the
+/// whole batch, so the passes collect candidates and sweep once per stage.
+pub fn remove_dead(func: &mut Function, candidates: &[Inst]) {
+    if candidates.is_empty() {
+        return;
+    }
+    let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
     for block in func.layout.blocks() {
         for i in func.layout.block_insts(block) {
             for v in func.dfg.inst_values(i) {
-                *uses.entry(func.dfg.resolve_aliases(v)).or_insert(0) += 1;
+                uses[func.dfg.resolve_aliases(v)] += 1;
             }
         }
     }
-    let mut work = vec![inst];
+    let mut work = candidates.to_vec();
     while let Some(inst) = work.pop() {
         if func.layout.inst_block(inst).is_none() || has_side_effect(func, inst) {
             continue;
         }
-        if func
-            .dfg
-            .inst_results(inst)
-            .iter()
-            .any(|r| uses.get(r).copied().unwrap_or(0) > 0)
-        {
+        if func.dfg.inst_results(inst).iter().any(|&r| uses[r] > 0) {
             continue;
         }
         let args: Vec<Value> = func
@@ -331,13 +331,11 @@ pub fn remove_if_dead(func: &mut Function, inst: Inst) {
             .collect();
         func.layout.remove_inst(inst);
         for a in args {
-            if let Some(n) = uses.get_mut(&a) {
-                *n = n.saturating_sub(1);
-                if *n == 0
-                    && let Some(def) = func.dfg.value_def(a).inst()
-                {
-                    work.push(def);
-                }
+            uses[a] = uses[a].saturating_sub(1);
+            if uses[a] == 0
+                && let Some(def) = func.dfg.value_def(a).inst()
+            {
+                work.push(def);
             }
         }
     }
