@@ -46,7 +46,8 @@ pub use remat::{RematStats, remat_loads};
 pub use strategy::{Pick, Reason, Strategy};
 
 use cranelift_codegen::ir::{Block, Function, Inst};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// How to run the scheduler.

@@ -13,7 +13,7 @@
 
 use super::dag::Effect;
 use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Value};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What rematerialisation did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,7 +33,7 @@ struct Writes {
 fn writes(func: &Function) -> Writes {
     let mut w = Writes {
         everything: false,
-        regions: HashSet::new(),
+        regions: HashSet::default(),
     };
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
@@ -72,7 +72,7 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
     // Operands then name values directly, so a use is found by comparing values.
     func.dfg.resolve_all_aliases();
     let w = writes(func);
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::new();
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
     let mut candidates = Vec::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
