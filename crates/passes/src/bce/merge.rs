@@ -29,9 +29,7 @@
 //! become `sext(base) + k` with one shared extension: the constant can then fold into each
 //! access's address offset (`rewrite::address`), as in a hand-written `[p + 4k]`.
 
-use super::recognize::{
-    BoundsCheck, has_side_effect, predecessor_counts, recognize,
-};
+use super::recognize::{BoundsCheck, has_side_effect, predecessor_counts, recognize};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{Block, BlockArg, Function, Inst, InstBuilder, Value, ValueDef, types};
 use std::collections::{HashMap, HashSet};

@@ -43,8 +43,7 @@
 
 use super::merge::replace_with_jump;
 use super::recognize::{
-    BoundsCheck, iconst_value, predecessor_counts, recognize, split_constant,
-    value_range,
+    BoundsCheck, iconst_value, predecessor_counts, recognize, split_constant, value_range,
 };
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
