@@ -18,8 +18,7 @@
 //! (branches are issued but never mispredicted); the figure is `Total Cycles / Iterations`.
 //!
 //! **CPU models** (LLVM 14): x86_64 `znver3`, `skylake`; AArch64 `thunderx2t99` (the ThunderX2
-//! of the original measurements), `cortex-a72`; s390x `z15`; riscv64 none (LLVM 14's
-//! llvm-objdump cannot decode all of Cranelift's riscv64 code). LLVM 14's
+//! of the original measurements), `cortex-a72`; s390x `z15`; riscv64 `sifive-u74`. LLVM 14's
 //! `neoverse-n1` is its Cortex-A57 model, so no N1 figure is offered.
 
 use crate::compile::Compiled;
@@ -92,9 +91,7 @@ pub fn mca_cpus(target: Target) -> &'static [&'static str] {
         Target::X86_64 => &["znver3", "skylake"],
         Target::Aarch64 => &["thunderx2t99", "cortex-a72"],
         Target::S390x => &["z15"],
-        // LLVM 14's llvm-objdump cannot decode every instruction Cranelift emits for
-        // riscv64 (it stops with "undecodable bytes"), so riscv64 is not costed.
-        Target::Riscv64 => &[],
+        Target::Riscv64 => &["sifive-u74"],
     }
 }
 
