@@ -10,6 +10,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use schedlab_backend::stats::code_stats;
 use schedlab_backend::{JitFunction, Target, compile};
 use schedlab_kernels::OUT_OF_BOUNDS;
+use schedlab_kernels::md5::RFC1321_SUITE as RFC1321;
 use schedlab_kernels::md5::{INITIAL_STATE, compress_multi_block, reference_compress};
 use schedlab_passes::sched::{self, MachineModel, ScheduleStats};
 
@@ -69,26 +70,6 @@ impl Jitted {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
-
-/// RFC 1321, appendix A.5.
-const RFC1321: [(&str, &str); 7] = [
-    ("", "d41d8cd98f00b204e9800998ecf8427e"),
-    ("a", "0cc175b9c0f1b6a831c399e269772661"),
-    ("abc", "900150983cd24fb0d6963f7d28e17f72"),
-    ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
-    (
-        "abcdefghijklmnopqrstuvwxyz",
-        "c3fcd3d76192e4007dfb496cca67e13b",
-    ),
-    (
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-        "d174ab98d277d9f5a5611c2c9f419d9f",
-    ),
-    (
-        "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
-        "57edf4a22be3c955ac49da2e2107b67a",
-    ),
-];
 
 #[test]
 fn md5_under_every_strategy_gives_the_rfc1321_digests_and_agrees_with_md5_crate() {

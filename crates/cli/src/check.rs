@@ -12,7 +12,7 @@ use schedlab_backend::emulate_bigint::{
 };
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
 use schedlab_kernels::bigint::Entry;
-use schedlab_kernels::md5::INITIAL_STATE;
+use schedlab_kernels::md5::{INITIAL_STATE, pad_message};
 
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
@@ -41,36 +41,7 @@ pub struct CheckArgs {
     quiet: bool,
 }
 
-/// The RFC 1321 appendix A.5 suite.
-pub const RFC1321: [(&str, &str); 7] = [
-    ("", "d41d8cd98f00b204e9800998ecf8427e"),
-    ("a", "0cc175b9c0f1b6a831c399e269772661"),
-    ("abc", "900150983cd24fb0d6963f7d28e17f72"),
-    ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
-    (
-        "abcdefghijklmnopqrstuvwxyz",
-        "c3fcd3d76192e4007dfb496cca67e13b",
-    ),
-    (
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-        "d174ab98d277d9f5a5611c2c9f419d9f",
-    ),
-    (
-        "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
-        "57edf4a22be3c955ac49da2e2107b67a",
-    ),
-];
-
-/// MD5 padding of `msg` into whole blocks.
-fn padded(msg: &[u8]) -> Vec<u8> {
-    let mut v = msg.to_vec();
-    v.push(0x80);
-    while v.len() % 64 != 56 {
-        v.push(0);
-    }
-    v.extend_from_slice(&((msg.len() as u64) * 8).to_le_bytes());
-    v
-}
+use schedlab_kernels::md5::RFC1321_SUITE as RFC1321;
 
 fn hex_digest(state: [u32; 4]) -> String {
     state
@@ -223,7 +194,7 @@ fn check_md5(
         .map(|(msg, _)| {
             (
                 format!("rfc1321 {:?}", truncate(msg)),
-                Md5Case::whole_blocks(INITIAL_STATE, padded(msg.as_bytes()), 0),
+                Md5Case::whole_blocks(INITIAL_STATE, pad_message(msg.as_bytes()), 0),
             )
         })
         .collect();

@@ -69,6 +69,38 @@ pub const SINES: [u32; 64] = [
 /// The initial chaining value A, B, C, D (RFC 1321, section 3.3).
 pub const INITIAL_STATE: [u32; 4] = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476];
 
+/// RFC 1321 appendix A.5: the test suite's messages and their digests.
+pub const RFC1321_SUITE: [(&str, &str); 7] = [
+    ("", "d41d8cd98f00b204e9800998ecf8427e"),
+    ("a", "0cc175b9c0f1b6a831c399e269772661"),
+    ("abc", "900150983cd24fb0d6963f7d28e17f72"),
+    ("message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+    (
+        "abcdefghijklmnopqrstuvwxyz",
+        "c3fcd3d76192e4007dfb496cca67e13b",
+    ),
+    (
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+        "d174ab98d277d9f5a5611c2c9f419d9f",
+    ),
+    (
+        "12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+        "57edf4a22be3c955ac49da2e2107b67a",
+    ),
+];
+
+/// MD5 padding of a whole message (RFC 1321, 3.1–3.2): `0x80`, zeros to 56 mod 64, then the
+/// bit length little-endian; the result is whole 64-byte blocks.
+pub fn pad_message(message: &[u8]) -> Vec<u8> {
+    let mut padded = message.to_vec();
+    padded.push(0x80);
+    while padded.len() % 64 != 56 {
+        padded.push(0);
+    }
+    padded.extend_from_slice(&((message.len() as u64).wrapping_mul(8)).to_le_bytes());
+    padded
+}
+
 /// The kernel's signature: `(state: i64, buf: i64, len: i32, ofs: i32, limit: i32) -> i32`.
 pub fn signature() -> Signature {
     let mut sig = Signature::new(CallConv::SystemV);
