@@ -7,7 +7,7 @@ use cranelift_codegen::Context;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::Function;
 use schedlab_backend::Target;
-use schedlab_backend::pipeline::run_ir_stages;
+use schedlab_backend::pipeline::run_ir_stages_with;
 use schedlab_backend::target::OptLevel;
 use std::time::Instant;
 
@@ -50,7 +50,8 @@ pub fn measure(
             let t0 = Instant::now();
             let mut func = kernel();
             let t1 = Instant::now();
-            run_ir_stages(&mut func, target, &named.config)
+            // As the library's JIT runs them: no CLIF text kept for `dump`.
+            run_ir_stages_with(&mut func, target, &named.config, false)
                 .map_err(|e| format!("{}: {e}", named.name))?;
             let t2 = Instant::now();
             func.signature.call_conv = isa.default_call_conv();
