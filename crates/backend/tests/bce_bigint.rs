@@ -20,76 +20,8 @@ use schedlab_kernels::bigint::{self, Entry, OUT_OF_BOUNDS};
 use schedlab_passes::bce::{self, BceLevel};
 use std::sync::OnceLock;
 
-/// `n` ints between two inaccessible pages.
-struct Guarded {
-    map: *mut libc::c_void,
-    map_len: usize,
-    data: *mut i32,
-    n: usize,
-}
-
-impl Guarded {
-    fn new(values: &[i32], layout: Layout) -> Self {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
-        let bytes = values.len() * 4;
-        let data_pages = bytes.div_ceil(page).max(1);
-        let map_len = (data_pages + 2) * page;
-        // SAFETY: anonymous private mapping, checked below.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(map, libc::MAP_FAILED, "mmap failed");
-        let base = map.cast::<u8>();
-        // SAFETY: both guard pages lie inside the mapping and are page-aligned.
-        unsafe {
-            assert_eq!(libc::mprotect(base.cast(), page, libc::PROT_NONE), 0);
-            let upper = base.add((data_pages + 1) * page);
-            assert_eq!(libc::mprotect(upper.cast(), page, libc::PROT_NONE), 0);
-        }
-        let first = page
-            + match layout {
-                Layout::Start => 0,
-                Layout::End => data_pages * page - bytes,
-            };
-        // SAFETY: `first .. first + bytes` lies in the writable pages.
-        let data = unsafe { base.add(first) }.cast::<i32>();
-        // SAFETY: as above; 4-byte aligned because page and bytes are multiples of 4.
-        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), data, values.len()) };
-        Self {
-            map,
-            map_len,
-            data,
-            n: values.len(),
-        }
-    }
-
-    fn len(&self) -> i32 {
-        i32::try_from(self.n).expect("small arrays")
-    }
-
-    fn to_vec(&self) -> Vec<i32> {
-        // SAFETY: `n` initialised ints.
-        unsafe { std::slice::from_raw_parts(self.data, self.n) }.to_vec()
-    }
-}
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly what `new` mapped.
-        unsafe { libc::munmap(self.map, self.map_len) };
-    }
-}
-
-type MulAddFn = unsafe extern "C" fn(*mut i32, i32, *const i32, i32, i32, i32, i32) -> i64;
-type SquareFn = unsafe extern "C" fn(*const i32, i32, i32, *mut i32, i32, i32) -> i32;
+mod common;
+use common::{Guarded, MulAddFn, SquareFn};
 
 /// Both kernels at one entry, compiled at every level (Off first).
 struct Variants {
