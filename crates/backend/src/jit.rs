@@ -4,8 +4,10 @@
 use crate::compile::{Compiled, compile_with_isa};
 use crate::target::{OptLevel, Target};
 use cranelift_codegen::ir::Function;
+use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, ModuleError};
+use std::sync::OnceLock;
 
 /// Why a function could not be JIT-compiled.
 #[derive(Debug, thiserror::Error)]
@@ -50,28 +52,65 @@ unsafe impl Send for JitFunction {}
 // SAFETY: as above; `JitFunction` offers only shared, read-only access.
 unsafe impl Sync for JitFunction {}
 
+/// How [`JitFunction::compile_with`] compiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JitOptions {
+    /// Run Cranelift's verifier inside code generation (off when the caller's pipeline has
+    /// just verified the function, as [`crate::pipeline::run_ir_stages_with`] does).
+    pub verify: bool,
+    /// Keep Cranelift's VCode listing in [`JitFunction::compiled`] (costs time; reports use it).
+    pub listing: bool,
+}
+
+impl Default for JitOptions {
+    /// Verifier on, listing kept: the safe choice for a function of unknown origin.
+    fn default() -> Self {
+        Self {
+            verify: true,
+            listing: true,
+        }
+    }
+}
+
+/// The host ISA with `opt_level=none`, built once per process and verifier setting (a JIT keeps
+/// its ISA; building it detects CPU features).
+fn host_isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {
+    static ISAS: [OnceLock<Result<OwnedTargetIsa, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let target = Target::host().ok_or(JitError::UnsupportedHost)?;
+    ISAS[usize::from(verify)]
+        .get_or_init(|| target.isa_with_verifier(OptLevel::None, verify))
+        .clone()
+        .map_err(|message| crate::compile::CompileError::Isa { target, message }.into())
+}
+
 impl JitFunction {
-    /// Compiles `func` for the host with `opt_level=none` and makes it executable.
+    /// Compiles `func` for the host with `opt_level=none` and makes it executable
+    /// ([`JitOptions::default`]: verifier on, listing kept).
     pub fn compile(func: &Function) -> Result<Self, JitError> {
+        Self::compile_with(func, &JitOptions::default())
+    }
+
+    /// [`JitFunction::compile`] with explicit options.
+    pub fn compile_with(func: &Function, options: &JitOptions) -> Result<Self, JitError> {
         let target = Target::host().ok_or(JitError::UnsupportedHost)?;
-        let isa = target
-            .isa(OptLevel::None)
-            .map_err(|message| crate::compile::CompileError::Isa { target, message })?;
+        let isa = host_isa(options.verify)?;
         // Compile once, keep the statistics, and hand the same bytes to the module; functions
         // with relocations go through the module's own compile with the same ISA settings.
-        let compiled = compile_with_isa(func, target, isa.as_ref())?;
+        let compiled = compile_with_isa(func, target, isa.as_ref(), options.listing)?;
         let alignment = u64::from(isa.function_alignment().preferred);
         let mut module = JITModule::new(JITBuilder::with_isa(
             isa,
             cranelift_module::default_libcall_names(),
         ));
-        let mut exec_func = func.clone();
-        exec_func.signature.call_conv = module.isa().default_call_conv();
-        let name = exec_func.name.to_string();
-        let id = module.declare_function(&name, Linkage::Export, &exec_func.signature)?;
+        let mut signature = func.signature.clone();
+        signature.call_conv = module.isa().default_call_conv();
+        let name = func.name.to_string();
+        let id = module.declare_function(&name, Linkage::Export, &signature)?;
         if compiled.relocs.is_empty() {
             module.define_function_bytes(id, alignment, &compiled.code, &[])?;
         } else {
+            let mut exec_func = func.clone();
+            exec_func.signature = signature;
             let mut ctx = cranelift_codegen::Context::for_function(exec_func);
             module.define_function(id, &mut ctx)?;
         }

@@ -18,6 +18,6 @@ pub mod stats;
 pub mod target;
 
 pub use compile::{CompileError, Compiled, compile, optimize};
-pub use jit::{JitError, JitFunction};
+pub use jit::{JitError, JitFunction, JitOptions};
 pub use pipeline::{Artifact, PipelineConfig, PipelineError};
 pub use target::{Target, TargetError};

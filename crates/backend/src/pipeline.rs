@@ -1,9 +1,13 @@
 //! The whole pipeline in one place, in the order it runs:
 //!
 //! ```text
-//! build → verify → bce → verify → optimise? → rewrite → verify → schedule → verify
-//!       → compile (opt_level=none) → stats
+//! build → verify → bce → verify → slow path? → optimise? → rewrite → verify → schedule
+//!       → verify → compile (opt_level=none) → stats
 //! ```
+//!
+//! [`StageOptions`] says how: a report keeps every stage's text and verifies after each stage;
+//! the JIT verifies the end result once and may outline the checked slow path
+//! ([`schedlab_passes::deopt`]) so that only the fast loop is compiled.
 //!
 //! Each stage is a free function from its own module; this file only sequences them, keeps
 //! the intermediate CLIF text for `schedlab dump`, and collects every stage's statistics.
@@ -14,6 +18,7 @@ use crate::target::Target;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
+use schedlab_passes::deopt::{self, DeoptError, DeoptStats, SlowPathCall};
 use schedlab_passes::rewrite::{self, RewriteStats, model_latency};
 use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, ScheduleStats};
 
@@ -74,6 +79,9 @@ pub enum PipelineError {
     /// Bounds-check elimination failed.
     #[error(transparent)]
     Bce(#[from] BceError),
+    /// The slow path could not be outlined.
+    #[error("cannot outline the slow path: {0}")]
+    Deopt(#[from] DeoptError),
     /// The scheduler rejected the request (e.g. an unknown strategy).
     #[error(transparent)]
     Schedule(#[from] SchedError),
@@ -100,6 +108,8 @@ pub struct StageText {
 pub struct IrStats {
     /// What bounds-check elimination did.
     pub bce: Option<BceStats>,
+    /// What slow-path outlining did (`None` unless asked for).
+    pub deopt: Option<DeoptStats>,
     /// What the rewrites did (`None` when disabled).
     pub rewrite: Option<RewriteStats>,
     /// What the scheduler did.
@@ -121,6 +131,43 @@ pub struct Artifact {
     pub code: CodeStats,
 }
 
+/// How the IR stages run, beyond what the [`PipelineConfig`] selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageOptions {
+    /// Keep the CLIF text after each stage (for `schedlab dump`).
+    pub record_text: bool,
+    /// Run the verifier after every stage (naming the stage that broke the function); when
+    /// off, the end result is verified once.
+    pub verify_stages: bool,
+    /// Replace the checked copies of predicated loops by this call
+    /// ([`schedlab_passes::deopt`]).
+    pub slow_path: Option<SlowPathCall>,
+    /// Collect the scheduler's report-only figures (pressure before, per-block statistics).
+    pub statistics: bool,
+}
+
+impl StageOptions {
+    /// What reports and `dump` use: every stage's text, the verifier after every stage, both
+    /// loop copies compiled.
+    pub const REPORT: StageOptions = StageOptions {
+        record_text: true,
+        verify_stages: true,
+        slow_path: None,
+        statistics: true,
+    };
+
+    /// What the JIT uses: no text, one verifier run, no report-only figures, the slow path
+    /// as given.
+    pub fn jit(slow_path: Option<SlowPathCall>) -> Self {
+        StageOptions {
+            record_text: false,
+            verify_stages: false,
+            slow_path,
+            statistics: false,
+        }
+    }
+}
+
 /// Runs the IR stages (everything before code generation) on `func` for `target`, keeping
 /// the CLIF text after each stage.
 pub fn run_ir_stages(
@@ -128,56 +175,72 @@ pub fn run_ir_stages(
     target: Target,
     config: &PipelineConfig,
 ) -> Result<(StageText, IrStats), PipelineError> {
-    run_ir_stages_with(func, target, config, true)
+    run_ir_stages_with(func, target, config, &StageOptions::REPORT)
 }
 
-/// [`run_ir_stages`], recording the stages' CLIF text only when `record_text` (a JIT that
-/// only wants the code skips the printing).
+/// [`run_ir_stages`] with explicit [`StageOptions`].
 pub fn run_ir_stages_with(
     func: &mut Function,
     target: Target,
     config: &PipelineConfig,
-    record_text: bool,
+    options: &StageOptions,
 ) -> Result<(StageText, IrStats), PipelineError> {
     let model = machine_model(target);
     let text = |func: &Function| {
-        if record_text {
+        if options.record_text {
             func.display().to_string()
         } else {
             String::new()
+        }
+    };
+    let verify_stage = |func: &Function, stage| {
+        if options.verify_stages {
+            verify(func, stage)
+        } else {
+            Ok(())
         }
     };
     let mut stages = StageText {
         clif: text(func),
         ..StageText::default()
     };
-    verify(func, "build")?;
-    let bce_stats = bce::run(func, config.bce)?;
-    verify(func, "bce")?;
+    verify_stage(func, "build")?;
+    let bce_stats = bce::run_with(func, config.bce, options.verify_stages)?;
+    verify_stage(func, "bce")?;
     stages.bce = text(func);
+    let deopt = match &options.slow_path {
+        Some(call) => {
+            let stats = deopt::outline_checked_loops(func, &bce_stats.versioned, call)?;
+            verify_stage(func, "slow-path outlining")?;
+            Some(stats)
+        }
+        None => None,
+    };
     if config.optimize {
         optimize(func, target)?;
-        verify(func, "optimise")?;
+        verify_stage(func, "optimise")?;
     }
     let rewrite = if config.rewrites {
         let stats = rewrite::run_all(func, &model_latency(&model));
-        verify(func, "rewrite")?;
+        verify_stage(func, "rewrite")?;
         Some(stats)
     } else {
         None
     };
     stages.rewrite = text(func);
-    let options = ScheduleOptions {
+    let schedule_options = ScheduleOptions {
         seed: config.seed,
         verify: false,
+        skip_statistics: !options.statistics,
     };
-    let schedule = sched::schedule_with_options(func, &config.strategy, &model, &options)?;
+    let schedule = sched::schedule_with_options(func, &config.strategy, &model, &schedule_options)?;
     verify(func, "schedule")?;
     stages.sched = text(func);
     Ok((
         stages,
         IrStats {
             bce: Some(bce_stats),
+            deopt,
             rewrite,
             schedule,
         },

@@ -80,6 +80,16 @@ impl Target {
     /// ARMv8.0 baseline, s390x
     /// Cranelift's z13 baseline and riscv64 RV64GC.
     pub fn isa(self, opt: OptLevel) -> Result<OwnedTargetIsa, String> {
+        self.isa_with_verifier(opt, true)
+    }
+
+    /// [`Target::isa`], with Cranelift's verifier inside code generation on or off (the JIT
+    /// turns it off because its pipeline has verified the function it hands over).
+    pub fn isa_with_verifier(
+        self,
+        opt: OptLevel,
+        verifier: bool,
+    ) -> Result<OwnedTargetIsa, String> {
         let mut shared = settings::builder();
         let opt_text = match opt {
             OptLevel::None => "none",
@@ -89,7 +99,7 @@ impl Target {
             .set("opt_level", opt_text)
             .map_err(|e| e.to_string())?;
         shared
-            .set("enable_verifier", "true")
+            .set("enable_verifier", if verifier { "true" } else { "false" })
             .map_err(|e| e.to_string())?;
         // The JIT needs absolute, non-PIC code with long-range libcalls; use the same
         // settings everywhere so the host's report row is the JIT's code.

@@ -8,7 +8,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use schedlab_backend::JitFunction;
-use schedlab_kernels::{OUT_OF_BOUNDS, int_sum, md5};
+use schedlab_kernels::{int_sum, md5};
 use schedlab_passes::bce::{self, BceLevel};
 use std::sync::OnceLock;
 
@@ -137,28 +137,6 @@ impl Drop for GuardedBuffer {
     }
 }
 
-/// The Java program, in Rust: blocks at `ofs, ofs + 64, …` while `ofs <= limit`; a failed
-/// check commits the completed blocks and returns `OUT_OF_BOUNDS`.
-fn md5_model(state: &mut [u32; 4], buf: &[u8], len: i32, ofs: i32, limit: i32) -> i32 {
-    let mut ofs = ofs;
-    while ofs <= limit {
-        let mut block = [0u8; 64];
-        for k in 0..16 {
-            let i = ofs.wrapping_add(4 * k);
-            let bound = (i64::from(len) - 3).max(0);
-            if !(0..bound).contains(&i64::from(i)) {
-                return OUT_OF_BOUNDS;
-            }
-            let i = usize::try_from(i).expect("checked");
-            let k = usize::try_from(k).expect("small");
-            block[4 * k..4 * k + 4].copy_from_slice(&buf[i..i + 4]);
-        }
-        md5::reference_compress(state, &block);
-        ofs = ofs.wrapping_add(64);
-    }
-    ofs
-}
-
 /// Runs every variant of `v` and the model on one input; all must agree.
 fn check_all(
     v: &Variants,
@@ -187,7 +165,7 @@ fn check_all(
 
 fn md5_case(buf: &GuardedBuffer, len: i32, ofs: i32, limit: i32, init: [u32; 4]) {
     check_all(md5_variants(), buf, len, ofs, limit, init, |s| {
-        md5_model(s, buf.bytes(), len, ofs, limit)
+        md5::java_compress_multi_block(s, buf.bytes(), len, ofs, limit)
     });
 }
 

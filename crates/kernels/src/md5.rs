@@ -280,6 +280,44 @@ fn round_function(b: &mut FunctionBuilder, round: usize, vb: Value, vc: Value, v
     }
 }
 
+/// `MD5.implCompressMultiBlock` in Rust, with the kernel's exact semantics: blocks at `ofs`,
+/// `ofs + 64`, … (wrapping like a Java `int`) while `ofs <= limit`; each of a block's 16 reads
+/// at `ofs + 4k` is checked against `len` (the Java array length, at most `buf.len()`), and
+/// a failed check returns [`crate::OUT_OF_BOUNDS`] with `state` holding the completed blocks.
+/// Returns the offset after the last block otherwise.
+///
+/// # Panics
+/// If `len` exceeds `buf.len()`.
+pub fn java_compress_multi_block(
+    state: &mut [u32; 4],
+    buf: &[u8],
+    len: i32,
+    ofs: i32,
+    limit: i32,
+) -> i32 {
+    assert!(
+        usize::try_from(len).map_or(true, |l| l <= buf.len()),
+        "len {len} exceeds the buffer's {} bytes",
+        buf.len()
+    );
+    let bound = (i64::from(len) - 3).max(0);
+    let mut ofs = ofs;
+    while ofs <= limit {
+        let mut block = [0u8; 64];
+        for (k, word) in block.chunks_exact_mut(4).enumerate() {
+            let index = i64::from(ofs.wrapping_add(4 * k as i32));
+            if !(0..bound).contains(&index) {
+                return OUT_OF_BOUNDS;
+            }
+            let index = index as usize;
+            word.copy_from_slice(&buf[index..index + 4]);
+        }
+        reference_compress(state, &block);
+        ofs = ofs.wrapping_add(64);
+    }
+    ofs
+}
+
 /// The reference compression of one 64-byte block, straight from RFC 1321, for tests and
 /// differential checks of the compiled kernel.
 pub fn reference_compress(state: &mut [u32; 4], block: &[u8; 64]) {

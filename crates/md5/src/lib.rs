@@ -21,7 +21,7 @@ mod compressor;
 
 pub use block_core::Md5Core;
 pub use builder::{BuildError, Md5Builder, Md5Engine};
-pub use compressor::{Compressor, OUT_OF_BOUNDS};
+pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 
 digest::buffer_fixed!(

@@ -1,8 +1,9 @@
 //! The raw compression entry point under hostile arguments, with the buffer's last byte
 //! against a `PROT_NONE` page: any read past the end crashes the test process.
 
-use schedlab_kernels::md5::{INITIAL_STATE, reference_compress};
-use schedlab_md5::{Compressor, OUT_OF_BOUNDS};
+use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_kernels::md5::{INITIAL_STATE, java_compress_multi_block};
+use schedlab_md5::{Compressor, SlowPath};
 
 /// `len` readable bytes ending exactly at an inaccessible page.
 struct GuardedBuffer {
@@ -61,36 +62,22 @@ impl Drop for GuardedBuffer {
     }
 }
 
-/// What Java's `implCompressMultiBlock` does: blocks until one is out of bounds.
-fn java_model(state: &mut [u32; 4], buf: &[u8], ofs: i32, limit: i32) -> i32 {
-    let mut o = ofs;
-    while o <= limit {
-        let start = o as i64;
-        if start < 0 || start + 64 > buf.len() as i64 {
-            return OUT_OF_BOUNDS;
-        }
-        let block: &[u8; 64] = buf[start as usize..start as usize + 64]
-            .try_into()
-            .expect("64 bytes");
-        reference_compress(state, block);
-        o = o.wrapping_add(64);
-    }
-    o
-}
-
 fn check(compressor: &Compressor, len: usize, ofs: i32, limit: i32) {
     let buf = GuardedBuffer::new(len, |i| (i * 7 + 3) as u8);
     let mut expected_state = INITIAL_STATE;
-    let expected = java_model(&mut expected_state, buf.bytes(), ofs, limit);
+    let java_len = i32::try_from(len).expect("test buffers are small");
+    let expected =
+        java_compress_multi_block(&mut expected_state, buf.bytes(), java_len, ofs, limit);
     let mut state = INITIAL_STATE;
     let got = compressor.compress_multi_block(&mut state, buf.bytes(), ofs, limit);
+    let slow = compressor.slow_path();
     assert_eq!(
         got, expected,
-        "return value for len={len} ofs={ofs} limit={limit}"
+        "{slow:?}: return value for len={len} ofs={ofs} limit={limit}"
     );
     assert_eq!(
         state, expected_state,
-        "state for len={len} ofs={ofs} limit={limit}"
+        "{slow:?}: state for len={len} ofs={ofs} limit={limit}"
     );
 }
 
@@ -120,20 +107,60 @@ pub fn hostile_cases() -> Vec<(usize, i32, i32)> {
     ]
 }
 
+/// The library's compressor (slow path compiled lazily) and one with both loops compiled.
+fn both_slow_paths() -> [Compressor; 2] {
+    [SlowPath::Lazy, SlowPath::Eager].map(|slow| {
+        Compressor::compile_timed(&PipelineConfig::default(), slow)
+            .expect("the host compiles the default configuration")
+            .0
+    })
+}
+
 #[test]
 fn hostile_arguments_give_java_results_and_never_read_outside() {
-    let compressor = Compressor::default_instance();
-    for (len, ofs, limit) in hostile_cases() {
-        check(compressor, len, ofs, limit);
+    for compressor in &both_slow_paths() {
+        for (len, ofs, limit) in hostile_cases() {
+            check(compressor, len, ofs, limit);
+        }
     }
 }
 
 #[test]
 fn every_short_length_and_offset() {
-    let compressor = Compressor::default_instance();
-    for len in 0..=200 {
-        for ofs in -3..=140 {
-            check(compressor, len, ofs, ofs + 64);
+    for compressor in &both_slow_paths() {
+        for len in 0..=200 {
+            for ofs in -3..=140 {
+                check(compressor, len, ofs, ofs + 64);
+            }
         }
     }
+}
+
+#[test]
+fn the_slow_path_is_compiled_on_the_first_call_that_needs_it() {
+    let [lazy, eager] = both_slow_paths();
+    assert!(eager.slow_path_compiled());
+    assert!(!lazy.slow_path_compiled());
+    // In-bounds input never leaves the fast loop.
+    let mut state = INITIAL_STATE;
+    lazy.compress_blocks(&mut state, &[0x5a; 64 * 33]);
+    assert!(!lazy.slow_path_compiled());
+    // Two blocks, the second one byte short: the first is compressed, then the check fails.
+    check(&lazy, 127, 0, 64);
+    assert!(lazy.slow_path_compiled());
+    check(&lazy, 130, 2, 66);
+}
+
+#[test]
+fn the_lazy_kernel_compiles_only_the_fast_loop() {
+    let [lazy, eager] = both_slow_paths();
+    let (fast, both) = (
+        lazy.jit().compiled().code.len(),
+        eager.jit().compiled().code.len(),
+    );
+    // The checked loop is as large as the fast one; without it the code is about half.
+    assert!(
+        fast * 10 < both * 7,
+        "lazy {fast} bytes, eager {both} bytes"
+    );
 }

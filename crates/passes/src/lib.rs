@@ -3,6 +3,7 @@
 //! plain statistics struct.
 #![deny(missing_docs)]
 pub mod bce;
+pub mod deopt;
 pub mod rewrite;
 pub mod sched;
 pub mod testgen;

@@ -36,6 +36,7 @@ fn run(func: &Function, strategy: &str) -> (Function, sched::ScheduleStats) {
     let opts = ScheduleOptions {
         seed: 7,
         verify: true,
+        ..ScheduleOptions::default()
     };
     let stats = sched::schedule_with_options(&mut g, strategy, &MachineModel::zen3(), &opts)
         .unwrap_or_else(|e| panic!("{strategy}: {e}"));
@@ -381,6 +382,7 @@ fn md5_under_every_strategy_and_model_verifies_and_respects_its_dag() {
             let opts = ScheduleOptions {
                 seed: 3,
                 verify: true,
+                ..ScheduleOptions::default()
             };
             let stats = sched::schedule_with_options(&mut g, name, &model, &opts)
                 .unwrap_or_else(|e| panic!("{target}/{name}: {e}"));
@@ -400,6 +402,17 @@ fn md5_under_every_strategy_and_model_verifies_and_respects_its_dag() {
                 assert_eq!(g.display().to_string(), f.display().to_string());
                 assert_eq!(stats.moved, 0);
             }
+            // The JIT's run without statistics picks the same order.
+            let mut lean = f.clone();
+            let lean_opts = ScheduleOptions {
+                skip_statistics: true,
+                ..opts
+            };
+            let lean_stats = sched::schedule_with_options(&mut lean, name, &model, &lean_opts)
+                .unwrap_or_else(|e| panic!("{target}/{name} without statistics: {e}"));
+            assert_eq!(lean.display().to_string(), g.display().to_string());
+            assert_eq!(lean_stats.pick_reasons, stats.pick_reasons);
+            assert!(lean_stats.blocks.is_empty());
         }
     }
 }

@@ -1,14 +1,13 @@
-//! JIT compile time of a kernel per configuration: build the IR, run the pipeline's IR stages
-//! (BCE, rewrites, scheduling, whatever the configuration enables), generate code.
+//! JIT compile time of a kernel per configuration, as the JIT runs it: build the IR, run the
+//! pipeline's IR stages (BCE, rewrites, scheduling, one verifier run), generate code and make
+//! it executable.
 
 use super::impls::NamedConfig;
 use super::measure::median;
-use cranelift_codegen::Context;
-use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::Function;
-use schedlab_backend::Target;
-use schedlab_backend::pipeline::run_ir_stages_with;
-use schedlab_backend::target::OptLevel;
+use schedlab_backend::pipeline::{StageOptions, run_ir_stages_with};
+use schedlab_backend::{JitFunction, JitOptions, Target};
+use schedlab_md5::{CompileTimings, Compressor, SlowPath};
 use std::time::Instant;
 
 /// Median compile time of one configuration, split by phase (microseconds).
@@ -18,62 +17,88 @@ pub struct CompileTime {
     pub name: String,
     /// Building the kernel's IR.
     pub build_us: f64,
-    /// The pipeline's IR stages (including their verifier runs).
+    /// The pipeline's IR stages (including the one verifier run).
     pub passes_us: f64,
-    /// Cranelift code generation with the JIT's ISA.
+    /// Cranelift code generation and making the code executable.
     pub codegen_us: f64,
     /// All three, per run; the median is reported.
     pub total_us: f64,
     /// Every run's total.
     pub samples_us: Vec<f64>,
+    /// MD5 only: the median total when the checked slow path is compiled eagerly as well
+    /// (`total_us` is the library's way: slow path on first need).
+    pub eager_total_us: Option<f64>,
 }
 
-/// Compiles the kernel `kernel` returns with each configuration `runs` times for the host and
-/// keeps the medians.
-///
-/// The ISA is built once outside the timed region, as a JIT keeps it; code generation is one
-/// `Context::compile` with the ISA the JIT uses (verifier on, `opt_level=none`).
+impl CompileTime {
+    fn from_runs(name: &str, runs: &[CompileTimings], eager: Option<&[CompileTimings]>) -> Self {
+        let med = |f: fn(&CompileTimings) -> f64| {
+            median(&runs.iter().map(f).collect::<Vec<_>>()).unwrap_or(f64::NAN)
+        };
+        CompileTime {
+            name: name.to_string(),
+            build_us: med(|t| t.build_us),
+            passes_us: med(|t| t.passes_us),
+            codegen_us: med(|t| t.codegen_us),
+            total_us: med(CompileTimings::total_us),
+            samples_us: runs.iter().map(CompileTimings::total_us).collect(),
+            eager_total_us: eager
+                .and_then(|e| median(&e.iter().map(CompileTimings::total_us).collect::<Vec<_>>())),
+        }
+    }
+}
+
+/// Compiles the MD5 kernel with each configuration `runs` times exactly as the `Md5` library
+/// does (`Compressor::compile`: slow path compiled on first need), alternating with compiles
+/// that also generate the checked slow path, and keeps the medians.
+pub fn measure_md5(configs: &[NamedConfig], runs: usize) -> Result<Vec<CompileTime>, String> {
+    let mut out = Vec::new();
+    for named in configs {
+        let (mut lazy, mut eager) = (Vec::new(), Vec::new());
+        for _ in 0..runs.max(1) {
+            for (slow, into) in [(SlowPath::Lazy, &mut lazy), (SlowPath::Eager, &mut eager)] {
+                let (_, timings) = Compressor::compile_timed(&named.config, slow)
+                    .map_err(|e| format!("{}: {e}", named.name))?;
+                into.push(timings);
+            }
+        }
+        out.push(CompileTime::from_runs(&named.name, &lazy, Some(&eager)));
+    }
+    Ok(out)
+}
+
+/// Compiles the kernel `kernel` returns with each configuration `runs` times for the host as
+/// the JIT does (IR stages with one verifier run, no listing) and keeps the medians.
 pub fn measure(
     configs: &[NamedConfig],
     runs: usize,
     kernel: fn() -> Function,
 ) -> Result<Vec<CompileTime>, String> {
     let target = Target::host().ok_or("the host architecture has no schedlab backend")?;
-    let isa = target
-        .isa(OptLevel::None)
-        .map_err(|e| format!("cannot build the {target} ISA: {e}"))?;
+    let jit = JitOptions {
+        verify: false,
+        listing: false,
+    };
     let mut out = Vec::new();
     for named in configs {
-        let (mut build, mut passes, mut codegen, mut total) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut runs_of = Vec::new();
         for _ in 0..runs.max(1) {
             let t0 = Instant::now();
             let mut func = kernel();
             let t1 = Instant::now();
-            // As the library's JIT runs them: no CLIF text kept for `dump`.
-            run_ir_stages_with(&mut func, target, &named.config, false)
+            run_ir_stages_with(&mut func, target, &named.config, &StageOptions::jit(None))
                 .map_err(|e| format!("{}: {e}", named.name))?;
             let t2 = Instant::now();
-            func.signature.call_conv = isa.default_call_conv();
-            let mut ctx = Context::for_function(func);
-            ctx.compile(isa.as_ref(), &mut ControlPlane::default())
-                .map_err(|e| format!("{}: code generation failed: {:?}", named.name, e.inner))?;
+            JitFunction::compile_with(&func, &jit).map_err(|e| format!("{}: {e}", named.name))?;
             let t3 = Instant::now();
             let us = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e6;
-            build.push(us(t0, t1));
-            passes.push(us(t1, t2));
-            codegen.push(us(t2, t3));
-            total.push(us(t0, t3));
+            runs_of.push(CompileTimings {
+                build_us: us(t0, t1),
+                passes_us: us(t1, t2),
+                codegen_us: us(t2, t3),
+            });
         }
-        let med = |v: &[f64]| median(v).unwrap_or(f64::NAN);
-        out.push(CompileTime {
-            name: named.name.clone(),
-            build_us: med(&build),
-            passes_us: med(&passes),
-            codegen_us: med(&codegen),
-            total_us: med(&total),
-            samples_us: total,
-        });
+        out.push(CompileTime::from_runs(&named.name, &runs_of, None));
     }
     Ok(out)
 }

@@ -176,12 +176,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         .copied()
         .collect();
     let load_start = load_average();
-    let compile = compile_time::measure(
-        &configs,
-        budgets.compile_runs,
-        schedlab_kernels::md5::compress_multi_block,
-    )
-    .map_err(CliError::failure)?;
+    let compile =
+        compile_time::measure_md5(&configs, budgets.compile_runs).map_err(CliError::failure)?;
     let jvm = if args.no_java || jvm_variants.is_empty() {
         Err("skipped (--no-java)".to_string())
     } else {

@@ -121,6 +121,16 @@ pub struct LoopChecks {
     pub unchecked_copy: bool,
 }
 
+/// A loop predication versioned: the original checked loop and its check-free copy, selected
+/// by a preheader test (the guard) that branches to `fast_header` or else `checked_header`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VersionedLoop {
+    /// Header of the original loop, which keeps its checks.
+    pub checked_header: Block,
+    /// Header of the check-free copy.
+    pub fast_header: Block,
+}
+
 /// What bounds-check elimination did: counters for reports, no prose.
 ///
 /// "Per block" means per iteration of the hot loop — per 64-byte block for MD5. The hot loop
@@ -150,6 +160,8 @@ pub struct BceStats {
     pub blocks_fused: usize,
     /// Per loop, after the pass.
     pub loops: Vec<LoopChecks>,
+    /// The loops predication versioned, in layout order of their checked headers.
+    pub versioned: Vec<VersionedLoop>,
 }
 
 impl fmt::Display for BceStats {
@@ -174,6 +186,17 @@ impl fmt::Display for BceStats {
 
 /// Runs bounds-check elimination at `level`; the result passes Cranelift's verifier.
 pub fn run(func: &mut ir::Function, level: BceLevel) -> Result<BceStats, BceError> {
+    run_with(func, level, true)
+}
+
+/// [`run`], running the verifier on the input and after each stage only when `verify_stages`
+/// (a JIT that verifies the pipeline's end result once skips them; tests keep them on).
+pub fn run_with(
+    func: &mut ir::Function,
+    level: BceLevel,
+    verify_stages: bool,
+) -> Result<BceStats, BceError> {
+    let verify = |func: &ir::Function| if verify_stages { verify(func) } else { Ok(()) };
     verify(func).map_err(BceError::InvalidInput)?;
     let before = census(func);
     let hot = before.hot();
@@ -210,6 +233,17 @@ pub fn run(func: &mut ir::Function, level: BceLevel) -> Result<BceStats, BceErro
             message,
         })?;
         fast_headers = predicated.fast_headers.values().copied().collect();
+        let order: Vec<Block> = func.layout.blocks().collect();
+        let mut versioned: Vec<VersionedLoop> = predicated
+            .fast_headers
+            .iter()
+            .map(|(&checked_header, &fast_header)| VersionedLoop {
+                checked_header,
+                fast_header,
+            })
+            .collect();
+        versioned.sort_by_key(|v| order.iter().position(|&b| b == v.checked_header));
+        stats.versioned = versioned;
         if let Some(h) = hot_header {
             hot_header = Some(predicated.fast_headers.get(&h).copied().unwrap_or(h));
         }

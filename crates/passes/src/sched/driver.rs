@@ -3,7 +3,7 @@
 
 use super::dag::{DepDag, NodeId};
 use super::latency::MachineModel;
-use super::pressure::{Liveness, PressureTracker, block_max_pressure};
+use super::pressure::{Liveness, PressureTracker};
 use super::ready::{ReadySet, SchedView};
 use super::strategy::{Pick, Reason, Strategy};
 use super::{BlockStats, SchedError};
@@ -105,14 +105,14 @@ pub(crate) fn apply_order(func: &mut Function, block: Block, dag: &DepDag, order
     }
 }
 
-/// Per-block statistics for a block scheduled from `before_order` (source) to `order`.
+/// Per-block statistics for a block scheduled from source order to `order`, whose maximum
+/// pressure the driver tracked as `pressure_after`.
 pub(crate) fn block_stats(
-    func: &Function,
-    liveness_after: &Liveness,
     dag: &DepDag,
     model: &MachineModel,
     order: &[NodeId],
     pressure_before: usize,
+    pressure_after: usize,
 ) -> BlockStats {
     let source: Vec<NodeId> = dag.nodes().collect();
     BlockStats {
@@ -121,7 +121,7 @@ pub(crate) fn block_stats(
         edges: dag.edge_count(),
         moved: order.iter().zip(&source).filter(|(a, b)| a != b).count(),
         pressure_before,
-        pressure_after: block_max_pressure(func, liveness_after, dag.block()),
+        pressure_after,
         cycles_before: dag.simulate(&source, model.issue_width),
         cycles_after: dag.simulate(order, model.issue_width),
     }

@@ -58,6 +58,10 @@ pub struct ScheduleOptions {
     /// Check the result against DAGs rebuilt from the unscheduled function
     /// ([`check_schedule`]) and fail with [`SchedError::Violation`] if an edge is broken.
     pub verify: bool,
+    /// Leave out the figures only reports read (a JIT's choice): the pressure before
+    /// scheduling and the per-block [`BlockStats`]. [`ScheduleStats::blocks`] is then empty and
+    /// the pressure and cycle totals are 0; the strategy, pick reasons and remat counts remain.
+    pub skip_statistics: bool,
 }
 
 /// Figures of one block.
@@ -211,12 +215,16 @@ pub fn schedule_with_options(
     let entry = strategy(strategy_name)?;
     let mut strat = (entry.make)(opts);
 
-    let liveness_before = Liveness::compute(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();
-    let pressure_before: HashMap<Block, usize> = blocks
-        .iter()
-        .map(|&b| (b, pressure::block_max_pressure(func, &liveness_before, b)))
-        .collect();
+    let pressure_before: HashMap<Block, usize> = if opts.skip_statistics {
+        HashMap::default()
+    } else {
+        let liveness_before = Liveness::compute(func);
+        blocks
+            .iter()
+            .map(|&b| (b, pressure::block_max_pressure(func, &liveness_before, b)))
+            .collect()
+    };
 
     let remat = if strat.remat_loads() {
         remat_loads(func)
@@ -232,7 +240,7 @@ pub fn schedule_with_options(
     let mut block_stats = Vec::with_capacity(blocks.len());
     for &block in &blocks {
         let dag = DepDag::build(func, block, model);
-        let (order, _) = driver::schedule_block(
+        let (order, pressure_after) = driver::schedule_block(
             func,
             &liveness,
             &dag,
@@ -242,10 +250,16 @@ pub fn schedule_with_options(
             &mut reasons,
         )?;
         driver::apply_order(func, block, &dag, &order);
-        let before = pressure_before.get(&block).copied().unwrap_or(0);
-        block_stats.push(driver::block_stats(
-            func, &liveness, &dag, model, &order, before,
-        ));
+        if !opts.skip_statistics {
+            let before = pressure_before.get(&block).copied().unwrap_or(0);
+            block_stats.push(driver::block_stats(
+                &dag,
+                model,
+                &order,
+                before,
+                pressure_after,
+            ));
+        }
     }
     if let Some(snapshot) = snapshot {
         check_schedule(&snapshot, func)?;

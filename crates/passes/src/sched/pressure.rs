@@ -71,14 +71,28 @@ impl Liveness {
 
 /// The distinct values `inst` reads, alias-resolved.
 pub fn operands(func: &Function, inst: Inst) -> Vec<Value> {
-    let mut vs: Vec<Value> = func
-        .dfg
-        .inst_values(inst)
-        .map(|v| func.dfg.resolve_aliases(v))
-        .collect();
-    vs.sort();
-    vs.dedup();
+    let mut vs = Vec::new();
+    push_operands(func, inst, &mut vs);
     vs
+}
+
+/// Appends the distinct values `inst` reads, alias-resolved and sorted, to `out`.
+fn push_operands(func: &Function, inst: Inst, out: &mut Vec<Value>) {
+    let start = out.len();
+    out.extend(
+        func.dfg
+            .inst_values(inst)
+            .map(|v| func.dfg.resolve_aliases(v)),
+    );
+    out[start..].sort_unstable();
+    let mut kept = start;
+    for i in start..out.len() {
+        if kept == start || out[i] != out[kept - 1] {
+            out[kept] = out[i];
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
 }
 
 /// Incremental live-value tracking for one block while its instructions are placed in some
@@ -86,12 +100,14 @@ pub fn operands(func: &Function, inst: Inst) -> Vec<Value> {
 ///
 /// Instructions are named by their position in the slice given to [`PressureTracker::new`];
 /// values by dense indices, so that the per-candidate [`PressureTracker::delta`] is cheap.
+/// Operands and results are stored flat: instruction `i`'s are `uses[use_start[i]..use_start[i + 1]]`.
 #[derive(Clone, Debug)]
 pub struct PressureTracker {
-    /// Per instruction: the distinct values it reads.
-    uses: Vec<Vec<u32>>,
-    /// Per instruction: its results that are used in the block or live out.
-    defs: Vec<Vec<u32>>,
+    /// Per instruction, flat: the distinct values it reads.
+    uses: Vec<u32>,
+    use_start: Vec<u32>,
+    /// Per instruction: how many of its results are used in the block or live out.
+    defs: Vec<u32>,
     /// Per value: unplaced instructions of the block that read it.
     remaining: Vec<u32>,
     /// Per value: live on exit from the block.
@@ -104,7 +120,7 @@ impl PressureTracker {
     /// Starts at the entry of `block`, whose instructions are `insts` (in any order).
     pub fn new(func: &Function, liveness: &Liveness, block: Block, insts: &[Inst]) -> Self {
         // Dense value ids (+1; 0 means unnumbered).
-        let mut ids: SecondaryMap<Value, u32> = SecondaryMap::new();
+        let mut ids: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
         let mut numbered: Vec<Value> = Vec::new();
         let mut id = |v: Value, ids: &mut SecondaryMap<Value, u32>| {
             if ids[v] == 0 {
@@ -113,25 +129,23 @@ impl PressureTracker {
             }
             ids[v] - 1
         };
-        let uses: Vec<Vec<u32>> = insts
-            .iter()
-            .map(|&inst| {
-                operands(func, inst)
-                    .into_iter()
-                    .map(|v| id(v, &mut ids))
-                    .collect()
-            })
-            .collect();
-        let all_defs: Vec<Vec<u32>> = insts
-            .iter()
-            .map(|&inst| {
-                func.dfg
-                    .inst_results(inst)
-                    .iter()
-                    .map(|&v| id(v, &mut ids))
-                    .collect()
-            })
-            .collect();
+        let mut operand_values = Vec::with_capacity(insts.len() * 2);
+        let mut use_start = Vec::with_capacity(insts.len() + 1);
+        use_start.push(0);
+        for &inst in insts {
+            push_operands(func, inst, &mut operand_values);
+            use_start.push(operand_values.len() as u32);
+        }
+        let uses: Vec<u32> = operand_values.iter().map(|&v| id(v, &mut ids)).collect();
+        let mut result_ids: Vec<u32> = Vec::with_capacity(insts.len());
+        let mut result_start: Vec<u32> = Vec::with_capacity(insts.len() + 1);
+        result_start.push(0);
+        for &inst in insts {
+            for &v in func.dfg.inst_results(inst) {
+                result_ids.push(id(v, &mut ids));
+            }
+            result_start.push(result_ids.len() as u32);
+        }
         let entry_params: Vec<u32> = func
             .dfg
             .block_params(block)
@@ -141,25 +155,31 @@ impl PressureTracker {
         let live_ins: Vec<u32> = liveness.live_in(block).map(|v| id(v, &mut ids)).collect();
         let count = numbered.len();
         let mut remaining = vec![0u32; count];
-        for u in uses.iter().flatten() {
-            remaining[*u as usize] += 1;
+        for &u in &uses {
+            remaining[u as usize] += 1;
         }
         let live_out: Vec<bool> = numbered
             .iter()
             .map(|&v| liveness.is_live_out(block, v))
             .collect();
-        let needed = |i: &u32| remaining[*i as usize] > 0 || live_out[*i as usize];
-        let defs: Vec<Vec<u32>> = all_defs
-            .into_iter()
-            .map(|d| d.into_iter().filter(|i| needed(i)).collect())
+        let needed = |i: u32| remaining[i as usize] > 0 || live_out[i as usize];
+        let defs: Vec<u32> = result_start
+            .windows(2)
+            .map(|w| {
+                result_ids[w[0] as usize..w[1] as usize]
+                    .iter()
+                    .filter(|&&i| needed(i))
+                    .count() as u32
+            })
             .collect();
         let mut entry: Vec<u32> = live_ins;
-        entry.extend(entry_params.iter().filter(|i| needed(i)));
+        entry.extend(entry_params.iter().copied().filter(|&i| needed(i)));
         entry.sort_unstable();
         entry.dedup();
         let live = entry.len();
         Self {
             uses,
+            use_start,
             defs,
             remaining,
             live_out,
@@ -178,20 +198,26 @@ impl PressureTracker {
         self.max
     }
 
+    fn uses_of(&self, i: usize) -> &[u32] {
+        &self.uses[self.use_start[i] as usize..self.use_start[i + 1] as usize]
+    }
+
     /// How the live count changes if the instruction at position `i` is placed next: its
     /// results that are used later start living, operands it reads for the last time die.
     pub fn delta(&self, i: usize) -> isize {
-        let dying = self.uses[i]
+        let dying = self
+            .uses_of(i)
             .iter()
             .filter(|&&v| self.remaining[v as usize] == 1 && !self.live_out[v as usize])
             .count();
-        self.defs[i].len() as isize - dying as isize
+        self.defs[i] as isize - dying as isize
     }
 
     /// Places the instruction at position `i` next.
     pub fn place(&mut self, i: usize) {
         let delta = self.delta(i);
-        for &v in &self.uses[i] {
+        let (start, end) = (self.use_start[i] as usize, self.use_start[i + 1] as usize);
+        for &v in &self.uses[start..end] {
             let n = &mut self.remaining[v as usize];
             *n = n.saturating_sub(1);
         }

@@ -72,15 +72,24 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
     // Operands then name values directly, so a use is found by comparing values.
     func.dfg.resolve_all_aliases();
     let w = writes(func);
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
     let mut candidates = Vec::new();
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if qualifies(func, &w, inst) && func.dfg.inst_results(inst).len() == 1 {
+                candidates.push(inst);
+                users.insert(func.dfg.first_result(inst), Vec::new());
+            }
+        }
+    }
+    // Only the candidates' users matter; a copy's own operands are the original's, which
+    // are never candidates' results unless the original used one (then the copy joins it).
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             for v in super::pressure::operands(func, inst) {
-                users.entry(v).or_default().push(inst);
-            }
-            if qualifies(func, &w, inst) && func.dfg.inst_results(inst).len() == 1 {
-                candidates.push(inst);
+                if let Some(list) = users.get_mut(&v) {
+                    list.push(inst);
+                }
             }
         }
     }
@@ -97,7 +106,9 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
             func.dfg
                 .map_inst_values(user, |v| if v == result { copy_result } else { v });
             for v in super::pressure::operands(func, copy) {
-                users.entry(v).or_default().push(copy);
+                if let Some(list) = users.get_mut(&v) {
+                    list.push(copy);
+                }
             }
             stats.copies += 1;
         }

@@ -38,16 +38,25 @@ pub fn sink_keys(dag: &DepDag) -> Vec<SinkKey> {
 #[derive(Debug, Default)]
 pub struct SinkLoads {
     keys: Vec<SinkKey>,
+    /// Per node: its key's position among all keys (keys are distinct: they end in the node's
+    /// own position), so a pick compares one integer per candidate.
+    rank: Vec<u32>,
 }
 
 impl Strategy for SinkLoads {
     fn init_block(&mut self, view: &SchedView<'_>) {
         self.keys = sink_keys(view.dag);
+        let mut by_key: Vec<u32> = (0..self.keys.len() as u32).collect();
+        by_key.sort_unstable_by_key(|&n| self.keys[n as usize]);
+        self.rank = vec![0; self.keys.len()];
+        for (rank, &n) in by_key.iter().enumerate() {
+            self.rank[n as usize] = rank as u32;
+        }
     }
 
     fn pick(&mut self, ready: &ReadySet, _view: &SchedView<'_>) -> Pick {
         let node = ready
-            .min_by_key(|n| self.keys[n.index()])
+            .min_by_key(|n| self.rank[n.index()])
             .expect("the driver never offers an empty ready set");
         let reason = if self.keys[node.index()].1 == 0 {
             Reason::SinkToUse
