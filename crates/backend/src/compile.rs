@@ -64,18 +64,17 @@ pub fn compile(func: &Function, target: Target) -> Result<Compiled, CompileError
     let isa = target
         .isa(OptLevel::None)
         .map_err(|message| CompileError::Isa { target, message })?;
-    compile_with_isa(func, target, isa.as_ref(), true)
+    compile_with_isa(func.clone(), target, isa.as_ref(), true)
 }
 
 /// [`compile`] with an ISA the caller already built (the JIT's); `listing` keeps the VCode
 /// listing in [`Compiled::vcode`] (empty otherwise).
 pub fn compile_with_isa(
-    func: &Function,
+    mut func: Function,
     target: Target,
     isa: &dyn TargetIsa,
     listing: bool,
 ) -> Result<Compiled, CompileError> {
-    let mut func = func.clone();
     func.signature.call_conv = isa.default_call_conv();
     let mut ctx = Context::for_function(func);
     ctx.set_disasm(listing);

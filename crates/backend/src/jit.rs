@@ -87,29 +87,30 @@ impl JitFunction {
     /// Compiles `func` for the host with `opt_level=none` and makes it executable
     /// ([`JitOptions::default`]: verifier on, listing kept).
     pub fn compile(func: &Function) -> Result<Self, JitError> {
-        Self::compile_with(func, &JitOptions::default())
+        Self::compile_with(func.clone(), &JitOptions::default())
     }
 
-    /// [`JitFunction::compile`] with explicit options.
-    pub fn compile_with(func: &Function, options: &JitOptions) -> Result<Self, JitError> {
+    /// [`JitFunction::compile`] with explicit options, consuming the function.
+    pub fn compile_with(func: Function, options: &JitOptions) -> Result<Self, JitError> {
         let target = Target::host().ok_or(JitError::UnsupportedHost)?;
         let isa = host_isa(options.verify)?;
         // Compile once, keep the statistics, and hand the same bytes to the module; functions
         // with relocations go through the module's own compile with the same ISA settings.
+        let name = func.name.to_string();
+        let mut signature = func.signature.clone();
         let compiled = compile_with_isa(func, target, isa.as_ref(), options.listing)?;
         let alignment = u64::from(isa.function_alignment().preferred);
         let mut module = JITModule::new(JITBuilder::with_isa(
             isa,
             cranelift_module::default_libcall_names(),
         ));
-        let mut signature = func.signature.clone();
         signature.call_conv = module.isa().default_call_conv();
-        let name = func.name.to_string();
         let id = module.declare_function(&name, Linkage::Export, &signature)?;
         if compiled.relocs.is_empty() {
             module.define_function_bytes(id, alignment, &compiled.code, &[])?;
         } else {
-            let mut exec_func = func.clone();
+            // The function as compiled (legalised), compiled again by the module.
+            let mut exec_func = compiled.func.clone();
             exec_func.signature = signature;
             let mut ctx = cranelift_codegen::Context::for_function(exec_func);
             module.define_function(id, &mut ctx)?;

@@ -1,8 +1,8 @@
 //! The whole pipeline in one place, in the order it runs:
 //!
 //! ```text
-//! build → verify → bce → verify → slow path? → optimise? → rewrite → verify → schedule
-//!       → verify → compile (opt_level=none) → stats
+//! build → verify → bce (slow path outlined?) → verify → optimise? → rewrite → verify
+//!       → schedule → verify → compile (opt_level=none) → stats
 //! ```
 //!
 //! [`StageOptions`] says how: a report keeps every stage's text and verifies after each stage;
@@ -18,7 +18,7 @@ use crate::target::Target;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
-use schedlab_passes::deopt::{self, DeoptError, DeoptStats, SlowPathCall};
+use schedlab_passes::deopt::SlowPathCall;
 use schedlab_passes::rewrite::{self, RewriteStats, model_latency};
 use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, ScheduleStats};
 
@@ -79,9 +79,6 @@ pub enum PipelineError {
     /// Bounds-check elimination failed.
     #[error(transparent)]
     Bce(#[from] BceError),
-    /// The slow path could not be outlined.
-    #[error("cannot outline the slow path: {0}")]
-    Deopt(#[from] DeoptError),
     /// The scheduler rejected the request (e.g. an unknown strategy).
     #[error(transparent)]
     Schedule(#[from] SchedError),
@@ -108,8 +105,6 @@ pub struct StageText {
 pub struct IrStats {
     /// What bounds-check elimination did.
     pub bce: Option<BceStats>,
-    /// What slow-path outlining did (`None` unless asked for).
-    pub deopt: Option<DeoptStats>,
     /// What the rewrites did (`None` when disabled).
     pub rewrite: Option<RewriteStats>,
     /// What the scheduler did.
@@ -139,8 +134,8 @@ pub struct StageOptions {
     /// Run the verifier after every stage (naming the stage that broke the function); when
     /// off, the end result is verified once.
     pub verify_stages: bool,
-    /// Replace the checked copies of predicated loops by this call
-    /// ([`schedlab_passes::deopt`]).
+    /// Predicated loops whose entry path is restartable call this instead of keeping a
+    /// checked copy ([`schedlab_passes::deopt`]; see [`BceStats::versioned`]).
     pub slow_path: Option<SlowPathCall>,
     /// Collect the scheduler's report-only figures (pressure before, per-block statistics).
     pub statistics: bool,
@@ -205,17 +200,14 @@ pub fn run_ir_stages_with(
         ..StageText::default()
     };
     verify_stage(func, "build")?;
-    let bce_stats = bce::run_with(func, config.bce, options.verify_stages)?;
+    let bce_stats = bce::run_with(
+        func,
+        config.bce,
+        options.verify_stages,
+        options.slow_path.as_ref(),
+    )?;
     verify_stage(func, "bce")?;
     stages.bce = text(func);
-    let deopt = match &options.slow_path {
-        Some(call) => {
-            let stats = deopt::outline_checked_loops(func, &bce_stats.versioned, call)?;
-            verify_stage(func, "slow-path outlining")?;
-            Some(stats)
-        }
-        None => None,
-    };
     if config.optimize {
         optimize(func, target)?;
         verify_stage(func, "optimise")?;
@@ -240,7 +232,6 @@ pub fn run_ir_stages_with(
         stages,
         IrStats {
             bce: Some(bce_stats),
-            deopt,
             rewrite,
             schedule,
         },

@@ -72,7 +72,7 @@ fn allocator_moves(func: &Function, target: Target) -> (usize, usize, String) {
     });
     REGALLOC_LOG.with(|l| l.borrow_mut().clear());
     let isa = verbose_isa(target);
-    let compiled = compile_with_isa(func, target, isa.as_ref(), true).expect("compiles");
+    let compiled = compile_with_isa(func.clone(), target, isa.as_ref(), true).expect("compiles");
     // The verbose ISA must produce exactly the code the normal path produces.
     let normal = compile(func, target).expect("compiles");
     assert_eq!(

@@ -66,7 +66,7 @@ impl SlowPathState {
             let mut func = schedlab_kernels::md5::compress_multi_block();
             let target = Target::host()?;
             run_ir_stages_with(&mut func, target, &config, &StageOptions::jit(None)).ok()?;
-            let jit = JitFunction::compile_with(&func, &jit_options()).ok()?;
+            let jit = JitFunction::compile_with(func, &jit_options()).ok()?;
             // SAFETY: as in `Compressor::compile_timed`; the code is never freed.
             Some(unsafe { std::mem::transmute::<*const u8, KernelFn>(jit.code_ptr()) })
         })
@@ -162,9 +162,18 @@ impl Compressor {
             context: std::ptr::from_ref(state) as usize as u64,
             call_conv: CallConv::triple_default(&target.triple()),
         });
-        run_ir_stages_with(&mut func, target, config, &StageOptions::jit(call))?;
+        let (_, ir) = run_ir_stages_with(&mut func, target, config, &StageOptions::jit(call))?;
+        // Without predication (or a restartable loop) both loops are in this function.
+        let outlined = ir
+            .bce
+            .is_some_and(|b| b.versioned.iter().any(|v| v.checked_header.is_none()));
+        let (slow_path, slow_state) = if outlined {
+            (slow_path, slow_state)
+        } else {
+            (SlowPath::Eager, None)
+        };
         let t2 = Instant::now();
-        let jit = JitFunction::compile_with(&func, &jit_options())?;
+        let jit = JitFunction::compile_with(func, &jit_options())?;
         let t3 = Instant::now();
         // SAFETY: the JIT compiled a function with exactly `KernelFn`'s signature in the
         // host's default (C) calling convention; the code lives for the process.

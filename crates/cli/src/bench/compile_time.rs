@@ -89,7 +89,7 @@ pub fn measure(
             run_ir_stages_with(&mut func, target, &named.config, &StageOptions::jit(None))
                 .map_err(|e| format!("{}: {e}", named.name))?;
             let t2 = Instant::now();
-            JitFunction::compile_with(&func, &jit).map_err(|e| format!("{}: {e}", named.name))?;
+            JitFunction::compile_with(func, &jit).map_err(|e| format!("{}: {e}", named.name))?;
             let t3 = Instant::now();
             let us = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e6;
             runs_of.push(CompileTimings {

@@ -40,6 +40,7 @@ pub mod merge;
 pub mod predicate;
 pub mod recognize;
 
+use crate::deopt::SlowPathCall;
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{self, Block};
@@ -121,13 +122,14 @@ pub struct LoopChecks {
     pub unchecked_copy: bool,
 }
 
-/// A loop predication versioned: the original checked loop and its check-free copy, selected
-/// by a preheader test (the guard) that branches to `fast_header` or else `checked_header`.
+/// A loop predication versioned: a preheader test enters the check-free loop at
+/// `fast_header`, or else the original checked loop at `checked_header` — or, when the slow
+/// path was outlined ([`crate::deopt`]), calls it (`checked_header` is then `None`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VersionedLoop {
-    /// Header of the original loop, which keeps its checks.
-    pub checked_header: Block,
-    /// Header of the check-free copy.
+    /// Header of the original loop, which keeps its checks (`None`: outlined).
+    pub checked_header: Option<Block>,
+    /// Header of the check-free loop.
     pub fast_header: Block,
 }
 
@@ -160,8 +162,10 @@ pub struct BceStats {
     pub blocks_fused: usize,
     /// Per loop, after the pass.
     pub loops: Vec<LoopChecks>,
-    /// The loops predication versioned, in layout order of their checked headers.
+    /// The loops predication versioned, in layout order of their fast headers.
     pub versioned: Vec<VersionedLoop>,
+    /// Blocks deleted because only outlined slow paths reached them.
+    pub blocks_removed: usize,
 }
 
 impl fmt::Display for BceStats {
@@ -186,15 +190,18 @@ impl fmt::Display for BceStats {
 
 /// Runs bounds-check elimination at `level`; the result passes Cranelift's verifier.
 pub fn run(func: &mut ir::Function, level: BceLevel) -> Result<BceStats, BceError> {
-    run_with(func, level, true)
+    run_with(func, level, true, None)
 }
 
 /// [`run`], running the verifier on the input and after each stage only when `verify_stages`
-/// (a JIT that verifies the pipeline's end result once skips them; tests keep them on).
+/// (a JIT that verifies the pipeline's end result once skips them; tests keep them on), and
+/// with `slow_path`, predicating restartable loops in place with their failing test calling
+/// it instead of keeping a checked copy ([`crate::deopt`]).
 pub fn run_with(
     func: &mut ir::Function,
     level: BceLevel,
     verify_stages: bool,
+    slow_path: Option<&SlowPathCall>,
 ) -> Result<BceStats, BceError> {
     let verify = |func: &ir::Function| if verify_stages { verify(func) } else { Ok(()) };
     verify(func).map_err(BceError::InvalidInput)?;
@@ -222,27 +229,40 @@ pub fn run_with(
         })?;
     }
     if level == BceLevel::Predicate {
-        let predicated = predicate::predicate_loops(func);
+        let predicated = predicate::predicate_loops(func, slow_path);
         stats.loops_versioned = predicated.loops_versioned;
         stats.checks_predicated = predicated.checks_removed;
         recognize::remove_dead(func, &predicated.dead);
         stats.blocks_fused += fuse::fuse_jumps(func, &predicated.new_jumps);
+        if !predicated.outlined.is_empty() {
+            stats.blocks_removed = crate::deopt::remove_unreachable(func).0;
+        }
         func.dfg.resolve_all_aliases();
         verify(func).map_err(|message| BceError::Verifier {
             stage: "predicate",
             message,
         })?;
         fast_headers = predicated.fast_headers.values().copied().collect();
+        fast_headers.extend(&predicated.outlined);
         let order: Vec<Block> = func.layout.blocks().collect();
         let mut versioned: Vec<VersionedLoop> = predicated
             .fast_headers
             .iter()
-            .map(|(&checked_header, &fast_header)| VersionedLoop {
-                checked_header,
+            .map(|(&checked, &fast_header)| VersionedLoop {
+                checked_header: Some(checked),
                 fast_header,
             })
+            .chain(
+                predicated
+                    .outlined
+                    .iter()
+                    .map(|&fast_header| VersionedLoop {
+                        checked_header: None,
+                        fast_header,
+                    }),
+            )
             .collect();
-        versioned.sort_by_key(|v| order.iter().position(|&b| b == v.checked_header));
+        versioned.sort_by_key(|v| order.iter().position(|&b| b == v.fast_header));
         stats.versioned = versioned;
         if let Some(h) = hot_header {
             hot_header = Some(predicated.fast_headers.get(&h).copied().unwrap_or(h));

@@ -45,6 +45,7 @@ use super::merge::replace_with_jump;
 use super::recognize::{
     BoundsCheck, iconst_value, predecessor_counts, recognize, split_constant, value_range,
 };
+use crate::deopt::{self, SlowPathCall};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -65,6 +66,9 @@ pub struct PredicateOutcome {
     pub checks_removed: usize,
     /// Original loop header → header of its check-free copy.
     pub fast_headers: HashMap<Block, Block>,
+    /// Headers of loops made check-free in place, their failing test calling the slow path
+    /// ([`crate::deopt`]).
+    pub outlined: Vec<Block>,
     /// The jumps that replaced removed checks (candidates for block fusion).
     pub new_jumps: Vec<Inst>,
     /// Comparisons of removed checks, to delete with what only they used.
@@ -103,8 +107,10 @@ enum Limit {
     Const(i64),
 }
 
-/// Versions every innermost loop of `func` whose checks can be predicated.
-pub fn predicate_loops(func: &mut Function) -> PredicateOutcome {
+/// Versions every innermost loop of `func` whose checks can be predicated. With `slow_path`,
+/// a loop that the entry reaches without side effects ([`deopt::check_restartable`]) loses
+/// its checks in place and its failing test calls the slow path; other loops get a copy.
+pub fn predicate_loops(func: &mut Function, slow_path: Option<&SlowPathCall>) -> PredicateOutcome {
     let mut out = PredicateOutcome::default();
     let mut done: HashSet<Block> = HashSet::new();
     loop {
@@ -128,9 +134,16 @@ pub fn predicate_loops(func: &mut Function) -> PredicateOutcome {
             .filter(|&b| loops.is_in_loop(b, lp))
             .collect();
         if let Some(plan) = analyze(func, &cfg, &domtree, header, blocks) {
-            let fast = version(func, &plan, &mut out);
-            done.insert(fast);
-            out.fast_headers.insert(header, fast);
+            let restartable =
+                slow_path.filter(|_| deopt::check_restartable(func, plan.entry_branch).is_ok());
+            if let Some(call) = restartable {
+                version_in_place(func, &plan, call, &mut out);
+                out.outlined.push(header);
+            } else {
+                let fast = version(func, &plan, &mut out);
+                done.insert(fast);
+                out.fast_headers.insert(header, fast);
+            }
         }
     }
     out
@@ -408,9 +421,8 @@ fn resolve_copy(func: &Function, cfg: &ControlFlowGraph, v: Value, fuel: u32) ->
     }
 }
 
-/// Builds the preheader test and the check-free copy; returns the copy's header.
-fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Block {
-    // The new preheader takes over the entry edge.
+/// A new block that takes over the loop's entry edge, with the header's parameters.
+fn insert_guard(func: &mut Function, plan: &Plan) -> Block {
     let guard = func.dfg.make_block();
     let types: Vec<_> = func.dfg.block_param_types(plan.header).collect();
     for ty in &types {
@@ -418,6 +430,38 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
     }
     func.layout.insert_block(guard, plan.header);
     retarget(func, plan.entry_branch, plan.header, guard);
+    guard
+}
+
+/// Builds the preheader test, which enters the loop itself or else calls the slow path, and
+/// drops the covered checks from the loop.
+fn version_in_place(
+    func: &mut Function,
+    plan: &Plan,
+    call: &SlowPathCall,
+    out: &mut PredicateOutcome,
+) {
+    let guard = insert_guard(func, plan);
+    let slow = deopt::call_block(func, call);
+    let all = preheader_test(func, plan, guard);
+    let gparams = func.dfg.block_params(guard).to_vec();
+    let args: Vec<BlockArg> = gparams.iter().map(|&v| BlockArg::Value(v)).collect();
+    FuncCursor::new(func)
+        .at_bottom(guard)
+        .ins()
+        .brif(all, plan.header, &args, slow, &[]);
+    for &b in &plan.covered {
+        if let Some(check) = recognize(func, b) {
+            drop_check(func, &check, out);
+        }
+    }
+    out.loops_versioned += 1;
+}
+
+/// Builds the preheader test and the check-free copy; returns the copy's header.
+fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Block {
+    // The new preheader takes over the entry edge.
+    let guard = insert_guard(func, plan);
 
     // Clone the loop between the preheader and the original loop.
     let mut block_map: HashMap<Block, Block> = HashMap::new();
@@ -499,6 +543,28 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
         }
     }
 
+    let all = preheader_test(func, plan, guard);
+    let gparams = func.dfg.block_params(guard).to_vec();
+    let args: Vec<BlockArg> = gparams.iter().map(|&v| BlockArg::Value(v)).collect();
+    FuncCursor::new(func)
+        .at_bottom(guard)
+        .ins()
+        .brif(all, fast_header, &args, plan.header, &args);
+
+    // Drop the covered checks from the copy.
+    for b in &plan.covered {
+        let nb = block_map[b];
+        if let Some(check) = recognize(func, nb) {
+            drop_check(func, &check, out);
+        }
+    }
+    out.loops_versioned += 1;
+    fast_header
+}
+
+/// Appends the preheader test to `guard` and returns its result (true: no covered check can
+/// fail in any iteration).
+fn preheader_test(func: &mut Function, plan: &Plan, guard: Block) -> Value {
     // The test, in 64-bit arithmetic. The controlling induction variable runs over
     // [o0, last] (counting up) or [last, o0] (counting down) and must not wrap; a lockstep
     // variable p with entry value p0 runs over the hull of p0 and p0 + r * (last - o0). For
@@ -573,18 +639,7 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
             all = cur.ins().band(all, fits);
         }
     }
-    let args: Vec<BlockArg> = gparams.iter().map(|&v| BlockArg::Value(v)).collect();
-    cur.ins().brif(all, fast_header, &args, plan.header, &args);
-
-    // Drop the covered checks from the copy.
-    for b in &plan.covered {
-        let nb = block_map[b];
-        if let Some(check) = recognize(func, nb) {
-            drop_check(func, &check, out);
-        }
-    }
-    out.loops_versioned += 1;
-    fast_header
+    all
 }
 
 /// `v + k`, or `v` itself when `k` is 0.

@@ -8,7 +8,8 @@ use super::ready::{ReadySet, SchedView};
 use super::strategy::{Pick, Reason, Strategy};
 use super::{BlockStats, SchedError};
 use cranelift_codegen::ir::{Block, Function, Inst};
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// Schedules one block with `strategy`; returns the order, the reasons of the picks and the
 /// maximum pressure the driver tracked.
@@ -28,11 +29,9 @@ pub(crate) fn schedule_block(
     let mut ready_cycle = vec![0u32; n];
     let mut scheduled = vec![false; n];
     let mut ready = ReadySet::default();
-    for id in dag.nodes() {
-        if waiting[id.index()] == 0 {
-            ready.insert(id);
-        }
-    }
+    // Strategies with a fixed priority: the ready nodes in a min-heap by rank instead.
+    let mut ranked: Option<Vec<(u32, Reason)>> = None;
+    let mut heap: BinaryHeap<Reverse<(u32, NodeId)>> = BinaryHeap::new();
     let (mut cycle, mut issued) = (0u32, 0u32);
     let mut order = Vec::with_capacity(n);
     macro_rules! view {
@@ -50,18 +49,51 @@ pub(crate) fn schedule_block(
         };
     }
     strategy.init_block(&view!());
-    while !ready.is_empty() {
-        let pick = match ready.nodes() {
-            [only] => Pick::new(*only, Reason::Only),
-            _ => strategy.pick(&ready, &view!()),
-        };
-        if !ready.remove(pick.node) {
-            return Err(SchedError::InvalidPick {
+    if let Some(ranks) = strategy.static_priority() {
+        if ranks.len() != n {
+            return Err(SchedError::InvalidPriority {
                 strategy: strategy_name.to_string(),
                 block: dag.block(),
-                node: pick.node,
             });
         }
+        ranked = Some(ranks);
+    }
+    let make_ready = |id: NodeId,
+                      ready: &mut ReadySet,
+                      heap: &mut BinaryHeap<Reverse<(u32, NodeId)>>,
+                      ranked: &Option<Vec<(u32, Reason)>>| match ranked {
+        Some(ranks) => heap.push(Reverse((ranks[id.index()].0, id))),
+        None => ready.insert(id),
+    };
+    for id in dag.nodes() {
+        if waiting[id.index()] == 0 {
+            make_ready(id, &mut ready, &mut heap, &ranked);
+        }
+    }
+    while !(ready.is_empty() && heap.is_empty()) {
+        let pick = if let Some(ranks) = &ranked {
+            let only = heap.len() == 1;
+            let Reverse((_, node)) = heap.pop().expect("checked non-empty");
+            let reason = if only {
+                Reason::Only
+            } else {
+                ranks[node.index()].1
+            };
+            Pick::new(node, reason)
+        } else {
+            let pick = match ready.nodes() {
+                [only] => Pick::new(*only, Reason::Only),
+                _ => strategy.pick(&ready, &view!()),
+            };
+            if !ready.remove(pick.node) {
+                return Err(SchedError::InvalidPick {
+                    strategy: strategy_name.to_string(),
+                    block: dag.block(),
+                    node: pick.node,
+                });
+            }
+            pick
+        };
         *reasons.entry(pick.reason).or_default() += 1;
         let id = pick.node;
         scheduled[id.index()] = true;
@@ -82,7 +114,7 @@ pub(crate) fn schedule_block(
             ready_cycle[s] = ready_cycle[s].max(at + edge.latency);
             waiting[s] -= 1;
             if waiting[s] == 0 {
-                ready.insert(succ);
+                make_ready(succ, &mut ready, &mut heap, &ranked);
             }
         }
         strategy.scheduled(id, &view!());

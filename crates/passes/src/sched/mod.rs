@@ -161,6 +161,15 @@ pub enum SchedError {
         /// The node.
         node: NodeId,
     },
+    /// A strategy's static priority does not rank every node of the block (a bug in the
+    /// strategy).
+    #[error("strategy `{strategy}` ranked the wrong number of nodes in {block}")]
+    InvalidPriority {
+        /// The strategy.
+        strategy: String,
+        /// The block.
+        block: Block,
+    },
     /// The verifying run found a broken dependence.
     #[error("schedule violates its DAG: {0}")]
     Violation(#[from] ScheduleViolation),
@@ -214,7 +223,18 @@ pub fn schedule_with_options(
 ) -> Result<ScheduleStats, SchedError> {
     let entry = strategy(strategy_name)?;
     let mut strat = (entry.make)(opts);
+    schedule_with_strategy(func, entry.name, strat.as_mut(), model, opts)
+}
 
+/// Schedules every block of `func` with a strategy object that need not be registered (its
+/// statistics carry `name`). On error `func` may be partly scheduled.
+pub fn schedule_with_strategy(
+    func: &mut Function,
+    name: &str,
+    strat: &mut dyn Strategy,
+    model: &MachineModel,
+    opts: &ScheduleOptions,
+) -> Result<ScheduleStats, SchedError> {
     let blocks: Vec<Block> = func.layout.blocks().collect();
     let pressure_before: HashMap<Block, usize> = if opts.skip_statistics {
         HashMap::default()
@@ -240,15 +260,8 @@ pub fn schedule_with_options(
     let mut block_stats = Vec::with_capacity(blocks.len());
     for &block in &blocks {
         let dag = DepDag::build(func, block, model);
-        let (order, pressure_after) = driver::schedule_block(
-            func,
-            &liveness,
-            &dag,
-            model,
-            strat.as_mut(),
-            entry.name,
-            &mut reasons,
-        )?;
+        let (order, pressure_after) =
+            driver::schedule_block(func, &liveness, &dag, model, strat, name, &mut reasons)?;
         driver::apply_order(func, block, &dag, &order);
         if !opts.skip_statistics {
             let before = pressure_before.get(&block).copied().unwrap_or(0);
@@ -265,7 +278,7 @@ pub fn schedule_with_options(
         check_schedule(&snapshot, func)?;
     }
     Ok(ScheduleStats {
-        strategy: entry.name.to_string(),
+        strategy: name.to_string(),
         target: model.target.to_string(),
         max_pressure_before: pressure_before.values().copied().max().unwrap_or(0),
         max_pressure_after: block_stats

@@ -84,10 +84,14 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
     }
     // Only the candidates' users matter; a copy's own operands are the original's, which
     // are never candidates' results unless the original used one (then the copy joins it).
+    // Aliases are resolved: operands name values directly. An instruction that reads a
+    // value twice is one user.
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            for v in super::pressure::operands(func, inst) {
-                if let Some(list) = users.get_mut(&v) {
+            for v in func.dfg.inst_values(inst) {
+                if let Some(list) = users.get_mut(&v)
+                    && list.last() != Some(&inst)
+                {
                     list.push(inst);
                 }
             }

@@ -99,6 +99,14 @@ pub trait Strategy {
     /// Picks the next node; it must be in `ready` (which is never empty).
     fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick;
 
+    /// For strategies whose pick is always the ready node with the smallest fixed rank: each
+    /// node's rank (distinct) and the reason a pick by it records, asked once per block after
+    /// [`Strategy::init_block`]. The driver then keeps the ready nodes in a heap and never
+    /// calls [`Strategy::pick`]; the picks are the same. `None` (the default) otherwise.
+    fn static_priority(&self) -> Option<Vec<(u32, Reason)>> {
+        None
+    }
+
     /// Called after the driver placed `node`.
     fn scheduled(&mut self, _node: NodeId, _view: &SchedView<'_>) {}
 }

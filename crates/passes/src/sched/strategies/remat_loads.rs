@@ -5,7 +5,7 @@
 
 use super::sink_loads::SinkLoads;
 use crate::sched::registry::StrategyEntry;
-use crate::sched::{Pick, ReadySet, SchedView, Strategy};
+use crate::sched::{Pick, ReadySet, Reason, SchedView, Strategy};
 
 /// One load per use, right before it.
 #[derive(Debug, Default)]
@@ -22,6 +22,10 @@ impl Strategy for RematLoads {
 
     fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick {
         self.0.pick(ready, view)
+    }
+
+    fn static_priority(&self) -> Option<Vec<(u32, Reason)>> {
+        self.0.static_priority()
     }
 }
 

@@ -5,7 +5,7 @@
 //! computation) moves with them. The list scheduler then places nodes by key, so the DAG still
 //! has the last word: a load never passes a store it depends on.
 
-use crate::sched::dag::Effect;
+use crate::sched::dag::{EdgeKind, Effect};
 use crate::sched::registry::StrategyEntry;
 use crate::sched::{DepDag, Pick, ReadySet, Reason, SchedView, Strategy};
 
@@ -18,17 +18,28 @@ pub fn sink_keys(dag: &DepDag) -> Vec<SinkKey> {
     let end = dag.terminator().map_or(n, |t| t.0);
     let mut keys: Vec<SinkKey> = (0..n).map(|i| (i, 1, i)).collect();
     for id in dag.nodes().collect::<Vec<_>>().into_iter().rev() {
-        let users = dag.data_users(id);
+        let users = dag
+            .succs(id)
+            .filter(|(_, e)| e.kind == EdgeKind::Data)
+            .map(|(s, _)| s);
         let i = id.0;
         if dag.is_load(id) {
-            let anchor = users.first().map_or(end, |u| u.0);
+            let anchor = users.min().map_or(end, |u| u.0);
             keys[id.index()] = (anchor, 0, i);
-        } else if dag.node(id).effect == Effect::Pure
-            && !users.is_empty()
-            && users.iter().all(|u| keys[u.index()].1 == 0)
-        {
-            let anchor = users.iter().map(|u| keys[u.index()].0).min().unwrap_or(end);
-            keys[id.index()] = (anchor, 0, i);
+        } else if dag.node(id).effect == Effect::Pure {
+            // Moves with its users when it has some and every one of them is sunk.
+            let mut anchor = None;
+            for u in users {
+                let key = keys[u.index()];
+                if key.1 != 0 {
+                    anchor = None;
+                    break;
+                }
+                anchor = Some(anchor.map_or(key.0, |a: u32| a.min(key.0)));
+            }
+            if let Some(anchor) = anchor {
+                keys[id.index()] = (anchor, 0, i);
+            }
         }
     }
     keys
@@ -41,6 +52,16 @@ pub struct SinkLoads {
     /// Per node: its key's position among all keys (keys are distinct: they end in the node's
     /// own position), so a pick compares one integer per candidate.
     rank: Vec<u32>,
+}
+
+impl SinkLoads {
+    fn reason(&self, node: usize) -> Reason {
+        if self.keys[node].1 == 0 {
+            Reason::SinkToUse
+        } else {
+            Reason::SourceOrder
+        }
+    }
 }
 
 impl Strategy for SinkLoads {
@@ -58,12 +79,15 @@ impl Strategy for SinkLoads {
         let node = ready
             .min_by_key(|n| self.rank[n.index()])
             .expect("the driver never offers an empty ready set");
-        let reason = if self.keys[node.index()].1 == 0 {
-            Reason::SinkToUse
-        } else {
-            Reason::SourceOrder
-        };
-        Pick::new(node, reason)
+        Pick::new(node, self.reason(node.index()))
+    }
+
+    fn static_priority(&self) -> Option<Vec<(u32, Reason)>> {
+        Some(
+            (0..self.rank.len())
+                .map(|i| (self.rank[i], self.reason(i)))
+                .collect(),
+        )
     }
 }
 
