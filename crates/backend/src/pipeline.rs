@@ -19,7 +19,7 @@ use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
-use schedlab_passes::rewrite::{self, RewriteStats, model_latency};
+use schedlab_passes::rewrite::{self, ConstantPlacement, RewriteStats, model_latency};
 use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, ScheduleStats};
 
 /// The scheduling strategy the pipeline (and so the `Md5` library) uses unless told otherwise:
@@ -37,6 +37,8 @@ pub struct PipelineConfig {
     pub optimize: bool,
     /// Run the critical-path rewrites (masked merge, reassociation by ready time).
     pub rewrites: bool,
+    /// Where reassociation puts a tree's folded constant (early: off the dependence chain).
+    pub constants: ConstantPlacement,
     /// The in-block scheduling strategy, by registered name.
     pub strategy: String,
     /// Seed for the `shuffle` strategy.
@@ -49,6 +51,7 @@ impl Default for PipelineConfig {
             bce: BceLevel::Predicate,
             optimize: false,
             rewrites: true,
+            constants: ConstantPlacement::Early,
             strategy: DEFAULT_STRATEGY.to_string(),
             seed: 0,
         }
@@ -213,7 +216,7 @@ pub fn run_ir_stages_with(
         verify_stage(func, "optimise")?;
     }
     let rewrite = if config.rewrites {
-        let stats = rewrite::run_all(func, &model_latency(&model));
+        let stats = rewrite::run_all_with(func, &model_latency(&model), config.constants);
         verify_stage(func, "rewrite")?;
         Some(stats)
     } else {

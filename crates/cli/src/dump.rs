@@ -3,6 +3,7 @@
 use crate::CliError;
 use crate::kernel;
 use schedlab_backend::pipeline::{self, PipelineConfig};
+use schedlab_passes::rewrite::ConstantPlacement;
 
 /// Arguments of `schedlab dump`.
 #[derive(clap::Args, Debug)]
@@ -27,6 +28,19 @@ pub struct DumpArgs {
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     #[arg(long)]
     optimize: bool,
+    /// Where reassociation puts a tree's constant: early (off the dependence chain) or late
+    /// (last; on x86_64 a three-component `lea` on the chain).
+    #[arg(long, value_enum, default_value_t = Constants::Early)]
+    constants: Constants,
+}
+
+/// `--constants` values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constants {
+    /// With the earliest-ready operand.
+    Early,
+    /// After every other operand.
+    Late,
 }
 
 /// Pipeline stages `dump` can print.
@@ -54,6 +68,10 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
     let config = PipelineConfig {
         bce: args.bce,
         optimize: args.optimize,
+        constants: match args.constants {
+            Constants::Early => ConstantPlacement::Early,
+            Constants::Late => ConstantPlacement::Late,
+        },
         ..PipelineConfig::with_strategy(strategy)
     };
     for k in kernel::resolve(&args.kernel)? {

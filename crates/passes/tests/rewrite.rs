@@ -8,7 +8,10 @@ use cranelift_interpreter::environment::FunctionStore;
 use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use proptest::prelude::*;
-use schedlab_passes::rewrite::{masked_merge, reassociate, run_all, unit_latency};
+use schedlab_passes::rewrite::{
+    ConstantPlacement, masked_merge, reassociate, reassociate_with, run_all, run_all_with,
+    unit_latency,
+};
 
 fn parse(text: &str) -> Function {
     cranelift_reader::parse_functions(text)
@@ -168,6 +171,53 @@ fn the_late_operand_is_added_last() {
     same_results(&original, &func, &INPUTS);
 }
 
+/// The defining instruction's opcode and operands of `v`, as text.
+fn def_text(func: &Function, v: cranelift_codegen::ir::Value) -> String {
+    func.dfg
+        .display_inst(func.dfg.value_def(v).unwrap_inst())
+        .to_string()
+}
+
+#[test]
+fn constants_placed_late_join_the_tree_last() {
+    let original = parse(SUM);
+    let (mut early, mut late) = (original.clone(), original.clone());
+    reassociate_with(&mut early, &unit_latency, ConstantPlacement::Early);
+    let stats = reassociate_with(&mut late, &unit_latency, ConstantPlacement::Late);
+    verify(&late);
+    assert_eq!(stats.trees, 1);
+    let root = |f: &Function| {
+        let block = f.layout.entry_block().expect("entry");
+        f.dfg.inst_args(f.layout.last_inst(block).expect("return"))[0]
+    };
+    // Late: root = (everything else) + constant, and F (v5) is inside the left operand.
+    let late_root = def_text(&late, root(&late));
+    let late_args = late
+        .dfg
+        .inst_args(late.dfg.value_def(root(&late)).unwrap_inst());
+    assert!(
+        def_text(&late, late_args[1]).contains("iconst"),
+        "{late_root}\n{}",
+        late.display()
+    );
+    assert!(
+        def_text(&late, late_args[0]).contains("v5"),
+        "{}",
+        late.display()
+    );
+    // Early: the constant is already combined with an early operand; F joins last.
+    let early_args = early
+        .dfg
+        .inst_args(early.dfg.value_def(root(&early)).unwrap_inst());
+    assert!(
+        early_args.iter().any(|a| a.to_string() == "v5"),
+        "{}",
+        early.display()
+    );
+    assert_ne!(late.display().to_string(), early.display().to_string());
+    same_results(&original, &late, &INPUTS);
+}
+
 /// A random tree over four inputs, as CLIF text.
 fn random_function(ops: &[(u8, u8, u8)]) -> String {
     let mut body = String::new();
@@ -205,8 +255,12 @@ proptest! {
         let mut func = original.clone();
         run_all(&mut func, &unit_latency);
         verify(&func);
+        let mut late = original.clone();
+        run_all_with(&mut late, &unit_latency, ConstantPlacement::Late);
+        verify(&late);
         for args in &inputs {
             prop_assert_eq!(run(&original, args), run(&func, args));
+            prop_assert_eq!(run(&original, args), run(&late, args));
         }
     }
 }

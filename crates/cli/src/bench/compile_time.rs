@@ -8,7 +8,7 @@ use cranelift_codegen::ir::Function;
 use schedlab_backend::pipeline::{StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};
 use schedlab_md5::{CompileTimings, Compressor, SlowPath};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Median compile time of one configuration, split by phase (microseconds).
 #[derive(Clone, Debug)]
@@ -48,23 +48,41 @@ impl CompileTime {
     }
 }
 
+/// Untimed compilations before the timed ones, for at least this long: the core's clock
+/// ramps up from idle over the first tens of milliseconds of work, and the allocator and
+/// caches warm up, which would otherwise land on the first configuration measured.
+const WARM_UP: Duration = Duration::from_millis(200);
+
 /// Compiles the MD5 kernel with each configuration `runs` times exactly as the `Md5` library
-/// does (`Compressor::compile`: slow path compiled on first need), alternating with compiles
-/// that also generate the checked slow path, and keeps the medians.
+/// does (`Compressor::compile`: slow path compiled on first need), each followed by a compile
+/// that also generates the checked slow path, and keeps the medians. Configurations take turns
+/// (one compile each per round) after an untimed warm-up, so that none is measured on a colder
+/// machine than another.
 pub fn measure_md5(configs: &[NamedConfig], runs: usize) -> Result<Vec<CompileTime>, String> {
-    let mut out = Vec::new();
-    for named in configs {
-        let (mut lazy, mut eager) = (Vec::new(), Vec::new());
-        for _ in 0..runs.max(1) {
-            for (slow, into) in [(SlowPath::Lazy, &mut lazy), (SlowPath::Eager, &mut eager)] {
-                let (_, timings) = Compressor::compile_timed(&named.config, slow)
-                    .map_err(|e| format!("{}: {e}", named.name))?;
-                into.push(timings);
-            }
-        }
-        out.push(CompileTime::from_runs(&named.name, &lazy, Some(&eager)));
+    let compile = |named: &NamedConfig, slow| {
+        Compressor::compile_timed(&named.config, slow)
+            .map(|(_, timings)| timings)
+            .map_err(|e| format!("{}: {e}", named.name))
+    };
+    let start = Instant::now();
+    while let Some(first) = configs.first()
+        && start.elapsed() < WARM_UP
+    {
+        compile(first, SlowPath::Lazy)?;
     }
-    Ok(out)
+    let mut lazy = vec![Vec::new(); configs.len()];
+    let mut eager = vec![Vec::new(); configs.len()];
+    for _ in 0..runs.max(1) {
+        for (i, named) in configs.iter().enumerate() {
+            lazy[i].push(compile(named, SlowPath::Lazy)?);
+            eager[i].push(compile(named, SlowPath::Eager)?);
+        }
+    }
+    Ok(configs
+        .iter()
+        .zip(lazy.iter().zip(&eager))
+        .map(|(named, (l, e))| CompileTime::from_runs(&named.name, l, Some(e)))
+        .collect())
 }
 
 /// Compiles the kernel `kernel` returns with each configuration `runs` times for the host as

@@ -8,6 +8,7 @@ use digest::Digest;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_md5::{Md5Builder, Md5Engine};
 use schedlab_passes::bce::BceLevel;
+use schedlab_passes::rewrite::ConstantPlacement;
 use schedlab_passes::sched;
 
 /// Where a row's code comes from.
@@ -79,6 +80,10 @@ pub fn configurations_around(default: PipelineConfig) -> Vec<NamedConfig> {
     for (name, on) in [("rewrites", true), ("no-rewrites", false)] {
         push_unique(&mut rows, name, with(&|c| c.rewrites = on));
     }
+    for placement in ConstantPlacement::ALL {
+        let name = format!("constants-{}", placement.name());
+        push_unique(&mut rows, &name, with(&|c| c.constants = placement));
+    }
     rows
 }
 
@@ -86,10 +91,11 @@ pub fn configurations_around(default: PipelineConfig) -> Vec<NamedConfig> {
 pub fn describe(config: &PipelineConfig) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
     format!(
-        "strategy {}, bce {}, rewrites {}, e-graph {}",
+        "strategy {}, bce {}, rewrites {} (constants {}), e-graph {}",
         config.strategy,
         config.bce,
         on(config.rewrites),
+        config.constants.name(),
         on(config.optimize)
     )
 }

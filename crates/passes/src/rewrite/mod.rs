@@ -23,7 +23,7 @@ pub mod reassociate;
 pub use address::{AddressStats, fold_address_offsets};
 pub use masked_merge::{MaskedMergeStats, masked_merge};
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
-pub use reassociate::{ReassociateStats, reassociate};
+pub use reassociate::{ConstantPlacement, ReassociateStats, reassociate, reassociate_with};
 
 use cranelift_codegen::ir::{Function, Inst, Value, ValueDef};
 
@@ -40,12 +40,21 @@ pub struct RewriteStats {
 
 /// Runs the masked-merge rewrite and then reassociation on every block.
 pub fn run_all(func: &mut Function, latency: LatencyFn<'_>) -> RewriteStats {
+    run_all_with(func, latency, ConstantPlacement::Early)
+}
+
+/// [`run_all`] with the reassociated trees' constants placed as `constants` says.
+pub fn run_all_with(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    constants: ConstantPlacement,
+) -> RewriteStats {
     let masked_merge = masked_merge(func, latency);
     // Addresses first: their constants belong in the accesses' offsets, not in a
     // reassociated sum.
     let address = fold_address_offsets(func);
     remove_dead_pure_insts(func);
-    let reassociate = reassociate(func, latency);
+    let reassociate = reassociate_with(func, latency, constants);
     RewriteStats {
         masked_merge,
         reassociate,

@@ -31,6 +31,32 @@ pub struct ReassociateStats {
     pub removed: usize,
 }
 
+/// Where a tree's folded constant joins the operands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ConstantPlacement {
+    /// With the operand ready earliest (constants are ready at once): the constant is added
+    /// off the dependence chain. The default.
+    #[default]
+    Early,
+    /// After every other operand, as the last operation of the tree: on x86_64 the last two
+    /// additions then become one three-component `lea` on the chain (the form JDK-8296548
+    /// removed from HotSpot's MD5 intrinsic). For measuring that form.
+    Late,
+}
+
+impl ConstantPlacement {
+    /// Both placements, the default first.
+    pub const ALL: [ConstantPlacement; 2] = [ConstantPlacement::Early, ConstantPlacement::Late];
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConstantPlacement::Early => "early",
+            ConstantPlacement::Late => "late",
+        }
+    }
+}
+
 /// The associative-commutative operations the pass rebuilds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Family {
@@ -78,6 +104,15 @@ fn truncate(ty: Type, v: i64) -> i64 {
 
 /// Rebuilds every associative-commutative tree in `func` by operand ready time.
 pub fn reassociate(func: &mut Function, latency: LatencyFn<'_>) -> ReassociateStats {
+    reassociate_with(func, latency, ConstantPlacement::Early)
+}
+
+/// [`reassociate`] with the folded constants placed as `constants` says.
+pub fn reassociate_with(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    constants: ConstantPlacement,
+) -> ReassociateStats {
     let mut stats = ReassociateStats::default();
     let uses = use_counts(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();
@@ -90,7 +125,12 @@ pub fn reassociate(func: &mut Function, latency: LatencyFn<'_>) -> ReassociateSt
         for inst in insts {
             if is_root(func, block, inst, &uses) {
                 let before = original[func.dfg.first_result(inst)];
-                rebuild(func, block, inst, &uses, latency, &mut ready, &mut stats);
+                let tree = Tree {
+                    block,
+                    root: inst,
+                    constants,
+                };
+                rebuild(func, &tree, &uses, latency, &mut ready, &mut stats);
                 note_ready(func, inst, latency, &mut ready);
                 let after = ready[func.dfg.first_result(inst)];
                 if after < before {
@@ -173,15 +213,22 @@ fn collect(
     }
 }
 
-fn rebuild(
-    func: &mut Function,
+/// A tree to rebuild: its root, the root's block and where its constant goes.
+struct Tree {
     block: Block,
     root: Inst,
+    constants: ConstantPlacement,
+}
+
+fn rebuild(
+    func: &mut Function,
+    tree: &Tree,
     uses: &Uses,
     latency: LatencyFn<'_>,
     ready: &mut ReadyTimes,
     stats: &mut ReassociateStats,
 ) {
+    let (block, root) = (tree.block, tree.root);
     let Some(family) = Family::of(func.dfg.insts[root].opcode()) else {
         return;
     };
@@ -217,8 +264,11 @@ fn rebuild(
             return;
         };
         let last = heap.is_empty();
-        if let Some(c) = pending_constant.take() {
-            // The constant is ready at once: combine it with the earliest operand.
+        let constant_now = tree.constants == ConstantPlacement::Early || last;
+        if let Some(c) = pending_constant.filter(|_| constant_now) {
+            pending_constant = None;
+            // Early: the constant is ready at once, so it joins the earliest operand.
+            // Late: it joins the combination of all the others.
             if last {
                 replace_imm(func, root, family, v0, c);
                 break;
@@ -234,7 +284,7 @@ fn rebuild(
             // when the last two are combined into the root.
             return;
         };
-        if heap.is_empty() {
+        if heap.is_empty() && pending_constant.is_none() {
             replace_binary(func, root, family, v0, v1);
             break;
         }
