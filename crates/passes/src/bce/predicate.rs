@@ -443,13 +443,7 @@ fn version_in_place(
 ) {
     let guard = insert_guard(func, plan);
     let slow = deopt::call_block(func, call);
-    let all = preheader_test(func, plan, guard);
-    let gparams = func.dfg.block_params(guard).to_vec();
-    let args: Vec<BlockArg> = gparams.iter().map(|&v| BlockArg::Value(v)).collect();
-    FuncCursor::new(func)
-        .at_bottom(guard)
-        .ins()
-        .brif(all, plan.header, &args, slow, &[]);
+    finish_guard(func, plan, guard, plan.header, (slow, false));
     for &b in &plan.covered {
         if let Some(check) = recognize(func, b) {
             drop_check(func, &check, out);
@@ -543,13 +537,7 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
         }
     }
 
-    let all = preheader_test(func, plan, guard);
-    let gparams = func.dfg.block_params(guard).to_vec();
-    let args: Vec<BlockArg> = gparams.iter().map(|&v| BlockArg::Value(v)).collect();
-    FuncCursor::new(func)
-        .at_bottom(guard)
-        .ins()
-        .brif(all, fast_header, &args, plan.header, &args);
+    finish_guard(func, plan, guard, fast_header, (plan.header, true));
 
     // Drop the covered checks from the copy.
     for b in &plan.covered {
@@ -560,6 +548,19 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
     }
     out.loops_versioned += 1;
     fast_header
+}
+
+/// Ends `guard` with the preheader test: on to `fast` with the guard's parameters when it
+/// holds, else to `slow.0` (with the parameters too when `slow.1`).
+fn finish_guard(func: &mut Function, plan: &Plan, guard: Block, fast: Block, slow: (Block, bool)) {
+    let all = preheader_test(func, plan, guard);
+    let gparams = func.dfg.block_params(guard).to_vec();
+    let args: Vec<BlockArg> = gparams.iter().map(|&v| BlockArg::Value(v)).collect();
+    let slow_args: &[BlockArg] = if slow.1 { &args } else { &[] };
+    FuncCursor::new(func)
+        .at_bottom(guard)
+        .ins()
+        .brif(all, fast, &args, slow.0, slow_args);
 }
 
 /// Appends the preheader test to `guard` and returns its result (true: no covered check can
