@@ -16,6 +16,7 @@ use crate::compile::{CompileError, Compiled, compile, optimize};
 use crate::stats::{CodeStats, code_stats};
 use crate::target::Target;
 use cranelift_codegen::ir::Function;
+use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
@@ -154,6 +155,17 @@ impl StageOptions {
         statistics: true,
     };
 
+    /// [`StageOptions::REPORT`] with the slow path outlined to a placeholder call: the function
+    /// the JIT compiles, for measuring (not running) on any target.
+    pub fn report_lazy(target: Target) -> Self {
+        StageOptions {
+            slow_path: Some(SlowPathCall::placeholder(CallConv::triple_default(
+                &target.triple(),
+            ))),
+            ..Self::REPORT
+        }
+    }
+
     /// What the JIT uses: no text, one verifier run, no report-only figures, the slow path
     /// as given.
     pub fn jit(slow_path: Option<SlowPathCall>) -> Self {
@@ -243,11 +255,21 @@ pub fn run_ir_stages_with(
 
 /// Runs the whole pipeline and compiles for `target`.
 pub fn run(
-    mut func: Function,
+    func: Function,
     target: Target,
     config: &PipelineConfig,
 ) -> Result<Artifact, PipelineError> {
-    let (stages, ir) = run_ir_stages(&mut func, target, config)?;
+    run_with(func, target, config, &StageOptions::REPORT)
+}
+
+/// [`run`] with explicit [`StageOptions`].
+pub fn run_with(
+    mut func: Function,
+    target: Target,
+    config: &PipelineConfig,
+    options: &StageOptions,
+) -> Result<Artifact, PipelineError> {
+    let (stages, ir) = run_ir_stages_with(&mut func, target, config, options)?;
     let compiled = compile(&func, target)?;
     let code = code_stats(&compiled);
     Ok(Artifact {

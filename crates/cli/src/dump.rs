@@ -28,6 +28,11 @@ pub struct DumpArgs {
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     #[arg(long)]
     optimize: bool,
+    /// The checked slow path of predicated loops: `eager` compiles it in the same function,
+    /// `lazy` outlines it to a call as the `Md5` library's JIT does (the call's address is a
+    /// placeholder: the code is for measuring, not running).
+    #[arg(long, value_enum, default_value_t = crate::kernel::SlowPathMode::Eager)]
+    slow_path: crate::kernel::SlowPathMode,
     /// Where reassociation puts a tree's constant: early (off the dependence chain) or late
     /// (last; on x86_64 a three-component `lea` on the chain).
     #[arg(long, value_enum, default_value_t = Constants::Early)]
@@ -75,8 +80,13 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         ..PipelineConfig::with_strategy(strategy)
     };
     for k in kernel::resolve(&args.kernel)? {
-        let a = pipeline::run(k.func, target, &config)
-            .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
+        let a = pipeline::run_with(
+            k.func,
+            target,
+            &config,
+            &args.slow_path.stage_options(target),
+        )
+        .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
         let text = match args.stage {
             Stage::Clif => &a.stages.clif,
             Stage::Bce => &a.stages.bce,

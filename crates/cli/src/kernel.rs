@@ -130,3 +130,25 @@ pub fn targets(spec: Option<&str>) -> Result<Vec<schedlab_backend::Target>, CliE
         .map(|name| name.parse().map_err(|e| CliError::usage(format!("{e}"))))
         .collect()
 }
+
+/// `--slow-path` of `report` and `dump`: where the checked slow path of a predicated loop goes.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlowPathMode {
+    /// In the same function, after the check-free loop.
+    Eager,
+    /// Outlined to a call, as the `Md5` library's JIT compiles it.
+    Lazy,
+}
+
+impl SlowPathMode {
+    /// The pipeline's stage options for a report or dump of `target`.
+    pub fn stage_options(
+        self,
+        target: schedlab_backend::Target,
+    ) -> schedlab_backend::pipeline::StageOptions {
+        match self {
+            SlowPathMode::Eager => schedlab_backend::pipeline::StageOptions::REPORT,
+            SlowPathMode::Lazy => schedlab_backend::pipeline::StageOptions::report_lazy(target),
+        }
+    }
+}

@@ -38,6 +38,11 @@ pub struct ReportArgs {
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     #[arg(long)]
     optimize: bool,
+    /// The checked slow path of predicated loops: `eager` compiles it in the same function,
+    /// `lazy` outlines it to a call as the `Md5` library's JIT does (the call's address is a
+    /// placeholder: the code is for measuring, not running).
+    #[arg(long, value_enum, default_value_t = crate::kernel::SlowPathMode::Eager)]
+    slow_path: crate::kernel::SlowPathMode,
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
@@ -106,9 +111,11 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
                     rewrites: !args.no_rewrites,
                     ..PipelineConfig::with_strategy(strategy)
                 };
-                let artifact = pipeline::run(k.func.clone(), target, &config).map_err(|e| {
-                    CliError::failure(format!("{} / {strategy} / {target}: {e}", k.name))
-                })?;
+                let options = args.slow_path.stage_options(target);
+                let artifact = pipeline::run_with(k.func.clone(), target, &config, &options)
+                    .map_err(|e| {
+                        CliError::failure(format!("{} / {strategy} / {target}: {e}", k.name))
+                    })?;
                 let mca = args
                     .mca
                     .then(|| mca_figures(&artifact, target, &mut mca_problems));

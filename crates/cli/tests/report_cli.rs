@@ -92,6 +92,43 @@ fn csv_markdown_and_mca_columns() {
 }
 
 #[test]
+fn lazy_slow_path_reports_the_function_the_jit_compiles() {
+    let row = |slow: &str, target: &str| {
+        let out = schedlab(&[
+            "report",
+            "--format",
+            "json",
+            "--strategy",
+            "remat-loads",
+            "--target",
+            target,
+            "--slow-path",
+            slow,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
+        rows[0].clone()
+    };
+    for target in ["x86_64", "aarch64", "s390x", "riscv64"] {
+        let (eager, lazy) = (row("eager", target), row("lazy", target));
+        let insts = |r: &serde_json::Value| r["insts"].as_u64().expect("insts");
+        // Without the checked loop copy the function is about half as long.
+        assert!(
+            insts(&lazy) * 10 < insts(&eager) * 7,
+            "{target}: {lazy} vs {eager}"
+        );
+        assert!(
+            lazy["spills"].as_u64() <= eager["spills"].as_u64(),
+            "{target}"
+        );
+        assert_eq!(lazy["checks_per_block"], 0);
+    }
+    let dump = schedlab(&["dump", "--stage", "bce", "--slow-path", "lazy"]);
+    assert!(dump.status.success(), "{}", stderr(&dump));
+    assert_eq!(stdout(&dump).matches("call_indirect").count(), 1);
+}
+
+#[test]
 fn plot_writes_an_svg() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("spills.svg");

@@ -34,6 +34,18 @@ pub struct SlowPathCall {
     pub call_conv: CallConv,
 }
 
+impl SlowPathCall {
+    /// A call to address 0 with context 0: for code that is compiled to be measured (spills,
+    /// size, llvm-mca), never run.
+    pub fn placeholder(call_conv: CallConv) -> Self {
+        Self {
+            callee: 0,
+            context: 0,
+            call_conv,
+        }
+    }
+}
+
 /// Why a loop's slow path cannot be a restart from the entry.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DeoptError {
