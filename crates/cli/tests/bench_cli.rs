@@ -101,6 +101,20 @@ fn quick_json_has_the_required_keys_and_openssl_is_the_reference() {
     let compile = doc["compile"].as_array().expect("compile array");
     assert!(!compile.is_empty());
     assert!(compile.iter().all(|c| c["median_us"].as_f64().is_some()));
+    // The library's way (slow path on first need) and the eager one are both reported (no
+    // timing comparison here: that is the bench's job, not a test's).
+    let default = compile
+        .iter()
+        .find(|c| c["impl"] == "schedlab/default")
+        .expect("the default row has a compile time");
+    let lazy = default["median_us"].as_f64().expect("lazy");
+    let eager = default["eager_slow_path_median_us"]
+        .as_f64()
+        .expect("eager compile time");
+    assert!(
+        lazy > 0.0 && lazy < eager,
+        "lazy {lazy} µs, eager {eager} µs"
+    );
 }
 
 #[test]

@@ -15,10 +15,10 @@ pub struct BenchReport {
     /// Message sizes, in column order.
     pub sizes: Vec<usize>,
     /// One row per implementation.
-    pub rows: Vec<Row>,
+    pub rows: Vec<Row<Cell>>,
 }
 
-/// Run settings and machine facts.
+/// Run settings and machine facts (shared by the MD5 and BigInteger benches).
 #[derive(Clone, Debug)]
 pub struct Meta {
     /// `/proc/cpuinfo` model name.
@@ -35,7 +35,7 @@ pub struct Meta {
     pub sample_ms: f64,
     /// JVM warm-up per process.
     pub jvm_warmup_ms: f64,
-    /// JVM time budget per size.
+    /// JVM time budget per size (and mode).
     pub jvm_sample_ms: f64,
     /// Compilations per configuration behind the compile-time medians.
     pub compile_runs: usize,
@@ -47,9 +47,9 @@ pub struct Meta {
     pub default_config: String,
 }
 
-/// One implementation's results.
+/// One implementation's results, one cell per size (shared by the MD5 and BigInteger benches).
 #[derive(Clone, Debug)]
-pub struct Row {
+pub struct Row<C> {
     /// Implementation name.
     pub name: String,
     /// Where its code comes from.
@@ -63,7 +63,7 @@ pub struct Row {
     /// JIT compile time (schedlab rows).
     pub compile: Option<CompileTime>,
     /// One cell per size.
-    pub cells: Vec<Cell>,
+    pub cells: Vec<C>,
 }
 
 /// One implementation at one size.
@@ -195,17 +195,7 @@ fn notes(report: &BenchReport) -> Vec<String> {
             ))
         ));
     }
-    for row in &report.rows {
-        if let Some(note) = &row.note {
-            lines.push(format!("{}: {note}.", row.name));
-        }
-        if let Some(absent) = &row.absent {
-            lines.push(format!("{}: absent — {absent}.", row.name));
-        }
-        if let Some(w) = &row.warning {
-            lines.push(format!("{}: some repetitions failed — {w}.", row.name));
-        }
-    }
+    lines.extend(row_notes(&report.rows));
     if report
         .rows
         .iter()
@@ -218,15 +208,59 @@ fn notes(report: &BenchReport) -> Vec<String> {
             m.java_version.as_deref().unwrap_or("unknown")
         ));
     }
-    lines.push(format!(
+    lines.push(machine_line(m));
+    lines
+}
+
+/// The compile-time figures of the rows that have them, as JSON objects.
+pub fn compile_json<C>(rows: &[Row<C>]) -> Vec<Value> {
+    rows.iter()
+        .filter_map(|r| r.compile.as_ref())
+        .map(|c| {
+            let mut v = json!({
+                "impl": c.name,
+                "median_us": c.total_us,
+                "build_us": c.build_us,
+                "passes_us": c.passes_us,
+                "codegen_us": c.codegen_us,
+                "samples_us": c.samples_us,
+            });
+            if let Some(eager) = c.eager_total_us {
+                v["eager_slow_path_median_us"] = json!(eager);
+            }
+            v
+        })
+        .collect()
+}
+
+/// Each row's measurement note, absence and failed repetitions, one line each.
+pub fn row_notes<C>(rows: &[Row<C>]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for row in rows {
+        if let Some(note) = &row.note {
+            lines.push(format!("{}: {note}.", row.name));
+        }
+        if let Some(absent) = &row.absent {
+            lines.push(format!("{}: absent — {absent}.", row.name));
+        }
+        if let Some(w) = &row.warning {
+            lines.push(format!("{}: some repetitions failed — {w}.", row.name));
+        }
+    }
+    lines
+}
+
+/// The CPU and the load average around the run.
+pub fn machine_line(m: &Meta) -> String {
+    format!(
         "machine: {}; load average {} before, {} after.",
         m.cpu.as_deref().unwrap_or("unknown CPU"),
         opt(m.load_start, 2),
         opt(m.load_end, 2)
-    ));
-    lines
+    )
 }
 
+/// `x` with `digits` decimals, or `unknown`.
 pub fn opt(x: Option<f64>, digits: usize) -> String {
     x.map_or("unknown".into(), |v| format!("{v:.digits$}"))
 }
@@ -256,22 +290,7 @@ pub fn report_json(report: &BenchReport) -> Value {
             })
         })
         .collect();
-    let compile: Vec<Value> = report
-        .rows
-        .iter()
-        .filter_map(|r| r.compile.as_ref())
-        .map(|c| {
-            json!({
-                "impl": c.name,
-                "median_us": c.total_us,
-                "eager_slow_path_median_us": c.eager_total_us,
-                "build_us": c.build_us,
-                "passes_us": c.passes_us,
-                "codegen_us": c.codegen_us,
-                "samples_us": c.samples_us,
-            })
-        })
-        .collect();
+    let compile = compile_json(&report.rows);
     json!({
         "meta": {
             "cpu": m.cpu,

@@ -16,10 +16,11 @@ mod java;
 mod output;
 
 use super::impls::Kind;
+use super::output::Meta;
 use super::{BenchArgs, BenchKernel, Budgets, measure, rotated, set_last};
 use crate::CliError;
 use impls::{Expected, NUM_BIGINT, Operand, Work};
-use output::{BigCell, BigMeta, BigReport, BigRow};
+use output::{BigCell, BigReport, BigRow};
 
 /// The BigInteger kernels `bench` times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -389,7 +390,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     let report = BigReport {
         kernel: kernel.name(),
-        meta: BigMeta {
+        meta: Meta {
             cpu: super::cpu_model(),
             load_start,
             load_end: super::load_average(),

@@ -2,9 +2,8 @@
 //! formats; every figure is computed before it gets here.
 
 use super::super::Format;
-use super::super::compile_time::CompileTime;
 use super::super::impls::Kind;
-use super::super::output::{json_text, opt, table};
+use super::super::output::{Meta, Row, compile_json, json_text, machine_line, row_notes, table};
 use super::super::plot::{Bars, Series, bars};
 use super::Reference;
 use serde_json::{Value, json};
@@ -16,58 +15,13 @@ pub struct BigReport {
     /// `square-to-len` or `muladd`.
     pub kernel: &'static str,
     /// How and where it was measured.
-    pub meta: BigMeta,
+    pub meta: Meta,
     /// One row per implementation.
     pub rows: Vec<BigRow>,
 }
 
-/// Run settings and machine facts.
-#[derive(Clone, Debug)]
-pub struct BigMeta {
-    /// `/proc/cpuinfo` model name.
-    pub cpu: Option<String>,
-    /// 1-minute load average before the run.
-    pub load_start: Option<f64>,
-    /// 1-minute load average after the run.
-    pub load_end: Option<f64>,
-    /// Effective core clock from the add-chain probe.
-    pub clock_ghz: Option<f64>,
-    /// Repetitions.
-    pub reps: u32,
-    /// Time budget of one in-process sample.
-    pub sample_ms: f64,
-    /// JVM warm-up per process.
-    pub jvm_warmup_ms: f64,
-    /// JVM time budget per size and mode.
-    pub jvm_sample_ms: f64,
-    /// Compilations per configuration behind the compile-time medians.
-    pub compile_runs: usize,
-    /// `java.version` of the JVM rows.
-    pub java_version: Option<String>,
-    /// Whether `--quick` budgets were used.
-    pub quick: bool,
-    /// The settings of the `schedlab/default` row.
-    pub default_config: String,
-}
-
 /// One implementation's results.
-#[derive(Clone, Debug)]
-pub struct BigRow {
-    /// Implementation name.
-    pub name: String,
-    /// Where its code comes from.
-    pub kind: Kind,
-    /// How it was measured, if not in-process.
-    pub note: Option<String>,
-    /// Why there are no figures.
-    pub absent: Option<String>,
-    /// A repetition that failed while others succeeded.
-    pub warning: Option<String>,
-    /// JIT compile time (schedlab rows).
-    pub compile: Option<CompileTime>,
-    /// One cell per size.
-    pub cells: Vec<BigCell>,
-}
+pub type BigRow = Row<BigCell>;
 
 /// One implementation at one size.
 #[derive(Clone, Debug)]
@@ -308,17 +262,7 @@ fn notes(report: &BigReport, primary: Reference) -> Vec<String> {
             m.compile_runs, c.name, c.build_us, c.passes_us, c.codegen_us
         ));
     }
-    for row in &report.rows {
-        if let Some(note) = &row.note {
-            lines.push(format!("{}: {note}.", row.name));
-        }
-        if let Some(absent) = &row.absent {
-            lines.push(format!("{}: absent — {absent}.", row.name));
-        }
-        if let Some(w) = &row.warning {
-            lines.push(format!("{}: some repetitions failed — {w}.", row.name));
-        }
-    }
+    lines.extend(row_notes(&report.rows));
     if report
         .rows
         .iter()
@@ -332,12 +276,7 @@ fn notes(report: &BigReport, primary: Reference) -> Vec<String> {
             m.java_version.as_deref().unwrap_or("unknown")
         ));
     }
-    lines.push(format!(
-        "machine: {}; load average {} before, {} after.",
-        m.cpu.as_deref().unwrap_or("unknown CPU"),
-        opt(m.load_start, 2),
-        opt(m.load_end, 2)
-    ));
+    lines.push(machine_line(m));
     lines
 }
 
@@ -376,21 +315,7 @@ pub fn report_json(report: &BigReport) -> Value {
             })
         })
         .collect();
-    let compile: Vec<Value> = report
-        .rows
-        .iter()
-        .filter_map(|r| r.compile.as_ref())
-        .map(|c| {
-            json!({
-                "impl": c.name,
-                "median_us": c.total_us,
-                "build_us": c.build_us,
-                "passes_us": c.passes_us,
-                "codegen_us": c.codegen_us,
-                "samples_us": c.samples_us,
-            })
-        })
-        .collect();
+    let compile = compile_json(&report.rows);
     json!({
         "kernel": report.kernel,
         "meta": {
