@@ -4,8 +4,10 @@
 //! [`Md5`] implements the RustCrypto [`digest`] traits exactly like `md5::Md5` from the `md-5`
 //! crate: only the block-level core differs. The default configuration's machine code is
 //! compiled lazily on first use, shared by every instance and thread, and kept for the life of
-//! the process. [`Md5Builder`] compiles other pipeline configurations (another scheduling
-//! strategy, another bounds-check level) for experiments.
+//! the process. Only the check-free loop is compiled up front; the checked slow path, which
+//! only out-of-range raw calls need, is compiled on first need ([`SlowPath`]). [`Md5Builder`]
+//! compiles other pipeline configurations (another scheduling strategy, another bounds-check
+//! level) for experiments.
 //!
 //! ```
 //! use schedlab_md5::{Digest, Md5};

@@ -1,6 +1,6 @@
-//! Passes over Cranelift IR: bounds-check elimination (`bce`), in-block scheduling (`sched`)
-//! and critical-path rewrites. Each pass is a free function over `ir::Function` that returns a
-//! plain statistics struct.
+//! Passes over Cranelift IR: bounds-check elimination (`bce`, with slow paths outlined for a
+//! JIT by `deopt`), in-block scheduling (`sched`) and critical-path rewrites (`rewrite`). Each
+//! pass is a free function over `ir::Function` that returns a plain statistics struct.
 #![deny(missing_docs)]
 pub mod bce;
 pub mod deopt;

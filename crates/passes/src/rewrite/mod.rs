@@ -1,10 +1,10 @@
 //! Critical-path rewrites: algebraic identities that take operations off a block's longest
 //! dependence chain without changing any result.
 //!
-//! * [`masked_merge`] — `(m & x) | (~m & y)` becomes `y ^ (m & (x ^ y))` when the mask is the
+//! * [`masked_merge()`] — `(m & x) | (~m & y)` becomes `y ^ (m & (x ^ y))` when the mask is the
 //!   last operand to be ready, or `(m & x) + (y & ~m)` (the two terms are bit-disjoint) when
 //!   the merge feeds an addition, so that it can join the reassociated sum.
-//! * [`reassociate`] — trees of one associative-commutative operation (`iadd`, `bxor`, `band`,
+//! * [`reassociate()`] — trees of one associative-commutative operation (`iadd`, `bxor`, `band`,
 //!   `bor`) are rebuilt so the operands ready earliest are combined first and the latest one
 //!   last (a Huffman-style combination by ready time), folding their constants.
 //!
