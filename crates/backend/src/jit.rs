@@ -1,4 +1,4 @@
-//! The host JIT: a function compiled through [`crate::compile`]'s settings into executable
+//! The host JIT: a function compiled through [`crate::compile()`]'s settings into executable
 //! memory that lives for the rest of the process.
 
 use crate::compile::{Compiled, compile_with_isa};
