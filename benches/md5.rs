@@ -1,5 +1,7 @@
 //! Criterion benches of the in-process rows of `schedlab bench`: schedlab per pipeline
-//! configuration, `md-5` and OpenSSL's `MD5()`, one-shot hashes of 64 B … 1 MiB.
+//! configuration, `md-5` and OpenSSL's `MD5()`, one-shot hashes of 64 B … 1 MiB; and the JIT
+//! compile time of the library's configuration (`compile/lazy`: the fast loop only, as the
+//! library compiles; `compile/eager`: with the checked slow path).
 //!
 //! `cargo bench -p schedlab --bench md5` (add a filter such as `openssl` or `1MiB` to narrow).
 //! The row list is the CLI's own (`crates/cli/src/bench/impls.rs`), so new configurations
@@ -43,12 +45,26 @@ fn md5(c: &mut Criterion) {
     }
 }
 
+fn compile(c: &mut Criterion) {
+    let config = schedlab_backend::pipeline::PipelineConfig::default();
+    let mut group = c.benchmark_group("compile");
+    for (name, slow) in [
+        ("lazy", schedlab_md5::SlowPath::Lazy),
+        ("eager", schedlab_md5::SlowPath::Eager),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| schedlab_md5::Compressor::compile_timed(black_box(&config), slow))
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    targets = md5
+    targets = md5, compile
 }
 criterion_main!(benches);
