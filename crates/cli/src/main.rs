@@ -29,6 +29,10 @@ enum Command {
     Dump(dump::DumpArgs),
     /// Time schedlab's kernels against md-5/OpenSSL/num-bigint and the JVM in one run.
     Bench(bench::BenchArgs),
+    /// Compile the `Md5` library's default configuration once in this process and print the
+    /// phase timings as JSON (`bench` runs it in fresh processes for the first-compile figure).
+    #[command(hide = true)]
+    CompileProbe,
 }
 
 /// An error the CLI reports as one message and an exit code (2 = bad input, 1 = failure).
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Dump(args) => dump::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::CompileProbe => bench::compile_probe(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@
 use super::impls::NamedConfig;
 use super::measure::median;
 use cranelift_codegen::ir::Function;
-use schedlab_backend::pipeline::{StageOptions, run_ir_stages_with};
+use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};
 use schedlab_md5::{CompileTimings, Compressor, SlowPath};
 use std::time::{Duration, Instant};
@@ -83,6 +83,40 @@ pub fn measure_md5(configs: &[NamedConfig], runs: usize) -> Result<Vec<CompileTi
         .zip(lazy.iter().zip(&eager))
         .map(|(named, (l, e))| CompileTime::from_runs(&named.name, l, Some(e)))
         .collect())
+}
+
+/// What `schedlab compile-probe` prints: one compile of the library's default configuration in
+/// a process that has compiled nothing before (ISA built on the way, caches and clock cold).
+pub fn probe() -> Result<String, String> {
+    let (_, t) = Compressor::compile_timed(&PipelineConfig::default(), SlowPath::Lazy)
+        .map_err(|e| e.to_string())?;
+    Ok(serde_json::json!({
+        "build_us": t.build_us,
+        "passes_us": t.passes_us,
+        "codegen_us": t.codegen_us,
+    })
+    .to_string())
+}
+
+/// Median total of [`probe`] over `processes` fresh processes of this executable, in
+/// microseconds: the compile a program using the `Md5` library pays before its first hash.
+pub fn first_compile_in_fresh_processes(processes: usize) -> Result<f64, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find schedlab itself: {e}"))?;
+    let mut totals = Vec::new();
+    for _ in 0..processes.max(1) {
+        let out = std::process::Command::new(&exe)
+            .arg("compile-probe")
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        }
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| format!("compile-probe printed no JSON: {e}"))?;
+        let part = |k: &str| v[k].as_f64().ok_or(format!("compile-probe: no {k}"));
+        totals.push(part("build_us")? + part("passes_us")? + part("codegen_us")?);
+    }
+    median(&totals).ok_or_else(|| "no compile-probe ran".to_string())
 }
 
 /// Compiles the kernel `kernel` returns with each configuration `runs` times for the host as

@@ -136,6 +136,14 @@ impl Budgets {
 }
 
 /// Runs `schedlab bench`.
+/// Runs the hidden `schedlab compile-probe`: one compile of the library's default
+/// configuration in this process, phase timings as JSON on stdout.
+pub fn compile_probe() -> Result<(), CliError> {
+    println!("{}", compile_time::probe().map_err(CliError::failure)?);
+    Ok(())
+}
+
+/// Runs `schedlab bench`.
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     if let Some(name) = &args.worker {
         return callgrind::worker(name, args.blocks);
@@ -178,6 +186,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     let load_start = load_average();
     let compile =
         compile_time::measure_md5(&configs, budgets.compile_runs).map_err(CliError::failure)?;
+    let first_compile = compile_time::first_compile_in_fresh_processes(budgets.compile_runs)
+        .map_err(CliError::failure)?;
     let jvm = if args.no_java || jvm_variants.is_empty() {
         Err("skipped (--no-java)".to_string())
     } else {
@@ -341,6 +351,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             jvm_warmup_ms: budgets.jvm_warmup.as_secs_f64() * 1e3,
             jvm_sample_ms: budgets.jvm_sample.as_secs_f64() * 1e3,
             compile_runs: budgets.compile_runs,
+            first_compile_us: Some(first_compile),
             java_version,
             quick: args.quick,
             default_config: impls::describe(&impls::library_default()),

@@ -400,6 +400,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             jvm_warmup_ms: budgets.jvm_warmup.as_secs_f64() * 1e3,
             jvm_sample_ms: budgets.jvm_sample.as_secs_f64() * 1e3,
             compile_runs: budgets.compile_runs,
+            first_compile_us: None,
             java_version,
             quick: args.quick,
             default_config: super::impls::describe(
