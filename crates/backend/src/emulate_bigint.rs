@@ -256,82 +256,129 @@ pub fn hostile_square_cases(seed: u64) -> Vec<SquareToLenCase> {
     cases
 }
 
-/// Runs the `mul_add` kernel `func` for `target` on each case: through the JIT on the host
-/// (`layout` does not apply: the arrays are plain vectors), else linked and under qemu.
-pub fn run_mul_add_cases(
-    func: &Function,
-    target: Target,
-    layout: Layout,
-    cases: &[MulAddCase],
-) -> Result<Vec<BigIntOutcome>, EmulateError> {
-    check_signature(func, &mul_add_signature())?;
-    if target.is_host() {
-        return run_mul_add_jit(func, cases);
-    }
-    run_mul_add_cases_linked(func, target, layout, cases)
+/// A test case of one BigInteger kernel: the kernel's signature, the case's line for the C
+/// harness and its run through the host JIT.
+pub trait BigIntCase: Sized {
+    /// The kernel's signature (checked before anything runs).
+    fn signature() -> Signature;
+    /// Appends the case's harness line (without the newline) for `layout`.
+    fn push_harness_line(&self, layout: Layout, line: &mut String);
+    /// Runs `cases` through `jit`, whose signature is [`BigIntCase::signature`].
+    fn run_jit(jit: &JitFunction, cases: &[Self]) -> Vec<BigIntOutcome>;
 }
 
-/// [`run_mul_add_cases`] through the C harness and its guard pages, also on the host.
-pub fn run_mul_add_cases_linked(
-    func: &Function,
-    target: Target,
-    layout: Layout,
-    cases: &[MulAddCase],
-) -> Result<Vec<BigIntOutcome>, EmulateError> {
-    check_signature(func, &mul_add_signature())?;
-    let mut input = String::new();
-    for c in cases {
+impl BigIntCase for MulAddCase {
+    fn signature() -> Signature {
+        mul_add_signature()
+    }
+
+    fn push_harness_line(&self, layout: Layout, line: &mut String) {
         let _ = write!(
-            input,
+            line,
             "mul_add {} {} {} {} ",
             layout.word(),
-            c.offset,
-            c.len,
-            c.k
+            self.offset,
+            self.len,
+            self.k
         );
-        push_array(&mut input, Some(&c.out));
-        input.push(' ');
-        push_array(&mut input, c.input.as_deref());
-        input.push('\n');
+        push_array(line, Some(&self.out));
+        line.push(' ');
+        push_array(line, self.input.as_deref());
     }
-    run_linked(func, target, &input, cases.len())
+
+    fn run_jit(jit: &JitFunction, cases: &[Self]) -> Vec<BigIntOutcome> {
+        // SAFETY: the signature was checked; the JIT's calling convention is the host's C one.
+        let kernel: MulAddFn =
+            unsafe { std::mem::transmute::<*const u8, MulAddFn>(jit.code_ptr()) };
+        cases
+            .iter()
+            .map(|c| {
+                let mut out = c.out.clone();
+                let out_len = java_length(&out);
+                let out_ptr = out.as_mut_ptr();
+                let (in_ptr, in_len) = match &c.input {
+                    Some(v) => (v.as_ptr(), java_length(v)),
+                    None => (out_ptr.cast_const(), out_len),
+                };
+                // SAFETY: each pointer addresses as many ints as the length passed with it;
+                // the kernel checks every access against those lengths.
+                let ret = unsafe { kernel(out_ptr, out_len, in_ptr, in_len, c.offset, c.len, c.k) };
+                BigIntOutcome { ret, written: out }
+            })
+            .collect()
+    }
 }
 
-/// Runs the `square_to_len` kernel `func` for `target` on each case (as
-/// [`run_mul_add_cases`]).
-pub fn run_square_to_len_cases(
-    func: &Function,
-    target: Target,
-    layout: Layout,
-    cases: &[SquareToLenCase],
-) -> Result<Vec<BigIntOutcome>, EmulateError> {
-    check_signature(func, &square_to_len_signature())?;
-    if target.is_host() {
-        return run_square_jit(func, cases);
+impl BigIntCase for SquareToLenCase {
+    fn signature() -> Signature {
+        square_to_len_signature()
     }
-    run_square_to_len_cases_linked(func, target, layout, cases)
-}
 
-/// [`run_square_to_len_cases`] through the C harness and its guard pages, also on the host.
-pub fn run_square_to_len_cases_linked(
-    func: &Function,
-    target: Target,
-    layout: Layout,
-    cases: &[SquareToLenCase],
-) -> Result<Vec<BigIntOutcome>, EmulateError> {
-    check_signature(func, &square_to_len_signature())?;
-    let mut input = String::new();
-    for c in cases {
+    fn push_harness_line(&self, layout: Layout, line: &mut String) {
         let _ = write!(
-            input,
+            line,
             "square_to_len {} {} {} ",
             layout.word(),
-            c.len,
-            c.zlen
+            self.len,
+            self.zlen
         );
-        push_array(&mut input, c.x.as_deref());
-        input.push(' ');
-        push_array(&mut input, Some(&c.z));
+        push_array(line, self.x.as_deref());
+        line.push(' ');
+        push_array(line, Some(&self.z));
+    }
+
+    fn run_jit(jit: &JitFunction, cases: &[Self]) -> Vec<BigIntOutcome> {
+        // SAFETY: as for `MulAddCase`.
+        let kernel: SquareFn =
+            unsafe { std::mem::transmute::<*const u8, SquareFn>(jit.code_ptr()) };
+        cases
+            .iter()
+            .map(|c| {
+                let mut z = c.z.clone();
+                let z_len = java_length(&z);
+                let z_ptr = z.as_mut_ptr();
+                let (x_ptr, x_len) = match &c.x {
+                    Some(v) => (v.as_ptr(), java_length(v)),
+                    None => (z_ptr.cast_const(), z_len),
+                };
+                // SAFETY: as for `MulAddCase`.
+                let ret = unsafe { kernel(x_ptr, x_len, c.len, z_ptr, z_len, c.zlen) };
+                BigIntOutcome {
+                    ret: i64::from(ret),
+                    written: z,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Runs the kernel `func` for `target` on each case: through the JIT on the host (`layout`
+/// does not apply: the arrays are plain vectors), else linked and under qemu.
+pub fn run_cases<C: BigIntCase>(
+    func: &Function,
+    target: Target,
+    layout: Layout,
+    cases: &[C],
+) -> Result<Vec<BigIntOutcome>, EmulateError> {
+    check_signature(func, &C::signature())?;
+    if target.is_host() {
+        let jit = JitFunction::compile(func)?;
+        return Ok(C::run_jit(&jit, cases));
+    }
+    run_cases_linked(func, target, layout, cases)
+}
+
+/// [`run_cases`] through the C harness and its guard pages, also on the host.
+pub fn run_cases_linked<C: BigIntCase>(
+    func: &Function,
+    target: Target,
+    layout: Layout,
+    cases: &[C],
+) -> Result<Vec<BigIntOutcome>, EmulateError> {
+    check_signature(func, &C::signature())?;
+    let mut input = String::new();
+    for c in cases {
+        c.push_harness_line(layout, &mut input);
         input.push('\n');
     }
     run_linked(func, target, &input, cases.len())
@@ -416,58 +463,6 @@ type SquareFn = unsafe extern "C" fn(*const i32, i32, i32, *mut i32, i32, i32) -
 
 fn java_length(v: &[i32]) -> i32 {
     i32::try_from(v.len()).unwrap_or(i32::MAX)
-}
-
-fn run_mul_add_jit(
-    func: &Function,
-    cases: &[MulAddCase],
-) -> Result<Vec<BigIntOutcome>, EmulateError> {
-    let jit = JitFunction::compile(func)?;
-    // SAFETY: the signature was checked; the JIT's calling convention is the host's C one.
-    let kernel: MulAddFn = unsafe { std::mem::transmute::<*const u8, MulAddFn>(jit.code_ptr()) };
-    Ok(cases
-        .iter()
-        .map(|c| {
-            let mut out = c.out.clone();
-            let out_len = java_length(&out);
-            let out_ptr = out.as_mut_ptr();
-            let (in_ptr, in_len) = match &c.input {
-                Some(v) => (v.as_ptr(), java_length(v)),
-                None => (out_ptr.cast_const(), out_len),
-            };
-            // SAFETY: each pointer addresses as many ints as the length passed with it; the
-            // kernel checks every access against those lengths.
-            let ret = unsafe { kernel(out_ptr, out_len, in_ptr, in_len, c.offset, c.len, c.k) };
-            BigIntOutcome { ret, written: out }
-        })
-        .collect())
-}
-
-fn run_square_jit(
-    func: &Function,
-    cases: &[SquareToLenCase],
-) -> Result<Vec<BigIntOutcome>, EmulateError> {
-    let jit = JitFunction::compile(func)?;
-    // SAFETY: as in `run_mul_add_jit`.
-    let kernel: SquareFn = unsafe { std::mem::transmute::<*const u8, SquareFn>(jit.code_ptr()) };
-    Ok(cases
-        .iter()
-        .map(|c| {
-            let mut z = c.z.clone();
-            let z_len = java_length(&z);
-            let z_ptr = z.as_mut_ptr();
-            let (x_ptr, x_len) = match &c.x {
-                Some(v) => (v.as_ptr(), java_length(v)),
-                None => (z_ptr.cast_const(), z_len),
-            };
-            // SAFETY: as in `run_mul_add_jit`.
-            let ret = unsafe { kernel(x_ptr, x_len, c.len, z_ptr, z_len, c.zlen) };
-            BigIntOutcome {
-                ret: i64::from(ret),
-                written: z,
-            }
-        })
-        .collect())
 }
 
 #[cfg(test)]

@@ -11,8 +11,7 @@ use schedlab_backend::Target;
 use schedlab_backend::emulate::toolchain_status;
 use schedlab_backend::emulate_bigint::{
     BigIntOutcome, Layout, hostile_mul_add_cases, hostile_square_cases, random_mul_add_cases,
-    random_square_cases, run_mul_add_cases, run_mul_add_cases_linked, run_square_to_len_cases,
-    run_square_to_len_cases_linked,
+    random_square_cases, run_cases, run_cases_linked,
 };
 use schedlab_kernels::bigint::{Entry, mul_add_with, square_to_len_with};
 
@@ -71,9 +70,9 @@ fn run_target(target: Target) {
                 for (what, cases) in [("square", &squares), ("hostile square", &hostile_squares)] {
                     let want: Vec<_> = cases.iter().map(|c| c.expected(entry)).collect();
                     let got = if linked {
-                        run_square_to_len_cases_linked(&square, target, layout, cases)
+                        run_cases_linked(&square, target, layout, cases)
                     } else {
-                        run_square_to_len_cases(&square, target, layout, cases)
+                        run_cases(&square, target, layout, cases)
                     };
                     let got = got.unwrap_or_else(|e| panic!("{target}: {e}"));
                     compare(target, &how(what, linked), &got, &want);
@@ -84,9 +83,9 @@ fn run_target(target: Target) {
                 ] {
                     let want: Vec<_> = cases.iter().map(|c| c.expected(entry)).collect();
                     let got = if linked {
-                        run_mul_add_cases_linked(&mul_add, target, layout, cases)
+                        run_cases_linked(&mul_add, target, layout, cases)
                     } else {
-                        run_mul_add_cases(&mul_add, target, layout, cases)
+                        run_cases(&mul_add, target, layout, cases)
                     };
                     let got = got.unwrap_or_else(|e| panic!("{target}: {e}"));
                     compare(target, &how(what, linked), &got, &want);

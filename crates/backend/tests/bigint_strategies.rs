@@ -10,7 +10,7 @@ use schedlab_backend::Target;
 use schedlab_backend::emulate::toolchain_status;
 use schedlab_backend::emulate_bigint::{
     Layout, hostile_mul_add_cases, hostile_square_cases, random_mul_add_cases, random_square_cases,
-    run_mul_add_cases, run_square_to_len_cases,
+    run_cases,
 };
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages, verify};
 use schedlab_kernels::bigint::{Entry, mul_add_with, square_to_len_with};
@@ -63,13 +63,13 @@ fn run_target(target: Target) {
                     func
                 };
                 let square = prepare(square_to_len_with(entry));
-                let got = run_square_to_len_cases(&square, target, Layout::End, &squares)
+                let got = run_cases(&square, target, Layout::End, &squares)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 for (i, (g, c)) in got.iter().zip(&squares).enumerate() {
                     assert_eq!(*g, c.expected(entry), "{what} square case {i}: {c:?}");
                 }
                 let mul_add = prepare(mul_add_with(entry));
-                let got = run_mul_add_cases(&mul_add, target, Layout::Start, &mul_adds)
+                let got = run_cases(&mul_add, target, Layout::Start, &mul_adds)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 for (i, (g, c)) in got.iter().zip(&mul_adds).enumerate() {
                     assert_eq!(*g, c.expected(entry), "{what} mul_add case {i}: {c:?}");

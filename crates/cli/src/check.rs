@@ -8,7 +8,7 @@ use schedlab_backend::Target;
 use schedlab_backend::emulate::{Md5Case, run_md5_cases};
 use schedlab_backend::emulate_bigint::{
     Layout, hostile_mul_add_cases, hostile_square_cases, random_mul_add_cases, random_square_cases,
-    run_mul_add_cases, run_square_to_len_cases,
+    run_cases,
 };
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
 use schedlab_kernels::bigint::Entry;
@@ -143,8 +143,7 @@ fn check_one(
             let mut cases = random_mul_add_cases(args.seed, 1..=args.random.max(1));
             cases.extend(hostile_mul_add_cases(args.seed));
             for layout in Layout::ALL {
-                let got =
-                    run_mul_add_cases(&func, target, layout, &cases).map_err(|e| e.to_string())?;
+                let got = run_cases(&func, target, layout, &cases).map_err(|e| e.to_string())?;
                 for (i, (case, out)) in cases.iter().zip(got).enumerate() {
                     let want = case.expected(Entry::Wrapper);
                     tally.record(prefix, verdict(format!("case {i} {layout:?}"), &want, &out));
@@ -156,8 +155,7 @@ fn check_one(
             let mut cases = random_square_cases(args.seed, 1..=args.random.max(1));
             cases.extend(hostile_square_cases(args.seed));
             for layout in Layout::ALL {
-                let got = run_square_to_len_cases(&func, target, layout, &cases)
-                    .map_err(|e| e.to_string())?;
+                let got = run_cases(&func, target, layout, &cases).map_err(|e| e.to_string())?;
                 for (i, (case, out)) in cases.iter().zip(got).enumerate() {
                     let want = case.expected(Entry::Wrapper);
                     tally.record(prefix, verdict(format!("case {i} {layout:?}"), &want, &out));
