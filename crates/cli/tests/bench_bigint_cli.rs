@@ -1,41 +1,11 @@
 //! `schedlab bench --kernel square-to-len | muladd` end to end: output shapes, the reference
 //! rows, usage errors. No assertion depends on how fast anything ran.
 
+mod common;
+
+use common::{json, row, rows, schedlab, stderr};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn schedlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .output()
-        .expect("schedlab runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        stderr(out)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn rows(doc: &Value) -> &Vec<Value> {
-    doc["rows"].as_array().expect("rows is an array")
-}
-
-fn row<'a>(doc: &'a Value, name: &str, size: &str) -> &'a Value {
-    rows(doc)
-        .iter()
-        .find(|r| r["impl"] == name && r["size"] == size)
-        .unwrap_or_else(|| panic!("no row {name} @ {size}"))
-}
+use std::process::Command;
 
 const KEYS: [&str; 9] = [
     "impl",

@@ -1,49 +1,11 @@
 //! `schedlab bench` end to end: output shapes, the OpenSSL reference row, usage errors, absent
 //! tools. No assertion depends on how fast anything ran.
 
+mod common;
+
+use common::{json, row, rows, schedlab, schedlab_with_path, stderr};
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn schedlab(args: &[&str]) -> Output {
-    schedlab_with_path(args, None)
-}
-
-/// Runs the binary, optionally with `PATH` replaced (to hide `java` or `valgrind`).
-fn schedlab_with_path(args: &[&str], path: Option<&Path>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_schedlab"));
-    cmd.args(args);
-    if let Some(p) = path {
-        cmd.env("PATH", p);
-    }
-    cmd.output().expect("schedlab runs")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        stderr(out)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn rows(doc: &Value) -> &Vec<Value> {
-    doc["rows"].as_array().expect("rows is an array")
-}
-
-fn row<'a>(doc: &'a Value, name: &str, size: u64) -> &'a Value {
-    rows(doc)
-        .iter()
-        .find(|r| r["impl"] == name && r["size"] == size)
-        .unwrap_or_else(|| panic!("no row {name} @ {size}"))
-}
+use std::process::Command;
 
 #[test]
 fn quick_json_has_the_required_keys_and_openssl_is_the_reference() {

@@ -1,21 +1,8 @@
 //! `schedlab report`, `check` and `dump` as a user runs them.
 
-use std::process::{Command, Output};
+mod common;
 
-fn schedlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(args)
-        .output()
-        .expect("schedlab runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use common::{schedlab, stderr, stdout};
 
 const KEYS: [&str; 11] = [
     "kernel",
