@@ -7,27 +7,14 @@
 //! Without a cross compiler or qemu the foreign targets are skipped with a message; with
 //! `SCHEDLAB_REQUIRE_EMULATORS=1` they fail instead.
 
+mod common;
+
 use schedlab_backend::Target;
-use schedlab_backend::emulate::toolchain_status;
 use schedlab_backend::emulate_bigint::{
     BigIntOutcome, Layout, hostile_mul_add_cases, hostile_square_cases, random_mul_add_cases,
     random_square_cases, run_cases, run_cases_linked,
 };
 use schedlab_kernels::bigint::{Entry, mul_add_with, square_to_len_with};
-
-/// Whether `target`'s code can run here; panics when emulators are required.
-fn runnable(target: Target) -> bool {
-    match toolchain_status(target) {
-        Ok(_) => true,
-        Err(missing) => {
-            if std::env::var("SCHEDLAB_REQUIRE_EMULATORS").as_deref() == Ok("1") {
-                panic!("SCHEDLAB_REQUIRE_EMULATORS=1 but {missing}");
-            }
-            eprintln!("skipping {target}: {missing}");
-            false
-        }
-    }
-}
 
 fn compare(target: Target, what: &str, got: &[BigIntOutcome], want: &[BigIntOutcome]) {
     assert_eq!(got.len(), want.len(), "{target} {what}: result count");
@@ -38,7 +25,7 @@ fn compare(target: Target, what: &str, got: &[BigIntOutcome], want: &[BigIntOutc
 }
 
 fn run_target(target: Target) {
-    if !runnable(target) {
+    if !common::runnable(target) {
         return;
     }
     let seed = 0xb16_0000 + target as u64;

@@ -6,8 +6,9 @@
 //! Without a cross compiler or qemu the foreign targets are skipped with a message; with
 //! `SCHEDLAB_REQUIRE_EMULATORS=1` they fail instead.
 
+mod common;
+
 use schedlab_backend::Target;
-use schedlab_backend::emulate::toolchain_status;
 use schedlab_backend::emulate_bigint::{
     Layout, hostile_mul_add_cases, hostile_square_cases, random_mul_add_cases, random_square_cases,
     run_cases,
@@ -16,21 +17,8 @@ use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages, verify};
 use schedlab_kernels::bigint::{Entry, mul_add_with, square_to_len_with};
 use schedlab_passes::sched::{MachineModel, schedule, strategy_names};
 
-fn runnable(target: Target) -> bool {
-    match toolchain_status(target) {
-        Ok(_) => true,
-        Err(missing) => {
-            if std::env::var("SCHEDLAB_REQUIRE_EMULATORS").as_deref() == Ok("1") {
-                panic!("SCHEDLAB_REQUIRE_EMULATORS=1 but {missing}");
-            }
-            eprintln!("skipping {target}: {missing}");
-            false
-        }
-    }
-}
-
 fn run_target(target: Target) {
-    if !runnable(target) {
+    if !common::runnable(target) {
         return;
     }
     let model = MachineModel::for_target(target.name()).expect("a model per target");

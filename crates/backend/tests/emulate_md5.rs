@@ -6,6 +6,8 @@
 //! Without a cross compiler or qemu the foreign targets are skipped with a message; with
 //! `SCHEDLAB_REQUIRE_EMULATORS=1` they fail instead.
 
+mod common;
+
 use schedlab_backend::Target;
 use schedlab_backend::emulate::{
     Md5Case, Md5Outcome, run_md5_cases, run_md5_cases_linked, toolchain_status,
@@ -80,20 +82,6 @@ fn random_cases(seed: u64, count: usize) -> Vec<Md5Case> {
         .collect()
 }
 
-/// Whether the foreign `target` can run here; panics when emulators are required.
-fn emulator_available(target: Target) -> bool {
-    match toolchain_status(target) {
-        Ok(_) => true,
-        Err(missing) => {
-            if std::env::var("SCHEDLAB_REQUIRE_EMULATORS").as_deref() == Ok("1") {
-                panic!("SCHEDLAB_REQUIRE_EMULATORS=1 but {missing}");
-            }
-            eprintln!("skipping {target}: {missing}");
-            false
-        }
-    }
-}
-
 fn check_outcomes(target: Target, how: &str, cases: &[Md5Case], got: &[Md5Outcome]) {
     assert_eq!(got.len(), cases.len(), "{target} {how}: result count");
     let mut oob = 0;
@@ -115,7 +103,7 @@ fn check_outcomes(target: Target, how: &str, cases: &[Md5Case], got: &[Md5Outcom
 }
 
 fn run_target(target: Target) {
-    if !target.is_host() && !emulator_available(target) {
+    if !target.is_host() && !common::runnable(target) {
         return;
     }
     let func = compress_multi_block();

@@ -1,7 +1,25 @@
-//! Test support shared by the BigInteger test binaries: `int[]`s between guard pages and the
-//! kernels' machine-level types.
+//! Test support shared by the backend's test binaries: `int[]`s between guard pages, the
+//! BigInteger kernels' machine-level types, and whether a target's code can run here.
+#![allow(dead_code)] // each test binary uses its own part
 
+use schedlab_backend::Target;
+use schedlab_backend::emulate::toolchain_status;
 use schedlab_backend::emulate_bigint::Layout;
+
+/// Whether `target`'s code can run here (natively or under qemu); panics when
+/// `SCHEDLAB_REQUIRE_EMULATORS=1` (as in CI) and it cannot.
+pub fn runnable(target: Target) -> bool {
+    match toolchain_status(target) {
+        Ok(_) => true,
+        Err(missing) => {
+            if std::env::var("SCHEDLAB_REQUIRE_EMULATORS").as_deref() == Ok("1") {
+                panic!("SCHEDLAB_REQUIRE_EMULATORS=1 but {missing}");
+            }
+            eprintln!("skipping {target}: {missing}");
+            false
+        }
+    }
+}
 
 /// `n` ints between two inaccessible pages.
 pub struct Guarded {
