@@ -17,7 +17,9 @@ use schedlab_kernels::OUT_OF_BOUNDS;
 use schedlab_kernels::md5::reference_compress;
 use std::fmt::{self, Write as _};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+pub use crate::tools::{MissingProgram, find_program};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -33,15 +35,6 @@ pub struct Toolchain {
     pub cc: PathBuf,
     /// The user-mode emulator (`qemu-<arch>`); `None` when the code runs natively.
     pub qemu: Option<PathBuf>,
-}
-
-/// A program a toolchain needs that is not on `PATH`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MissingProgram {
-    /// The program's name.
-    pub program: String,
-    /// The Debian package that provides it.
-    pub package: String,
 }
 
 /// The tools a target needs that are missing, with the packages that provide them.
@@ -113,8 +106,10 @@ pub enum EmulateError {
         source: std::io::Error,
     },
     /// Linking the harness failed.
-    #[error("linking `{harness}` for {target} with `{cc}` failed:\n{stderr}")]
+    #[error("linking `{harness}` for {target} with `{cc}` failed: {hint}{stderr}")]
     Link {
+        /// What to install, when the linker's messages show a missing C library (else empty).
+        hint: String,
         /// The target.
         target: Target,
         /// The harness.
@@ -170,21 +165,6 @@ pub const MD5_HARNESS: Harness = Harness {
     source: include_str!("../harness/md5_harness.c"),
 };
 
-/// Finds `program` on `PATH`.
-pub fn find_program(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path)
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
 /// The GNU triple prefix of Debian's cross compiler for `target`.
 fn gnu_prefix(target: Target) -> &'static str {
     match target {
@@ -213,51 +193,94 @@ fn cross_programs(target: Target) -> [(String, String); 2] {
     ]
 }
 
+/// The Debian package with the static C library the harness links against for `target`.
+pub fn c_library_package(target: Target) -> String {
+    if target.is_host() {
+        return "libc6-dev".to_string();
+    }
+    let debian_arch = match target {
+        Target::X86_64 => "amd64",
+        Target::Aarch64 => "arm64",
+        Target::S390x => "s390x",
+        Target::Riscv64 => "riscv64",
+    };
+    format!("libc6-dev-{debian_arch}-cross")
+}
+
+/// Whether `cc` can find a static C library: `cc -print-file-name=libc.a` prints a path only
+/// when the file exists (GCC prints the bare name otherwise).
+fn has_static_libc(cc: &std::path::Path) -> bool {
+    Command::new(cc)
+        .arg("-print-file-name=libc.a")
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+        .is_some_and(|path| path.is_absolute() && path.is_file())
+}
+
 /// Which compiler and emulator run `target`'s code here, or which Debian packages are missing.
 ///
-/// On the host the harness is linked with the native `cc` (or `gcc`) and run directly.
+/// On the host the harness is linked with the native `cc` (or `gcc`) and run directly. The
+/// compiler counts as usable only when it finds a static C library (Debian's cross gcc only
+/// *recommends* `libc6-dev-<arch>-cross`).
 pub fn toolchain_status(target: Target) -> Result<Toolchain, MissingTool> {
-    if target.is_host() {
-        let cc = find_program("cc")
-            .or_else(|| find_program("gcc"))
-            .ok_or_else(|| MissingTool {
-                target,
-                missing: vec![MissingProgram {
-                    program: "cc".into(),
-                    package: "gcc".into(),
-                }],
-            })?;
-        return Ok(Toolchain {
-            target,
-            cc,
-            qemu: None,
-        });
-    }
-    let [(cc_name, cc_pkg), (qemu_name, qemu_pkg)] = cross_programs(target);
+    let (cc_name, cc_pkg, qemu) = if target.is_host() {
+        let cc_name = if find_program("cc").is_some() {
+            "cc"
+        } else {
+            "gcc"
+        };
+        (cc_name.to_string(), "gcc".to_string(), None)
+    } else {
+        let [(cc_name, cc_pkg), qemu] = cross_programs(target);
+        (cc_name, cc_pkg, Some(qemu))
+    };
+    let mut missing = Vec::new();
     let cc = find_program(&cc_name);
-    let qemu = find_program(&qemu_name);
-    match (cc, qemu) {
-        (Some(cc), Some(qemu)) => Ok(Toolchain {
-            target,
-            cc,
-            qemu: Some(qemu),
+    match &cc {
+        None => missing.push(MissingProgram {
+            program: cc_name,
+            package: cc_pkg,
         }),
-        (cc, qemu) => {
-            let mut missing = Vec::new();
-            if cc.is_none() {
-                missing.push(MissingProgram {
-                    program: cc_name,
-                    package: cc_pkg,
-                });
-            }
-            if qemu.is_none() {
+        Some(cc) if !has_static_libc(cc) => missing.push(MissingProgram {
+            program: format!("the static C library for {target} (libc.a, crt1.o)"),
+            package: c_library_package(target),
+        }),
+        Some(_) => {}
+    }
+    let qemu = match qemu {
+        None => None,
+        Some((qemu_name, qemu_pkg)) => {
+            let found = find_program(&qemu_name);
+            if found.is_none() {
                 missing.push(MissingProgram {
                     program: qemu_name,
                     package: qemu_pkg,
                 });
             }
-            Err(MissingTool { target, missing })
+            found
         }
+    };
+    match cc {
+        Some(cc) if missing.is_empty() => Ok(Toolchain { target, cc, qemu }),
+        _ => Err(MissingTool { target, missing }),
+    }
+}
+
+/// What to install when a link failed because the target's C library is missing.
+fn link_hint(target: Target, stderr: &str) -> String {
+    let libc_missing = ["crt1.o", "crti.o", "cannot find -lc", "stdio.h", "stdlib.h"]
+        .iter()
+        .any(|needle| stderr.contains(needle));
+    if libc_missing {
+        format!(
+            "the C library for {target} is missing: install it with `apt-get install -y {}` \
+             (scripts/probe-tools installs everything the tests use)\n",
+            c_library_package(target)
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -290,11 +313,13 @@ pub fn run_harness(
         .output()
         .map_err(io_err(format!("starting {}", tools.cc.display())))?;
     if !link.status.success() {
+        let stderr = String::from_utf8_lossy(&link.stderr).into_owned();
         return Err(EmulateError::Link {
+            hint: link_hint(target, &stderr),
             target,
             harness: harness.name.to_string(),
             cc: tools.cc.display().to_string(),
-            stderr: String::from_utf8_lossy(&link.stderr).into_owned(),
+            stderr,
         });
     }
 

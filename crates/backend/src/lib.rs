@@ -16,6 +16,7 @@ pub mod object;
 pub mod pipeline;
 pub mod stats;
 pub mod target;
+pub mod tools;
 
 pub use compile::{CompileError, Compiled, compile, optimize};
 pub use jit::{JitError, JitFunction, JitOptions};

@@ -1,20 +1,18 @@
 //! llvm-mca on the MD5 kernel's hot loop: the loop is found on every target, its figures are
 //! positive and plausible, and missing tools or unknown CPUs are errors, not panics.
-//! Skipped with a message when llvm-mca / llvm-objdump are not installed.
+//! Skipped with a message when llvm-mca / llvm-objdump are not installed; failed instead under
+//! `SCHEDLAB_REQUIRE_TOOLS=1`.
 
 use schedlab_backend::mca::{McaError, hot_loop, llvm_tool, mca_cpus, mca_cycles, mca_report};
 use schedlab_backend::stats::code_stats;
+use schedlab_backend::tools::test_can_use;
 use schedlab_backend::{Target, compile};
 use schedlab_kernels::md5::compress_multi_block;
 
+/// Whether llvm-mca and llvm-objdump are installed; fails the test under
+/// `SCHEDLAB_REQUIRE_TOOLS=1` (as in CI) when they are not.
 fn llvm_available() -> bool {
-    match (llvm_tool("llvm-mca"), llvm_tool("llvm-objdump")) {
-        (Ok(_), Ok(_)) => true,
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("skipping: {e}");
-            false
-        }
-    }
+    test_can_use(llvm_tool("llvm-mca").and_then(|_| llvm_tool("llvm-objdump")))
 }
 
 #[test]

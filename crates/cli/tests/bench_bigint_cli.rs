@@ -3,9 +3,8 @@
 
 mod common;
 
-use common::{json, row, rows, schedlab, stderr};
+use common::{json, row, rows, schedlab, stderr, tool_usable};
 use serde_json::Value;
-use std::process::Command;
 
 const KEYS: [&str; 9] = [
     "impl",
@@ -108,8 +107,9 @@ fn muladd_is_benchmarked_too() {
 
 #[test]
 fn jvm_rows_are_measured_and_checked_when_java_exists() {
-    if Command::new("java").arg("-version").output().is_err() {
-        eprintln!("skipped: no java on PATH");
+    if !(tool_usable("java", "openjdk-17-jdk-headless")
+        && tool_usable("javac", "openjdk-17-jdk-headless"))
+    {
         return;
     }
     let doc = json(&schedlab(&[

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{json, row, rows, schedlab, schedlab_with_path, stderr};
+use common::{json, row, rows, schedlab, schedlab_with_path, stderr, tool_usable};
 use serde_json::Value;
 use std::process::Command;
 
@@ -133,8 +133,9 @@ fn missing_java_is_reported_in_the_rows() {
 
 #[test]
 fn jvm_rows_are_measured_in_their_own_process_when_java_exists() {
-    if Command::new("java").arg("-version").output().is_err() {
-        eprintln!("skipped: no java on PATH");
+    if !(tool_usable("java", "openjdk-17-jdk-headless")
+        && tool_usable("javac", "openjdk-17-jdk-headless"))
+    {
         return;
     }
     let doc = json(&schedlab(&[
@@ -265,8 +266,7 @@ fn callgrind_without_valgrind_says_so() {
 
 #[test]
 fn callgrind_counts_instructions_per_block() {
-    if Command::new("valgrind").arg("--version").output().is_err() {
-        eprintln!("skipped: no valgrind on PATH");
+    if !tool_usable("valgrind", "valgrind") {
         return;
     }
     let doc = json(&schedlab(&[

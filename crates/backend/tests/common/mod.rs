@@ -5,20 +5,12 @@
 use schedlab_backend::Target;
 use schedlab_backend::emulate::toolchain_status;
 use schedlab_backend::emulate_bigint::Layout;
+use schedlab_backend::tools::test_can_use;
 
-/// Whether `target`'s code can run here (natively or under qemu); panics when
-/// `SCHEDLAB_REQUIRE_EMULATORS=1` (as in CI) and it cannot.
+/// Whether `target`'s code can run here (natively or under qemu); panics, naming the Debian
+/// packages, when `SCHEDLAB_REQUIRE_TOOLS=1` (as in CI) and it cannot.
 pub fn runnable(target: Target) -> bool {
-    match toolchain_status(target) {
-        Ok(_) => true,
-        Err(missing) => {
-            if std::env::var("SCHEDLAB_REQUIRE_EMULATORS").as_deref() == Ok("1") {
-                panic!("SCHEDLAB_REQUIRE_EMULATORS=1 but {missing}");
-            }
-            eprintln!("skipping {target}: {missing}");
-            false
-        }
-    }
+    test_can_use(toolchain_status(target))
 }
 
 /// `n` ints between two inaccessible pages.

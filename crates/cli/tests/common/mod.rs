@@ -21,6 +21,13 @@ pub fn schedlab_with_path(args: &[&str], path: Option<&Path>) -> Output {
     cmd.output().expect("schedlab runs")
 }
 
+/// Whether `program` (from the Debian package `package`) is installed. Skips with a message,
+/// or fails under `SCHEDLAB_REQUIRE_TOOLS=1` (as in CI), when it is not.
+pub fn tool_usable(program: &str, package: &str) -> bool {
+    use schedlab_backend::tools::{require_program, test_can_use};
+    test_can_use(require_program(program, package))
+}
+
 /// Standard output as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
