@@ -448,7 +448,7 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
 mod tests {
     use super::*;
 
-    fn body(target: Target, lines: &[&str]) -> HotLoop {
+    fn body(_target: Target, lines: &[&str]) -> HotLoop {
         HotLoop {
             is_loop: true,
             header: 0,

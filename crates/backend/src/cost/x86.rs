@@ -100,7 +100,7 @@ pub(super) fn effects(text: &str) -> Effects {
     if reads_flags {
         fx.reads.push(Loc::Flags);
     }
-    let base = m.trim_end_matches(['b', 'w', 'l', 'q']);
+    let base = base_mnemonic(m);
     let no_flags = m.starts_with("mov")
         || m.starts_with("lea")
         || m.starts_with("cmov")
@@ -216,6 +216,23 @@ pub(super) fn effects(text: &str) -> Effects {
     fx
 }
 
+/// The mnemonic without its AT&T size suffix (`addl` → `add`, `mulq` → `mul`), for the
+/// integer instructions the model distinguishes; others are returned unchanged.
+fn base_mnemonic(m: &str) -> &str {
+    const KNOWN: [&str; 34] = [
+        "add", "sub", "adc", "sbb", "and", "or", "xor", "not", "neg", "inc", "dec", "cmp", "test",
+        "bt", "shl", "shr", "sar", "rol", "ror", "rcl", "rcr", "mul", "imul", "div", "idiv",
+        "rorx", "shrx", "shlx", "sarx", "andn", "popcnt", "lzcnt", "tzcnt", "xchg",
+    ];
+    if KNOWN.contains(&m) {
+        return m;
+    }
+    match m.strip_suffix(['b', 'w', 'l', 'q']) {
+        Some(stem) if KNOWN.contains(&stem) => stem,
+        _ => m,
+    }
+}
+
 /// Adds a source operand: a register read, or a load with its address registers.
 fn add_source(fx: &mut Effects, op: &str) {
     if let Some((r, _)) = reg(op) {
@@ -313,5 +330,10 @@ mod tests {
         let w = effects("mulq %rcx");
         assert_eq!(w.class, OpClass::MulHigh);
         assert!(w.writes.contains(&Loc::Reg(2)));
+        assert_eq!(base_mnemonic("sbbl"), "sbb");
+        assert_eq!(base_mnemonic("roll"), "rol");
+        assert_eq!(base_mnemonic("subq"), "sub");
+        assert_eq!(effects("subl %eax, %eax").class, OpClass::ZeroIdiom);
+        assert!(effects("roll $0x7, %eax").reads.contains(&Loc::Reg(0)));
     }
 }
