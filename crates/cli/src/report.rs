@@ -147,7 +147,8 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         Format::Markdown => table(&rows, true),
     };
     println!("{text}");
-    if args.mca && rows.iter().any(|r| r.mca_below_bound.as_ref().is_some_and(|b| !b.is_empty())) {
+    let readable = matches!(args.format, Format::Table | Format::Markdown);
+    if readable && rows.iter().any(|r| r.mca_below_bound.as_ref().is_some_and(|b| !b.is_empty())) {
         println!("\n{}", report_cost::FOOTNOTE);
     }
     for problem in mca_problems {
