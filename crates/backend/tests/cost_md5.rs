@@ -74,7 +74,11 @@ fn md5_bound_is_at_least_the_chain_on_every_modelled_core() {
             let ceiling = 64.0 * (4.0 * model.alu_complex + model.store_forward + model.load);
             assert!(b.recurrence < ceiling, "{target} {}: {b:?}", b.cpu);
             assert!(b.resource > 0.0 && b.bound() >= b.recurrence);
-            assert!(!b.critical.is_empty(), "{target} {}: no critical cycle", b.cpu);
+            assert!(
+                !b.critical.is_empty(),
+                "{target} {}: no critical cycle",
+                b.cpu
+            );
             eprintln!(
                 "{target} {}: recurrence {:.1}, resource {:.1} over {} instructions",
                 b.cpu, b.recurrence, b.resource, c.insts
@@ -102,8 +106,17 @@ fn spills_on_the_chain_do_not_lower_the_bound() {
             .critical
             .iter()
             .find(|t| t.starts_with("rorx") || t.starts_with("rol"))
-            .unwrap_or_else(|| panic!("{}: no rotate on the cycle {:?}", model.name, clean.critical));
-        let dest = rotate.rsplit(", ").next().expect("a destination").to_string();
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no rotate on the cycle {:?}",
+                    model.name, clean.critical
+                )
+            });
+        let dest = rotate
+            .rsplit(", ")
+            .next()
+            .expect("a destination")
+            .to_string();
         let mut spilled = body.clone();
         let at = spilled
             .insts
@@ -161,7 +174,10 @@ fn the_model_takes_milliseconds_not_seconds() {
     // biggest loop (list-latency, most spills) must come from a graph of the loop's size.
     let c = cost(&md5(Target::X86_64, "list-latency"));
     assert!(c.insts > 500 && c.insts < 2000, "{} instructions", c.insts);
-    assert!(c.spills.reloads > 0, "list-latency reloads in the loop: {c:?}");
+    assert!(
+        c.spills.reloads > 0,
+        "list-latency reloads in the loop: {c:?}"
+    );
 }
 
 #[test]

@@ -148,7 +148,11 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     };
     println!("{text}");
     let readable = matches!(args.format, Format::Table | Format::Markdown);
-    if readable && rows.iter().any(|r| r.mca_below_bound.as_ref().is_some_and(|b| !b.is_empty())) {
+    if readable
+        && rows
+            .iter()
+            .any(|r| r.mca_below_bound.as_ref().is_some_and(|b| !b.is_empty()))
+    {
         println!("\n{}", report_cost::FOOTNOTE);
     }
     for problem in mca_problems {
@@ -242,7 +246,9 @@ fn cells(r: &Row) -> Vec<String> {
         (Some(s), Some(l)) => format!("{s}/{l}"),
         _ => "-".to_string(),
     };
-    let bound = r.recurrence_bound.map_or("-".to_string(), |b| format!("{b:.1}"));
+    let bound = r
+        .recurrence_bound
+        .map_or("-".to_string(), |b| format!("{b:.1}"));
     vec![
         r.kernel.clone(),
         r.strategy.clone(),
@@ -377,7 +383,10 @@ fn csv(rows: &[Row]) -> String {
             let _ = write!(out, ",{}", v.map_or(String::new(), |v| v.to_string()));
         }
         if !cpus.is_empty() {
-            let below = r.mca_below_bound.as_ref().map_or(String::new(), |b| b.join(" "));
+            let below = r
+                .mca_below_bound
+                .as_ref()
+                .map_or(String::new(), |b| b.join(" "));
             let _ = write!(out, ",{below}");
         }
         out.push('\n');

@@ -92,7 +92,9 @@ pub fn mca_cell(row: &Row, mca: &BTreeMap<String, f64>) -> String {
     }
     cpus.into_iter()
         .map(|cpu| {
-            let own = model.get(cpu).map_or("-".to_string(), |v| format!("{v:.1}"));
+            let own = model
+                .get(cpu)
+                .map_or("-".to_string(), |v| format!("{v:.1}"));
             let theirs = mca.get(cpu).map_or("-".to_string(), |v| {
                 let mark = if below.contains(cpu) { "*" } else { "" };
                 format!("{v:.1}{mark}")
@@ -111,7 +113,10 @@ mod tests {
     fn figures_under_their_core_bound_are_flagged() {
         let cost = RowCost {
             recurrence_bound: Some(280.0),
-            model: BTreeMap::from([("znver3".to_string(), 290.0), ("skylake".to_string(), 330.0)]),
+            model: BTreeMap::from([
+                ("znver3".to_string(), 290.0),
+                ("skylake".to_string(), 330.0),
+            ]),
             ..RowCost::default()
         };
         let mca = BTreeMap::from([

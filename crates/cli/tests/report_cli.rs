@@ -350,16 +350,28 @@ fn no_mca_figure_is_below_the_bound_unless_marked() {
             let v = v.as_f64().expect("number");
             let core_bound = model.get(cpu).and_then(|b| b.as_f64()).unwrap_or(bound);
             if v < core_bound {
-                assert!(below.contains(&cpu.as_str()), "{cpu} {v} < {core_bound} unmarked: {row}");
+                assert!(
+                    below.contains(&cpu.as_str()),
+                    "{cpu} {v} < {core_bound} unmarked: {row}"
+                );
                 marked += 1;
             } else {
-                assert!(!below.contains(&cpu.as_str()), "{cpu} marked but {v} >= {core_bound}");
+                assert!(
+                    !below.contains(&cpu.as_str()),
+                    "{cpu} marked but {v} >= {core_bound}"
+                );
             }
         }
         let loop_spills = row["loop_spills"].as_u64().expect("loop_spills");
         let loop_reloads = row["loop_reloads"].as_u64().expect("loop_reloads");
-        assert!(loop_spills <= row["spills"].as_u64().expect("spills"), "{row}");
-        assert!(loop_reloads <= row["reloads"].as_u64().expect("reloads"), "{row}");
+        assert!(
+            loop_spills <= row["spills"].as_u64().expect("spills"),
+            "{row}"
+        );
+        assert!(
+            loop_reloads <= row["reloads"].as_u64().expect("reloads"),
+            "{row}"
+        );
     }
     eprintln!("{marked} llvm-mca figures marked below their bound");
     // The table marks what JSON flags, and explains the mark.
@@ -376,7 +388,10 @@ fn no_mca_figure_is_below_the_bound_unless_marked() {
     let text = stdout(&table);
     assert!(table.status.success(), "{}", stderr(&table));
     let header = text.lines().next().expect("header");
-    assert!(header.contains("loop sp/rl") && header.contains("bound"), "{header}");
+    assert!(
+        header.contains("loop sp/rl") && header.contains("bound"),
+        "{header}"
+    );
     if text.contains('*') {
         assert!(text.contains("* llvm-mca figure below"), "{text}");
     }

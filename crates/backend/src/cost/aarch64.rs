@@ -57,7 +57,10 @@ pub(super) fn effects(text: &str) -> Effects {
     let mut fx = Effects::new(OpClass::Alu);
     let is_branch = m == "b"
         || m.starts_with("b.")
-        || matches!(m, "cbz" | "cbnz" | "tbz" | "tbnz" | "br" | "blr" | "bl" | "ret");
+        || matches!(
+            m,
+            "cbz" | "cbnz" | "tbz" | "tbnz" | "br" | "blr" | "bl" | "ret"
+        );
     if is_branch || m == "nop" || m == "udf" || m == "brk" {
         fx.class = OpClass::Branch;
         if m.starts_with("b.") {
@@ -70,16 +73,42 @@ pub(super) fn effects(text: &str) -> Effects {
     }
     let reads_flags = matches!(
         m,
-        "csel" | "csinc" | "csinv" | "csneg" | "cset" | "csetm" | "cinc" | "cinv" | "cneg"
-            | "adc" | "adcs" | "sbc" | "sbcs" | "ngc" | "ngcs" | "ccmp" | "ccmn"
+        "csel"
+            | "csinc"
+            | "csinv"
+            | "csneg"
+            | "cset"
+            | "csetm"
+            | "cinc"
+            | "cinv"
+            | "cneg"
+            | "adc"
+            | "adcs"
+            | "sbc"
+            | "sbcs"
+            | "ngc"
+            | "ngcs"
+            | "ccmp"
+            | "ccmn"
     );
     if reads_flags {
         fx.reads.push(Loc::Flags);
     }
     let writes_flags = matches!(
         m,
-        "adds" | "subs" | "ands" | "bics" | "negs" | "adcs" | "sbcs" | "ngcs" | "cmp" | "cmn"
-            | "tst" | "ccmp" | "ccmn"
+        "adds"
+            | "subs"
+            | "ands"
+            | "bics"
+            | "negs"
+            | "adcs"
+            | "sbcs"
+            | "ngcs"
+            | "cmp"
+            | "cmn"
+            | "tst"
+            | "ccmp"
+            | "ccmn"
     );
     if writes_flags {
         fx.writes.push(Loc::Flags);

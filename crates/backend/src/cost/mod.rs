@@ -505,7 +505,10 @@ mod tests {
         let a = bound_of(Target::X86_64, &plain, m).expect("bound");
         let b = bound_of(Target::X86_64, &spilled, m).expect("bound");
         assert!((a.recurrence - m.alu).abs() < 1e-9);
-        assert!((b.recurrence - (m.alu + m.store_forward)).abs() < 1e-9, "{b:?}");
+        assert!(
+            (b.recurrence - (m.alu + m.store_forward)).abs() < 1e-9,
+            "{b:?}"
+        );
         let counts = spills_of(Target::X86_64, &spilled);
         assert_eq!((counts.spills, counts.reloads), (1, 1));
     }
@@ -541,7 +544,10 @@ mod tests {
         ));
         let counts = spills_of(
             Target::Riscv64,
-            &body(Target::Riscv64, &["sd a4, 8(sp)", "ld a5, 8(sp)", "lw a0, 4(a1)"]),
+            &body(
+                Target::Riscv64,
+                &["sd a4, 8(sp)", "ld a5, 8(sp)", "lw a0, 4(a1)"],
+            ),
         );
         assert_eq!((counts.spills, counts.reloads), (1, 1));
     }

@@ -69,128 +69,128 @@ pub const MODELS: &[CoreModel] = &[
     CoreModel {
         name: "skylake",
         target: Target::X86_64,
-        alu: 1.0,         // [AF-IT] Skylake: ADD/AND/XOR/ROL/RORX r,r 1
-        alu_complex: 3.0, // [AF-MA] §11.x: LEA with three operands 3 cycles (SNB..SKL)
-        reg_move: 0.0,    // [AF-MA] Skylake: register moves eliminated at rename (mostly)
-        mul: 3.0,         // [AF-IT] IMUL r32/r64 3
-        mul_high: 4.0,    // [AF-IT] MUL r64 3-4 (rdx) — lower end +1 for the high half
-        div: 26.0,        // [AF-IT] DIV r32 26
-        load: 4.0,        // [INT-OPT] 4 (simple addressing) .. 5 (complex): lower end
+        alu: 1.0,           // [AF-IT] Skylake: ADD/AND/XOR/ROL/RORX r,r 1
+        alu_complex: 3.0,   // [AF-MA] §11.x: LEA with three operands 3 cycles (SNB..SKL)
+        reg_move: 0.0,      // [AF-MA] Skylake: register moves eliminated at rename (mostly)
+        mul: 3.0,           // [AF-IT] IMUL r32/r64 3
+        mul_high: 4.0,      // [AF-IT] MUL r64 3-4 (rdx) — lower end +1 for the high half
+        div: 26.0,          // [AF-IT] DIV r32 26
+        load: 4.0,          // [INT-OPT] 4 (simple addressing) .. 5 (complex): lower end
         store_forward: 4.4, // [TD-FW] 4.43 measured; [AF-MA] 4-5
-        issue_width: 4.0, // [INT-OPT] 4 fused uops/cycle
-        alu_ports: 4.0,   // [INT-OPT] ports 0, 1, 5, 6
+        issue_width: 4.0,   // [INT-OPT] 4 fused uops/cycle
+        alu_ports: 4.0,     // [INT-OPT] ports 0, 1, 5, 6
         eliminates_moves: true,
     },
     // AMD Zen 3.
     CoreModel {
         name: "znver3",
         target: Target::X86_64,
-        alu: 1.0,         // [AF-IT] Zen 3: simple integer ops 1
-        alu_complex: 2.0, // [AF-IT] Zen 3: LEA with 3 operands or scale 2
-        reg_move: 0.0,    // [AMD-SOG] §2.9.4, [LLVM-Z3]
-        mul: 3.0,         // [AF-IT] IMUL 3
-        mul_high: 3.0,    // [AF-IT] MUL r64 3
-        div: 10.0,        // [AF-IT] DIV r32 10-
-        load: 4.0,        // [AMD-SOG] 4-cycle load-to-use
+        alu: 1.0,           // [AF-IT] Zen 3: simple integer ops 1
+        alu_complex: 2.0,   // [AF-IT] Zen 3: LEA with 3 operands or scale 2
+        reg_move: 0.0,      // [AMD-SOG] §2.9.4, [LLVM-Z3]
+        mul: 3.0,           // [AF-IT] IMUL 3
+        mul_high: 3.0,      // [AF-IT] MUL r64 3
+        div: 10.0,          // [AF-IT] DIV r32 10-
+        load: 4.0,          // [AMD-SOG] 4-cycle load-to-use
         store_forward: 1.0, // approx.: [AF-Z2]/[TD-FW] memory mirroring measured on Zen 2 (1.0)
-        issue_width: 6.0, // [AMD-SOG] 6 macro-ops dispatched per cycle
-        alu_ports: 4.0,   // [AMD-SOG] 4 integer ALUs
+        issue_width: 6.0,   // [AMD-SOG] 6 macro-ops dispatched per cycle
+        alu_ports: 4.0,     // [AMD-SOG] 4 integer ALUs
         eliminates_moves: true,
     },
     // AMD Zen 4 (LLVM 19's znver4); also the closest table for Zen 5.
     CoreModel {
         name: "znver4",
         target: Target::X86_64,
-        alu: 1.0,         // [AF-IT] Zen 4: simple integer ops 1
-        alu_complex: 2.0, // [AF-IT] Zen 4: LEA with 3 operands or scale 2
-        reg_move: 0.0,    // [AMD-SOG] §2.9.4 (unchanged in 19h model 10h+)
-        mul: 3.0,         // [AF-IT] IMUL 3
-        mul_high: 3.0,    // [AF-IT] MUL r64 3
-        div: 10.0,        // [AF-IT] DIV r32 10-
-        load: 4.0,        // [AMD-SOG] 4-cycle load-to-use
+        alu: 1.0,           // [AF-IT] Zen 4: simple integer ops 1
+        alu_complex: 2.0,   // [AF-IT] Zen 4: LEA with 3 operands or scale 2
+        reg_move: 0.0,      // [AMD-SOG] §2.9.4 (unchanged in 19h model 10h+)
+        mul: 3.0,           // [AF-IT] IMUL 3
+        mul_high: 3.0,      // [AF-IT] MUL r64 3
+        div: 10.0,          // [AF-IT] DIV r32 10-
+        load: 4.0,          // [AMD-SOG] 4-cycle load-to-use
         store_forward: 1.0, // approx.: memory mirroring as on Zen 2 ([AF-Z2], [TD-FW])
-        issue_width: 6.0, // [AMD-SOG] 6 macro-ops per cycle
-        alu_ports: 4.0,   // [AMD-SOG] 4 integer ALUs
+        issue_width: 6.0,   // [AMD-SOG] 6 macro-ops per cycle
+        alu_ports: 4.0,     // [AMD-SOG] 4 integer ALUs
         eliminates_moves: true,
     },
     // Intel Sapphire Rapids (Golden Cove cores).
     CoreModel {
         name: "sapphirerapids",
         target: Target::X86_64,
-        alu: 1.0,         // [AF-IT] Golden Cove: simple integer ops 1
-        alu_complex: 1.0, // approx.: [AF-MA] Alder Lake P-core executes 3-operand LEA in 1
-        reg_move: 0.0,    // [AF-MA] Golden Cove: move elimination (re-enabled after ICL)
-        mul: 3.0,         // [AF-IT] IMUL 3
-        mul_high: 4.0,    // [AF-IT] MUL r64 3-4
-        div: 12.0,        // [AF-IT] DIV r32 12-
-        load: 5.0,        // [INT-OPT] Golden Cove 5-cycle load-to-use
+        alu: 1.0,           // [AF-IT] Golden Cove: simple integer ops 1
+        alu_complex: 1.0,   // approx.: [AF-MA] Alder Lake P-core executes 3-operand LEA in 1
+        reg_move: 0.0,      // [AF-MA] Golden Cove: move elimination (re-enabled after ICL)
+        mul: 3.0,           // [AF-IT] IMUL 3
+        mul_high: 4.0,      // [AF-IT] MUL r64 3-4
+        div: 12.0,          // [AF-IT] DIV r32 12-
+        load: 5.0,          // [INT-OPT] Golden Cove 5-cycle load-to-use
         store_forward: 0.6, // approx.: [TD-FW] Ice Lake 0.58 (memory renaming, same lineage)
-        issue_width: 6.0, // [INT-OPT] 6-wide allocation
-        alu_ports: 5.0,   // [INT-OPT] 5 integer ALU ports
+        issue_width: 6.0,   // [INT-OPT] 6-wide allocation
+        alu_ports: 5.0,     // [INT-OPT] 5 integer ALU ports
         eliminates_moves: true,
     },
     // Arm Cortex-A72.
     CoreModel {
         name: "cortex-a72",
         target: Target::Aarch64,
-        alu: 1.0,         // [ARM-SOG] A72: ALU basic 1
-        alu_complex: 2.0, // [ARM-SOG] A72: ALU shifted/extended register 2
-        reg_move: 1.0,    // [ARM-SOG] A72: MOV is an ALU op (no elimination)
-        mul: 3.0,         // [ARM-SOG] A72: MUL W 3
-        mul_high: 6.0,    // [ARM-SOG] A72: UMULH 6
-        div: 4.0,         // [ARM-SOG] A72: UDIV W 4-12 (lower end)
-        load: 4.0,        // [ARM-SOG] A72: load 4
+        alu: 1.0,           // [ARM-SOG] A72: ALU basic 1
+        alu_complex: 2.0,   // [ARM-SOG] A72: ALU shifted/extended register 2
+        reg_move: 1.0,      // [ARM-SOG] A72: MOV is an ALU op (no elimination)
+        mul: 3.0,           // [ARM-SOG] A72: MUL W 3
+        mul_high: 6.0,      // [ARM-SOG] A72: UMULH 6
+        div: 4.0,           // [ARM-SOG] A72: UDIV W 4-12 (lower end)
+        load: 4.0,          // [ARM-SOG] A72: load 4
         store_forward: 4.0, // approx.: no published figure; taken = load-to-use
-        issue_width: 3.0, // [ARM-SOG] A72: 3-wide decode
-        alu_ports: 2.0,   // [ARM-SOG] A72: 2 integer ALU pipes (I0/I1)
+        issue_width: 3.0,   // [ARM-SOG] A72: 3-wide decode
+        alu_ports: 2.0,     // [ARM-SOG] A72: 2 integer ALU pipes (I0/I1)
         eliminates_moves: false,
     },
     // Cavium ThunderX2 (the original measurements' AArch64 core).
     CoreModel {
         name: "thunderx2t99",
         target: Target::Aarch64,
-        alu: 1.0,         // LLVM AArch64SchedThunderX2T99.td: ALU 1
-        alu_complex: 2.0, // LLVM AArch64SchedThunderX2T99.td: shifted-operand ALU 2
-        reg_move: 1.0,    // same file: MOV is an ALU op
-        mul: 4.0,         // same file: MUL 4
-        mul_high: 5.0,    // same file: UMULH 5
-        div: 12.0,        // same file: DIV 12- (lower end)
-        load: 4.0,        // same file: load 4
+        alu: 1.0,           // LLVM AArch64SchedThunderX2T99.td: ALU 1
+        alu_complex: 2.0,   // LLVM AArch64SchedThunderX2T99.td: shifted-operand ALU 2
+        reg_move: 1.0,      // same file: MOV is an ALU op
+        mul: 4.0,           // same file: MUL 4
+        mul_high: 5.0,      // same file: UMULH 5
+        div: 12.0,          // same file: DIV 12- (lower end)
+        load: 4.0,          // same file: load 4
         store_forward: 4.0, // approx.: taken = load-to-use
-        issue_width: 4.0, // same file: IssueWidth 4
-        alu_ports: 3.0,   // same file: 3 integer ALU pipes
+        issue_width: 4.0,   // same file: IssueWidth 4
+        alu_ports: 3.0,     // same file: 3 integer ALU pipes
         eliminates_moves: false,
     },
     // Arm Neoverse N1.
     CoreModel {
         name: "neoverse-n1",
         target: Target::Aarch64,
-        alu: 1.0,         // [ARM-SOG] N1: ALU basic 1
-        alu_complex: 2.0, // [ARM-SOG] N1: ALU shifted register 2
-        reg_move: 1.0,    // [ARM-SOG] N1: MOV is an ALU op (no elimination documented)
-        mul: 2.0,         // [ARM-SOG] N1: MUL W 2
-        mul_high: 4.0,    // [ARM-SOG] N1: UMULH 4
-        div: 5.0,         // [ARM-SOG] N1: UDIV W 5-12 (lower end)
-        load: 4.0,        // [ARM-SOG] N1: load 4
+        alu: 1.0,           // [ARM-SOG] N1: ALU basic 1
+        alu_complex: 2.0,   // [ARM-SOG] N1: ALU shifted register 2
+        reg_move: 1.0,      // [ARM-SOG] N1: MOV is an ALU op (no elimination documented)
+        mul: 2.0,           // [ARM-SOG] N1: MUL W 2
+        mul_high: 4.0,      // [ARM-SOG] N1: UMULH 4
+        div: 5.0,           // [ARM-SOG] N1: UDIV W 5-12 (lower end)
+        load: 4.0,          // [ARM-SOG] N1: load 4
         store_forward: 4.0, // approx.: taken = load-to-use
-        issue_width: 4.0, // [ARM-SOG] N1: 4-wide decode
-        alu_ports: 3.0,   // [ARM-SOG] N1: 3 integer pipes
+        issue_width: 4.0,   // [ARM-SOG] N1: 4-wide decode
+        alu_ports: 3.0,     // [ARM-SOG] N1: 3 integer pipes
         eliminates_moves: false,
     },
     // Arm Neoverse V2.
     CoreModel {
         name: "neoverse-v2",
         target: Target::Aarch64,
-        alu: 1.0,         // [ARM-SOG] V2: ALU basic 1
-        alu_complex: 2.0, // [ARM-SOG] V2: ALU shifted register 2 (1 for LSL #0-4: approx.)
-        reg_move: 0.0,    // [ARM-SOG] V2: register MOVs handled at rename (zero latency)
-        mul: 2.0,         // [ARM-SOG] V2: MUL 2
-        mul_high: 3.0,    // [ARM-SOG] V2: UMULH 3
-        div: 5.0,         // [ARM-SOG] V2: UDIV 5-12 (lower end)
-        load: 4.0,        // [ARM-SOG] V2: load 4
+        alu: 1.0,           // [ARM-SOG] V2: ALU basic 1
+        alu_complex: 2.0,   // [ARM-SOG] V2: ALU shifted register 2 (1 for LSL #0-4: approx.)
+        reg_move: 0.0,      // [ARM-SOG] V2: register MOVs handled at rename (zero latency)
+        mul: 2.0,           // [ARM-SOG] V2: MUL 2
+        mul_high: 3.0,      // [ARM-SOG] V2: UMULH 3
+        div: 5.0,           // [ARM-SOG] V2: UDIV 5-12 (lower end)
+        load: 4.0,          // [ARM-SOG] V2: load 4
         store_forward: 4.0, // approx.: taken = load-to-use
-        issue_width: 6.0, // [ARM-SOG] V2: 6-wide decode
-        alu_ports: 6.0,   // [ARM-SOG] V2: 6 integer ALUs (4 simple + 2 complex)
+        issue_width: 6.0,   // [ARM-SOG] V2: 6-wide decode
+        alu_ports: 6.0,     // [ARM-SOG] V2: 6 integer ALUs (4 simple + 2 complex)
         eliminates_moves: true,
     },
 ];

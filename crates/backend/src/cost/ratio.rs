@@ -46,7 +46,9 @@ pub enum RatioError {
         latency: f64,
     },
     /// An edge names a node that does not exist or has a negative or non-finite latency.
-    #[error("edge {index} is invalid (node out of range or latency not a finite non-negative number)")]
+    #[error(
+        "edge {index} is invalid (node out of range or latency not a finite non-negative number)"
+    )]
     BadEdge {
         /// Index of the edge.
         index: usize,
@@ -193,7 +195,7 @@ fn predecessor_cycle(
                 let mut cycle = Vec::new();
                 let mut u = v;
                 loop {
-                    let Some(e) = pred[u] else { return None };
+                    let e = pred[u]?;
                     cycle.push(e);
                     u = edges[e].from;
                     if u == v {
@@ -398,7 +400,11 @@ mod tests {
                 for to in 0..n {
                     if next() % 3 == 0 {
                         // Distance 0 only forwards (keeps the zero-distance part acyclic).
-                        let distance = if to > from { (next() % 2) as u32 } else { 1 + (next() % 2) as u32 };
+                        let distance = if to > from {
+                            (next() % 2) as u32
+                        } else {
+                            1 + (next() % 2) as u32
+                        };
                         edges.push(e(from, to, (next() % 10) as f64, distance));
                     }
                 }
@@ -429,7 +435,15 @@ mod tests {
                     *best = Some(best.map_or(r, |b: f64| b.max(r)));
                 } else if e.to > start && !on[e.to] {
                     on[e.to] = true;
-                    walk(start, e.to, edges, on, lat + e.latency, dist + e.distance, best);
+                    walk(
+                        start,
+                        e.to,
+                        edges,
+                        on,
+                        lat + e.latency,
+                        dist + e.distance,
+                        best,
+                    );
                     on[e.to] = false;
                 }
             }

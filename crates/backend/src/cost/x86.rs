@@ -96,7 +96,10 @@ pub(super) fn effects(text: &str) -> Effects {
         return fx;
     }
     let reads_flags = (m.starts_with("cmov") || m.starts_with("set"))
-        || matches!(m, "adcl" | "adcq" | "sbbl" | "sbbq" | "adcxl" | "adcxq" | "adoxl" | "adoxq");
+        || matches!(
+            m,
+            "adcl" | "adcq" | "sbbl" | "sbbq" | "adcxl" | "adcxq" | "adoxl" | "adoxq"
+        );
     if reads_flags {
         fx.reads.push(Loc::Flags);
     }
@@ -105,7 +108,10 @@ pub(super) fn effects(text: &str) -> Effects {
         || m.starts_with("lea")
         || m.starts_with("cmov")
         || m.starts_with("set")
-        || matches!(base, "not" | "rorx" | "shrx" | "shlx" | "sarx" | "bswap" | "cltq" | "cqto" | "cltd" | "xchg");
+        || matches!(
+            base,
+            "not" | "rorx" | "shrx" | "shlx" | "sarx" | "bswap" | "cltq" | "cqto" | "cltd" | "xchg"
+        );
     if !no_flags {
         fx.writes.push(Loc::Flags);
     }
@@ -153,7 +159,20 @@ pub(super) fn effects(text: &str) -> Effects {
     let pure_write = m.starts_with("mov")
         || m.starts_with("lea")
         || m.starts_with("set")
-        || matches!(base, "rorx" | "andn" | "shrx" | "shlx" | "sarx" | "popcnt" | "lzcnt" | "tzcnt" | "bsf" | "bsr" | "pop")
+        || matches!(
+            base,
+            "rorx"
+                | "andn"
+                | "shrx"
+                | "shlx"
+                | "sarx"
+                | "popcnt"
+                | "lzcnt"
+                | "tzcnt"
+                | "bsf"
+                | "bsr"
+                | "pop"
+        )
         || (base == "imul" && ops.len() == 3);
     let zero_idiom = matches!(base, "xor" | "sub")
         && ops.len() == 2
