@@ -166,7 +166,7 @@ fn spills_on_the_chain_do_not_lower_the_bound() {
 }
 
 #[test]
-fn the_model_takes_milliseconds_not_seconds() {
+fn the_biggest_loop_is_costed_whole() {
     if !objdump_available() {
         return;
     }
