@@ -79,9 +79,20 @@ fn md5_bound_is_at_least_the_chain_on_every_modelled_core() {
                 "{target} {}: no critical cycle",
                 b.cpu
             );
+            let mut by_mnemonic: std::collections::BTreeMap<&str, usize> = Default::default();
+            for text in &b.critical {
+                *by_mnemonic
+                    .entry(text.split_whitespace().next().unwrap_or(""))
+                    .or_default() += 1;
+            }
             eprintln!(
-                "{target} {}: recurrence {:.1}, resource {:.1} over {} instructions",
-                b.cpu, b.recurrence, b.resource, c.insts
+                "{target} {}: recurrence {:.1}, resource {:.1} over {} instructions; critical \
+                 cycle of {} instructions: {by_mnemonic:?}",
+                b.cpu,
+                b.recurrence,
+                b.resource,
+                c.insts,
+                b.critical.len()
             );
         }
     }

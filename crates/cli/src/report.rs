@@ -233,7 +233,7 @@ const HEADERS: [&str; 14] = [
     "checks/blk",
     "loop sp/rl",
     "bound",
-    "cycles/iter: model | llvm-mca",
+    "cycles/iter: model (mca llvm-mca)",
 ];
 
 fn cells(r: &Row) -> Vec<String> {

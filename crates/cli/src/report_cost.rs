@@ -75,11 +75,13 @@ pub fn below_bound(cost: &RowCost, mca: &BTreeMap<String, f64>) -> Vec<String> {
 
 /// Printed under a table where some llvm-mca figure is marked.
 pub const FOOTNOTE: &str = "* llvm-mca figure below schedlab's bound for that core (recurrence \
-     through spill slots or issue width): impossible on that core; llvm-mca assumes loads never \
+     through spill slots, or issue width): impossible on that core. llvm-mca assumes loads never \
+     alias earlier stores, so a spill -> reload leaves its dependence chain. The figure before \
+     the parentheses (schedlab's model) is what the report leads with."; llvm-mca assumes loads never \
      alias earlier stores, so a spill -> reload leaves its dependence chain. The model figure \
      before `|` is what the report leads with.";
 
-/// `cpu model | llvm-mca[*]` per core, over the cores either side has.
+/// `cpu model (mca llvm-mca[*])` per core, over the cores either side has.
 pub fn mca_cell(row: &Row, mca: &BTreeMap<String, f64>) -> String {
     let empty = BTreeMap::new();
     let model = row.model.as_ref().unwrap_or(&empty);
@@ -99,7 +101,7 @@ pub fn mca_cell(row: &Row, mca: &BTreeMap<String, f64>) -> String {
                 let mark = if below.contains(cpu) { "*" } else { "" };
                 format!("{v:.1}{mark}")
             });
-            format!("{cpu} {own} | {theirs}")
+            format!("{cpu} {own} (mca {theirs})")
         })
         .collect::<Vec<_>>()
         .join(", ")
