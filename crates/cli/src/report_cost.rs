@@ -77,9 +77,7 @@ pub fn below_bound(cost: &RowCost, mca: &BTreeMap<String, f64>) -> Vec<String> {
 pub const FOOTNOTE: &str = "* llvm-mca figure below schedlab's bound for that core (recurrence \
      through spill slots, or issue width): impossible on that core. llvm-mca assumes loads never \
      alias earlier stores, so a spill -> reload leaves its dependence chain. The figure before \
-     the parentheses (schedlab's model) is what the report leads with."; llvm-mca assumes loads never \
-     alias earlier stores, so a spill -> reload leaves its dependence chain. The model figure \
-     before `|` is what the report leads with.";
+     the parentheses (schedlab's model) is what the report leads with.";
 
 /// `cpu model (mca llvm-mca[*])` per core, over the cores either side has.
 pub fn mca_cell(row: &Row, mca: &BTreeMap<String, f64>) -> String {
