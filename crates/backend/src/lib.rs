@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod compile;
+pub mod cost;
 pub mod emulate;
 pub mod emulate_bigint;
 pub mod jit;

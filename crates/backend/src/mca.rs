@@ -18,8 +18,10 @@
 //! (branches are issued but never mispredicted); the figure is `Total Cycles / Iterations`.
 //!
 //! **CPU models** (LLVM 14): x86_64 `znver3`, `skylake`; AArch64 `thunderx2t99` (the ThunderX2
-//! of the original measurements), `cortex-a72`; s390x `z15`; riscv64 `sifive-u74`. LLVM 14's
-//! `neoverse-n1` is its Cortex-A57 model, so no N1 figure is offered.
+//! of the original measurements), `cortex-a72`; s390x `z15`; riscv64 `sifive-u74`. Current
+//! cores come from LLVM 19's `llvm-mca-19` (Debian `llvm-19`): x86_64 `znver4`,
+//! `sapphirerapids`; AArch64 `neoverse-n1`, `neoverse-v2` (LLVM 14's `neoverse-n1` is its
+//! Cortex-A57 model, so N1 is only offered from LLVM 19).
 
 use crate::compile::Compiled;
 use crate::emulate::find_program;
@@ -37,12 +39,16 @@ pub const ITERATIONS: u32 = 100;
 pub enum McaError {
     /// An LLVM tool is not installed.
     #[error(
-        "`{program}` not found on PATH (also tried `{program}-14` … `{program}-19`); \
-         install the Debian package `llvm-14` (apt-get install -y llvm-14)"
+        "`{program}` not found on PATH (tried {tried}); install the Debian package \
+         `{package}` (apt-get install -y {package})"
     )]
     MissingTool {
         /// The tool's base name.
         program: String,
+        /// The names tried.
+        tried: String,
+        /// The Debian package providing it.
+        package: &'static str,
     },
     /// The CPU is not one schedlab offers for the target.
     #[error("unknown CPU `{cpu}` for {target}; valid: {}", valid.join(", "))]
@@ -85,13 +91,34 @@ pub enum McaError {
     },
 }
 
-/// The CPU models offered for `target`, in report order.
+/// The CPU models offered for `target`, in report order (LLVM 14's first, then LLVM 19's).
 pub fn mca_cpus(target: Target) -> &'static [&'static str] {
     match target {
-        Target::X86_64 => &["znver3", "skylake"],
-        Target::Aarch64 => &["thunderx2t99", "cortex-a72"],
+        Target::X86_64 => &["znver3", "skylake", "znver4", "sapphirerapids"],
+        Target::Aarch64 => &["thunderx2t99", "cortex-a72", "neoverse-n1", "neoverse-v2"],
         Target::S390x => &["z15"],
         Target::Riscv64 => &["sifive-u74"],
+    }
+}
+
+/// The LLVM major version whose llvm-mca costs `cpu`: 19 for the current cores LLVM 14 lacks
+/// (or models wrongly), else 14 (any installed llvm-mca, plain name first).
+pub fn mca_llvm_major(cpu: &str) -> u32 {
+    match cpu {
+        "znver4" | "sapphirerapids" | "neoverse-n1" | "neoverse-v2" => 19,
+        _ => 14,
+    }
+}
+
+/// The llvm-mca that costs `cpu` ([`mca_llvm_major`]).
+pub fn mca_tool_for(cpu: &str) -> Result<PathBuf, McaError> {
+    match mca_llvm_major(cpu) {
+        19 => find_program("llvm-mca-19").ok_or_else(|| McaError::MissingTool {
+            program: "llvm-mca".to_string(),
+            tried: "`llvm-mca-19`".to_string(),
+            package: "llvm-19",
+        }),
+        _ => llvm_tool("llvm-mca"),
     }
 }
 
@@ -143,7 +170,7 @@ pub fn mca_report(compiled: &Compiled, cpu: &str) -> Result<McaReport, McaError>
             valid: mca_cpus(target).to_vec(),
         });
     }
-    let mca = llvm_tool("llvm-mca")?;
+    let mca = mca_tool_for(cpu)?;
     let body = hot_loop(compiled)?;
     let source = mca_source(target, &body);
     let dir = tempdir()?;
@@ -226,6 +253,8 @@ pub fn llvm_tool(program: &str) -> Result<PathBuf, McaError> {
         .find_map(|name| find_program(&name))
         .ok_or_else(|| McaError::MissingTool {
             program: program.to_string(),
+            tried: format!("`{program}`, `{program}-19` … `{program}-14`"),
+            package: "llvm-14",
         })
 }
 
@@ -623,6 +652,8 @@ mod tests {
         let (cycles, ipc) = parse_mca(out).expect("parses");
         assert!((cycles - 201.5).abs() < 1e-9 && (ipc - 3.87).abs() < 1e-9);
         assert!(parse_mca("garbage").is_err());
-        assert!(!mca_cpus(Target::Aarch64).contains(&"neoverse-n1"));
+        // LLVM 14's neoverse-n1 is a Cortex-A57 model: N1 is costed by LLVM 19 only.
+        assert_eq!(mca_llvm_major("neoverse-n1"), 19);
+        assert_eq!(mca_llvm_major("cortex-a72"), 14);
     }
 }

@@ -6,6 +6,7 @@ mod check;
 mod dump;
 mod kernel;
 mod report;
+mod report_cost;
 mod report_plot;
 
 use clap::{Parser, Subcommand};

@@ -2,6 +2,7 @@
 
 use crate::CliError;
 use crate::kernel::{self, Kernel};
+use crate::report_cost;
 use schedlab_backend::Target;
 use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::pipeline::{self, Artifact, PipelineConfig};
@@ -93,6 +94,19 @@ pub struct Row {
     /// llvm-mca cycles per hot-loop iteration, by CPU model (with `--mca`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mca: Option<BTreeMap<String, f64>>,
+    /// Spill stores per hot-loop iteration (`spills` counts the whole function).
+    pub loop_spills: Option<usize>,
+    /// Reloads per hot-loop iteration (`reloads` counts the whole function).
+    pub loop_reloads: Option<usize>,
+    /// Cycles per hot-loop iteration no modelled core beats: the lowest over the target's
+    /// cores of max(recurrence, resource) ([`crate::report_cost`]).
+    pub recurrence_bound: Option<f64>,
+    /// schedlab's model, max(recurrence, resource) per core (with `--mca`; what it leads with).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<BTreeMap<String, f64>>,
+    /// CPUs whose llvm-mca figure is below schedlab's bound for that core (shown with `*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mca_below_bound: Option<Vec<String>>,
 }
 
 /// Runs `schedlab report`.
@@ -102,6 +116,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let targets = kernel::targets(args.target.as_deref())?;
     let mut rows = Vec::new();
     let mut mca_problems = Vec::new();
+    let mut cost_problems = Vec::new();
     for k in &kernels {
         for strategy in &strategies {
             for &target in &targets {
@@ -119,7 +134,8 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
                 let mca = args
                     .mca
                     .then(|| mca_figures(&artifact, target, &mut mca_problems));
-                rows.push(row(k, strategy, target, &artifact, mca));
+                let cost = report_cost::row_cost(&artifact, &mut cost_problems);
+                rows.push(row(k, strategy, target, &artifact, mca, cost));
             }
         }
     }
@@ -131,8 +147,19 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         Format::Markdown => table(&rows, true),
     };
     println!("{text}");
+    let readable = matches!(args.format, Format::Table | Format::Markdown);
+    if readable
+        && rows
+            .iter()
+            .any(|r| r.mca_below_bound.as_ref().is_some_and(|b| !b.is_empty()))
+    {
+        println!("\n{}", report_cost::FOOTNOTE);
+    }
     for problem in mca_problems {
         eprintln!("schedlab: llvm-mca: {problem}");
+    }
+    for problem in cost_problems {
+        eprintln!("schedlab: own model: {problem}");
     }
     if let Some(path) = &args.plot {
         crate::report_plot::draw(path, &rows)
@@ -147,6 +174,7 @@ fn row(
     target: Target,
     a: &Artifact,
     mca: Option<BTreeMap<String, f64>>,
+    cost: report_cost::RowCost,
 ) -> Row {
     Row {
         kernel: k.name.clone(),
@@ -162,7 +190,12 @@ fn row(
         max_pressure_before: a.ir.schedule.max_pressure_before,
         checks_per_block: a.ir.bce.as_ref().map(|b| b.checks_per_block),
         checks_per_block_unoptimized: a.ir.bce.as_ref().map(|b| b.checks_per_block_unoptimized),
+        mca_below_bound: mca.as_ref().map(|m| report_cost::below_bound(&cost, m)),
+        model: mca.is_some().then(|| cost.model.clone()),
         mca,
+        loop_spills: cost.loop_spills,
+        loop_reloads: cost.loop_reloads,
+        recurrence_bound: cost.recurrence_bound,
     }
 }
 
@@ -186,7 +219,7 @@ fn mca_figures(a: &Artifact, target: Target, problems: &mut Vec<String>) -> BTre
     out
 }
 
-const HEADERS: [&str; 12] = [
+const HEADERS: [&str; 14] = [
     "kernel",
     "strategy",
     "target",
@@ -198,21 +231,24 @@ const HEADERS: [&str; 12] = [
     "csr",
     "pressure",
     "checks/blk",
-    "mca cycles/iter",
+    "loop sp/rl",
+    "bound",
+    "cycles/iter: model (mca llvm-mca)",
 ];
 
 fn cells(r: &Row) -> Vec<String> {
     let opt = |v: Option<usize>| v.map_or("-".to_string(), |v| v.to_string());
-    let mca = r.mca.as_ref().map_or("-".to_string(), |m| {
-        if m.is_empty() {
-            "n/a".to_string()
-        } else {
-            m.iter()
-                .map(|(cpu, c)| format!("{cpu} {c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    });
+    let mca = r
+        .mca
+        .as_ref()
+        .map_or("-".to_string(), |m| report_cost::mca_cell(r, m));
+    let loop_counts = match (r.loop_spills, r.loop_reloads) {
+        (Some(s), Some(l)) => format!("{s}/{l}"),
+        _ => "-".to_string(),
+    };
+    let bound = r
+        .recurrence_bound
+        .map_or("-".to_string(), |b| format!("{b:.1}"));
     vec![
         r.kernel.clone(),
         r.strategy.clone(),
@@ -229,6 +265,8 @@ fn cells(r: &Row) -> Vec<String> {
             opt(r.checks_per_block_unoptimized),
             opt(r.checks_per_block)
         ),
+        loop_counts,
+        bound,
         mca,
     ]
 }
@@ -247,7 +285,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
             *w = (*w).max(c.chars().count());
         }
     }
-    let numeric = |i: usize| (3..=8).contains(&i);
+    let numeric = |i: usize| (3..=8).contains(&i) || i == 12;
     let line = |cols: Vec<String>| -> String {
         let padded: Vec<String> = cols
             .iter()
@@ -305,10 +343,13 @@ fn csv(rows: &[Row]) -> String {
         all
     };
     let mut out = String::from(
-        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized",
+        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized,loop_spills,loop_reloads,recurrence_bound",
     );
     for cpu in &cpus {
         let _ = write!(out, ",mca_{cpu}");
+    }
+    if !cpus.is_empty() {
+        out.push_str(",mca_below_bound");
     }
     out.push('\n');
     let opt = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
@@ -330,9 +371,23 @@ fn csv(rows: &[Row]) -> String {
             opt(r.checks_per_block),
             opt(r.checks_per_block_unoptimized)
         );
+        let _ = write!(
+            out,
+            ",{},{},{}",
+            opt(r.loop_spills),
+            opt(r.loop_reloads),
+            r.recurrence_bound.map_or(String::new(), |b| b.to_string())
+        );
         for cpu in &cpus {
             let v = r.mca.as_ref().and_then(|m| m.get(cpu));
             let _ = write!(out, ",{}", v.map_or(String::new(), |v| v.to_string()));
+        }
+        if !cpus.is_empty() {
+            let below = r
+                .mca_below_bound
+                .as_ref()
+                .map_or(String::new(), |b| b.join(" "));
+            let _ = write!(out, ",{below}");
         }
         out.push('\n');
     }

@@ -268,3 +268,120 @@ fn check_runs_the_biginteger_kernels_on_every_target() {
     assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).trim_end().ends_with("0 failed"));
 }
+
+/// Whether llvm-mca and llvm-objdump (Debian `llvm-14`) and `llvm-mca-19` (`llvm-19`) are
+/// installed; a missing one fails under `SCHEDLAB_REQUIRE_TOOLS=1` (CI), else skips.
+fn llvm_tools_ready() -> bool {
+    let missing: Vec<&str> = [
+        ("llvm-mca", "llvm-14"),
+        ("llvm-objdump", "llvm-14"),
+        ("llvm-mca-19", "llvm-19"),
+    ]
+    .into_iter()
+    .filter(|(tool, _)| {
+        let versioned = (14..=19).map(|v| format!("{tool}-{v}"));
+        !std::iter::once(tool.to_string())
+            .chain(versioned)
+            .any(|name| {
+                std::env::var_os("PATH").is_some_and(|paths| {
+                    std::env::split_paths(&paths).any(|dir| dir.join(&name).is_file())
+                })
+            })
+    })
+    .map(|(_, package)| package)
+    .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var("SCHEDLAB_REQUIRE_TOOLS").as_deref() == Ok("1") {
+        panic!("SCHEDLAB_REQUIRE_TOOLS=1 but Debian package(s) {missing:?} are missing");
+    }
+    eprintln!("skipping: install Debian package(s) {missing:?}");
+    false
+}
+
+#[test]
+fn no_mca_figure_is_below_the_bound_unless_marked() {
+    if !llvm_tools_ready() {
+        return;
+    }
+    let out = schedlab(&[
+        "report",
+        "--format",
+        "json",
+        "--mca",
+        "--target",
+        "x86_64,aarch64",
+        "--slow-path",
+        "lazy",
+        "--strategy",
+        "list-latency,source,remat-loads",
+    ]);
+    let rows = common::json(&out);
+    let rows = rows.as_array().expect("an array");
+    assert_eq!(rows.len(), 6);
+    let mut marked = 0;
+    for row in rows {
+        let bound = row["recurrence_bound"].as_f64().expect("a bound per row");
+        let model = row["model"].as_object().expect("own model per core");
+        let mca = row["mca"].as_object().expect("llvm-mca per core");
+        let below: Vec<&str> = row["mca_below_bound"]
+            .as_array()
+            .expect("flag list")
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        // The lead figure (the own model) is never below the row's bound.
+        for (cpu, v) in model {
+            assert!(v.as_f64().expect("number") >= bound, "{cpu}: {row}");
+        }
+        for (cpu, v) in mca {
+            let v = v.as_f64().expect("number");
+            let core_bound = model.get(cpu).and_then(|b| b.as_f64()).unwrap_or(bound);
+            if v < core_bound {
+                assert!(
+                    below.contains(&cpu.as_str()),
+                    "{cpu} {v} < {core_bound} unmarked: {row}"
+                );
+                marked += 1;
+            } else {
+                assert!(
+                    !below.contains(&cpu.as_str()),
+                    "{cpu} marked but {v} >= {core_bound}"
+                );
+            }
+        }
+        let loop_spills = row["loop_spills"].as_u64().expect("loop_spills");
+        let loop_reloads = row["loop_reloads"].as_u64().expect("loop_reloads");
+        assert!(
+            loop_spills <= row["spills"].as_u64().expect("spills"),
+            "{row}"
+        );
+        assert!(
+            loop_reloads <= row["reloads"].as_u64().expect("reloads"),
+            "{row}"
+        );
+    }
+    eprintln!("{marked} llvm-mca figures marked below their bound");
+    // The table marks what JSON flags, and explains the mark.
+    let table = schedlab(&[
+        "report",
+        "--mca",
+        "--target",
+        "x86_64",
+        "--slow-path",
+        "lazy",
+        "--strategy",
+        "list-latency,remat-loads",
+    ]);
+    let text = stdout(&table);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let header = text.lines().next().expect("header");
+    assert!(
+        header.contains("loop sp/rl") && header.contains("bound"),
+        "{header}"
+    );
+    if text.contains('*') {
+        assert!(text.contains("* llvm-mca figure below"), "{text}");
+    }
+}

@@ -20,6 +20,7 @@ mod java;
 mod measure;
 mod output;
 mod plot;
+mod validate;
 
 use crate::CliError;
 use impls::{Kind, OPENSSL, RustImpl};
@@ -60,6 +61,10 @@ pub struct BenchArgs {
     /// Report deterministic figures instead: callgrind instructions and llvm-mca cycles per block.
     #[arg(long)]
     callgrind: bool,
+    /// Instead: measured cycles per hot-loop iteration of every strategy's MD5 beside each
+    /// static model's figure (schedlab's bound, llvm-mca) and its relative error.
+    #[arg(long)]
+    validate_model: bool,
     /// Internal: hash one message with one implementation (the callgrind child).
     #[arg(long, hide = true, value_name = "IMPL")]
     worker: Option<String>,
@@ -147,6 +152,9 @@ pub fn compile_probe() -> Result<(), CliError> {
 pub fn run(args: BenchArgs) -> Result<(), CliError> {
     if let Some(name) = &args.worker {
         return callgrind::worker(name, args.blocks);
+    }
+    if args.validate_model {
+        return validate::run(&args);
     }
     if args.kernel != BenchKernel::Md5 {
         return bigint::run(&args);

@@ -1,0 +1,554 @@
+//! schedlab's own static cost of a hot loop: a **recurrence bound** from the loop's machine
+//! code and a **resource bound** from its size, per CPU model; the loop's spills and reloads.
+//!
+//! **The graph.** The hot loop is the one [`crate::mca::hot_loop`] hands to llvm-mca (the
+//! disassembled machine code, one iteration, starting at the loop header). Every instruction
+//! is a node; an edge `u → v` means `v` cannot start before `u`'s result is ready:
+//!
+//! - a register (or the flags) written by `u` and read by `v`; when `v` reads it before any
+//!   instruction of the body writes it, the edge comes from the body's *last* writer and has
+//!   distance 1 (it crosses the back edge);
+//! - a store to a stack slot and a later load of the same slot (`[sp + k]`: the spill → reload
+//!   dependence llvm-mca drops by default), distance 1 when the load comes first in the body.
+//!
+//! An edge weighs `lat(u)` (the producer's latency from [`models`]), plus the load-to-use
+//! latency when the register is an address operand of a load in `v`; a store → load edge weighs
+//! the model's store-forwarding latency (from the store's data being ready to the reload's
+//! value being ready; the store and the pure load themselves cost 0 on the chain). Register
+//! moves cost 0 on cores that eliminate them at rename ([`models::CoreModel::eliminates_moves`]),
+//! zero idioms (`xor %eax, %eax`) have no inputs.
+//!
+//! **The bounds.** The recurrence bound is the graph's maximum cycle ratio ([`ratio`]): cycles
+//! per iteration that no amount of parallel hardware beats. The resource bound is
+//! `max(instructions / issue width, ALU instructions / ALU ports)` (moves eliminated at rename
+//! and branches need no ALU). The bound reported is the larger of the two. Without a loop
+//! (straight-line code) the recurrence figure is the critical path of one run.
+//!
+//! **Approximations** (each makes the bound lower, i.e. still a bound, or is stated):
+//! every instruction of the loop body counts once per iteration even if the body holds a
+//! conditional side path (the built-in kernels' hot loops are straight-line after bounds-check
+//! elimination); only stack-slot memory dependences are linked (the kernels' other stores go
+//! to addresses no later load of the same iteration window reads); ports other than the
+//! integer ALUs (load/store, multiplier) are not modelled in the resource bound; macro-fusion
+//! is ignored (an x86 compare-and-branch pair counts two instructions of issue width).
+//! s390x and riscv64 have no latency table: no bound is computed for them.
+
+mod aarch64;
+pub mod models;
+pub mod ratio;
+mod x86;
+
+use crate::compile::Compiled;
+use crate::mca::{DisasmInst, HotLoop, McaError, hot_loop};
+use crate::target::Target;
+use models::CoreModel;
+use ratio::{RatioEdge, RatioError, longest_acyclic_path, max_cycle_ratio};
+use std::collections::HashMap;
+
+/// A register (numbered per target) or the condition flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Loc {
+    /// A register.
+    Reg(u16),
+    /// The condition flags.
+    Flags,
+}
+
+/// Which memory an access touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum MemRef {
+    /// `[sp + offset]`: a spill slot or an explicit stack slot.
+    Stack(i64),
+    /// Anything else (not linked: see the module docs).
+    Other,
+}
+
+/// Latency class of an instruction's computation (its memory part is costed separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpClass {
+    /// Simple integer operation.
+    Alu,
+    /// Slow-form ALU operation (x86 three-component `lea`, AArch64 shifted operand).
+    AluComplex,
+    /// Register-to-register move.
+    Move,
+    /// Clears a register without reading it.
+    ZeroIdiom,
+    /// Multiply.
+    Mul,
+    /// Multiply producing the high half.
+    MulHigh,
+    /// Divide.
+    Div,
+    /// A pure load or store: the memory access is the whole instruction.
+    MemOnly,
+    /// A branch or no-op.
+    Branch,
+    /// Not understood: costed as an ALU operation.
+    Other,
+}
+
+/// What one instruction reads, writes and accesses.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Effects {
+    pub class: OpClass,
+    /// Data inputs.
+    pub reads: Vec<Loc>,
+    /// Address inputs of a memory operand.
+    pub addr_reads: Vec<Loc>,
+    /// Outputs.
+    pub writes: Vec<Loc>,
+    /// Memory read.
+    pub load: Option<MemRef>,
+    /// Memory written.
+    pub store: Option<MemRef>,
+}
+
+impl Effects {
+    fn new(class: OpClass) -> Self {
+        Self {
+            class,
+            reads: Vec::new(),
+            addr_reads: Vec::new(),
+            writes: Vec::new(),
+            load: None,
+            store: None,
+        }
+    }
+}
+
+/// The static bound of one loop on one core model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopBound {
+    /// The core model's name.
+    pub cpu: &'static str,
+    /// Longest loop-carried dependence cycle, cycles per iteration.
+    pub recurrence: f64,
+    /// Issue/ALU-port throughput bound, cycles per iteration.
+    pub resource: f64,
+    /// Instructions on the critical cycle (text), in order.
+    pub critical: Vec<String>,
+}
+
+impl LoopBound {
+    /// `max(recurrence, resource)`: no core of this kind runs an iteration faster.
+    pub fn bound(&self) -> f64 {
+        self.recurrence.max(self.resource)
+    }
+}
+
+/// Spill-slot traffic of the hot loop, per iteration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoopSpills {
+    /// Stores to stack slots.
+    pub spills: usize,
+    /// Loads from stack slots (including x86 load-operate forms).
+    pub reloads: usize,
+}
+
+/// Why no bound was computed.
+#[derive(Debug, thiserror::Error)]
+pub enum CostError {
+    /// Extracting the loop failed (llvm-objdump missing or its output not understood).
+    #[error(transparent)]
+    Loop(#[from] McaError),
+    /// The target has no latency table.
+    #[error("no latency table for {0} (only x86_64 and aarch64 are modelled)")]
+    NoModel(Target),
+    /// The CPU is not modelled for the target.
+    #[error("no latency table for CPU `{cpu}` on {target}; modelled: {}", valid.join(", "))]
+    UnknownCpu {
+        /// The CPU asked for.
+        cpu: String,
+        /// The target.
+        target: Target,
+        /// The CPUs modelled.
+        valid: Vec<&'static str>,
+    },
+    /// The dependence graph had no valid cycle ratio.
+    #[error("dependence graph: {0}")]
+    Graph(#[from] RatioError),
+}
+
+/// Splits `mnemonic operands` into the mnemonic and its top-level comma-separated operands.
+pub(crate) fn split_operands(text: &str) -> (&str, Vec<&str>) {
+    let text = text.trim();
+    let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    let mut ops = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                ops.push(rest[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !rest.trim().is_empty() {
+        ops.push(rest[start..].trim());
+    }
+    (mnemonic, ops)
+}
+
+/// Parses a decimal or `0x` hexadecimal immediate, with optional sign and `#`/`$` prefix.
+pub(crate) fn parse_imm(text: &str) -> Option<i64> {
+    let t = text.trim().trim_start_matches(['#', '$']);
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    let v = match t.strip_prefix("0x") {
+        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+        None => t.parse::<i64>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+fn decode(target: Target, text: &str) -> Option<Effects> {
+    match target {
+        Target::X86_64 => Some(x86::effects(text)),
+        Target::Aarch64 => Some(aarch64::effects(text)),
+        Target::S390x | Target::Riscv64 => None,
+    }
+}
+
+/// The loop body in execution order: from the header to the end, then what precedes it.
+fn iteration_order(body: &HotLoop) -> Vec<&DisasmInst> {
+    let (after, before): (Vec<&DisasmInst>, Vec<&DisasmInst>) =
+        body.insts.iter().partition(|i| i.addr >= body.header);
+    after.into_iter().chain(before).collect()
+}
+
+/// Everything schedlab's own model says about one hot loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopCost {
+    /// Whether a loop was found (else: straight-line code, figures per run).
+    pub is_loop: bool,
+    /// Instructions in one iteration.
+    pub insts: usize,
+    /// Spill-slot traffic per iteration.
+    pub spills: LoopSpills,
+    /// The bound on each modelled core of the target (empty for s390x and riscv64).
+    pub bounds: Vec<LoopBound>,
+}
+
+/// [`LoopCost`] of `compiled`'s hot loop (disassembles once; a few milliseconds).
+pub fn loop_cost(compiled: &Compiled) -> Result<LoopCost, CostError> {
+    let body = hot_loop(compiled)?;
+    let bounds = models::core_models(compiled.target)
+        .map(|m| bound_of(compiled.target, &body, m))
+        .collect::<Result<_, _>>()?;
+    Ok(LoopCost {
+        is_loop: body.is_loop,
+        insts: body.insts.len(),
+        spills: spills_of(compiled.target, &body),
+        bounds,
+    })
+}
+
+/// The bound of `compiled`'s hot loop on the core model `cpu`.
+pub fn loop_bound(compiled: &Compiled, cpu: &str) -> Result<LoopBound, CostError> {
+    let target = compiled.target;
+    let model = models::core_model(target, cpu).ok_or_else(|| CostError::UnknownCpu {
+        cpu: cpu.to_string(),
+        target,
+        valid: models::core_models(target).map(|m| m.name).collect(),
+    })?;
+    let body = hot_loop(compiled)?;
+    bound_of(target, &body, model)
+}
+
+/// Spill stores and reloads in one iteration of `compiled`'s hot loop.
+pub fn loop_spills(compiled: &Compiled) -> Result<LoopSpills, CostError> {
+    let body = hot_loop(compiled)?;
+    Ok(spills_of(compiled.target, &body))
+}
+
+/// [`loop_spills`] of an already extracted loop. On x86_64 and AArch64 every access to
+/// `[sp + k]` in the loop counts (the hot loops hold no explicit stack slots); on s390x
+/// (`k(%r15)`) and riscv64 (`k(sp)`) the same rule is applied textually.
+pub fn spills_of(target: Target, body: &HotLoop) -> LoopSpills {
+    let mut out = LoopSpills::default();
+    for inst in &body.insts {
+        let (load, store) = match decode(target, &inst.text) {
+            Some(fx) => (
+                matches!(fx.load, Some(MemRef::Stack(_))),
+                matches!(fx.store, Some(MemRef::Stack(_))),
+            ),
+            None => textual_stack_access(target, &inst.text),
+        };
+        out.spills += usize::from(store);
+        out.reloads += usize::from(load);
+    }
+    out
+}
+
+/// `(reload, spill)` for s390x and riscv64, from the mnemonic and a stack-pointer operand.
+fn textual_stack_access(target: Target, text: &str) -> (bool, bool) {
+    let (m, ops) = split_operands(text);
+    let sp = match target {
+        Target::S390x => "(%r15)",
+        _ => "(sp)",
+    };
+    if ops.len() != 2 || !ops[1].ends_with(sp) {
+        return (false, false);
+    }
+    let store = match target {
+        Target::S390x => m.starts_with("st") && !m.starts_with("stm"),
+        _ => m.starts_with('s') || m.starts_with("fs"),
+    };
+    let load = match target {
+        Target::S390x => {
+            m.starts_with('l') && !matches!(m, "la" | "lay" | "larl" | "lmg" | "lm" | "lmy")
+        }
+        _ => m.starts_with('l') || m.starts_with("fl"),
+    };
+    (load, store)
+}
+
+fn latency(model: &CoreModel, class: OpClass) -> f64 {
+    match class {
+        OpClass::Alu | OpClass::Other => model.alu,
+        OpClass::AluComplex => model.alu_complex,
+        OpClass::Move => model.reg_move,
+        OpClass::ZeroIdiom | OpClass::MemOnly | OpClass::Branch => 0.0,
+        OpClass::Mul => model.mul,
+        OpClass::MulHigh => model.mul_high,
+        OpClass::Div => model.div,
+    }
+}
+
+/// The dependence graph of one iteration (see the module docs).
+pub(crate) struct DepGraph {
+    /// Node count (one per instruction).
+    pub nodes: usize,
+    /// The edges.
+    pub edges: Vec<RatioEdge>,
+}
+
+/// Builds the graph of `effects` (one iteration, in execution order) for `model`.
+pub(crate) fn dependence_graph(effects: &[Effects], model: &CoreModel) -> DepGraph {
+    let lat: Vec<f64> = effects.iter().map(|fx| latency(model, fx.class)).collect();
+    // Last writer of each location / store to each slot, over the whole body (for edges that
+    // cross the back edge) and as the walk goes (inside the iteration).
+    let mut last_writer: HashMap<Loc, usize> = HashMap::new();
+    let mut last_store: HashMap<i64, usize> = HashMap::new();
+    for (i, fx) in effects.iter().enumerate() {
+        for &w in &fx.writes {
+            last_writer.insert(w, i);
+        }
+        if let Some(MemRef::Stack(k)) = fx.store {
+            last_store.insert(k, i);
+        }
+    }
+    let mut writer: HashMap<Loc, usize> = HashMap::new();
+    let mut store: HashMap<i64, usize> = HashMap::new();
+    let mut edges = Vec::new();
+    for (v, fx) in effects.iter().enumerate() {
+        let producer = |loc: &Loc, writer: &HashMap<Loc, usize>| {
+            writer
+                .get(loc)
+                .map(|&u| (u, 0))
+                .or_else(|| last_writer.get(loc).map(|&u| (u, 1)))
+        };
+        for loc in &fx.reads {
+            if let Some((u, distance)) = producer(loc, &writer) {
+                edges.push(RatioEdge {
+                    from: u,
+                    to: v,
+                    latency: lat[u],
+                    distance,
+                });
+            }
+        }
+        let address_delay = if fx.load.is_some() { model.load } else { 0.0 };
+        for loc in &fx.addr_reads {
+            if let Some((u, distance)) = producer(loc, &writer) {
+                edges.push(RatioEdge {
+                    from: u,
+                    to: v,
+                    latency: lat[u] + address_delay,
+                    distance,
+                });
+            }
+        }
+        if let Some(MemRef::Stack(k)) = fx.load {
+            let from = store
+                .get(&k)
+                .map(|&u| (u, 0))
+                .or_else(|| last_store.get(&k).map(|&u| (u, 1)));
+            if let Some((u, distance)) = from {
+                edges.push(RatioEdge {
+                    from: u,
+                    to: v,
+                    latency: lat[u] + model.store_forward,
+                    distance,
+                });
+            }
+        }
+        for &w in &fx.writes {
+            writer.insert(w, v);
+        }
+        if let Some(MemRef::Stack(k)) = fx.store {
+            store.insert(k, v);
+        }
+    }
+    DepGraph {
+        nodes: effects.len(),
+        edges,
+    }
+}
+
+/// The bound of an extracted loop on `model` (no external tool involved).
+pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<LoopBound, CostError> {
+    let order = iteration_order(body);
+    let effects: Vec<Effects> = order
+        .iter()
+        .map(|i| decode(target, &i.text).ok_or(CostError::NoModel(target)))
+        .collect::<Result<_, _>>()?;
+    let graph = dependence_graph(&effects, model);
+    let (recurrence, critical) = if body.is_loop {
+        match max_cycle_ratio(graph.nodes, &graph.edges)? {
+            Some(cycle) => {
+                let texts = cycle
+                    .edges
+                    .iter()
+                    .map(|&e| order[graph.edges[e].to].text.clone())
+                    .collect();
+                (cycle.ratio, texts)
+            }
+            None => (0.0, Vec::new()),
+        }
+    } else {
+        (longest_acyclic_path(graph.nodes, &graph.edges)?, Vec::new())
+    };
+    let insts = effects.len() as f64;
+    let alu_ops = effects
+        .iter()
+        .filter(|fx| match fx.class {
+            OpClass::Branch | OpClass::ZeroIdiom => false,
+            OpClass::Move => !model.eliminates_moves,
+            OpClass::MemOnly => false,
+            _ => true,
+        })
+        .count() as f64;
+    let resource = (insts / model.issue_width).max(alu_ops / model.alu_ports);
+    Ok(LoopBound {
+        cpu: model.name,
+        recurrence,
+        resource,
+        critical,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(_target: Target, lines: &[&str]) -> HotLoop {
+        HotLoop {
+            is_loop: true,
+            header: 0,
+            insts: lines
+                .iter()
+                .enumerate()
+                .map(|(i, t)| DisasmInst {
+                    addr: 4 * i as u64,
+                    text: (*t).to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    fn model(name: &str) -> &'static CoreModel {
+        models::MODELS
+            .iter()
+            .find(|m| m.name == name)
+            .expect("model exists")
+    }
+
+    #[test]
+    fn a_carried_chain_costs_its_latencies() {
+        // eax: add (1) -> lea complex (3 on Skylake) -> rol (1) = 5 per iteration.
+        let b = body(
+            Target::X86_64,
+            &[
+                "addl %ecx, %eax",
+                "leal 0x10(%rax,%rdx), %eax",
+                "roll $0x7, %eax",
+                "cmpq %rsi, %rdi",
+                "jb 0x0",
+            ],
+        );
+        let got = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        assert!((got.recurrence - 5.0).abs() < 1e-9, "{got:?}");
+        let zen = bound_of(Target::X86_64, &b, model("znver3")).expect("bound");
+        assert!((zen.recurrence - 4.0).abs() < 1e-9, "{zen:?}");
+    }
+
+    #[test]
+    fn a_spill_on_the_chain_adds_store_forwarding() {
+        let plain = body(Target::X86_64, &["addl %ecx, %eax", "jmp 0x0"]);
+        let spilled = body(
+            Target::X86_64,
+            &[
+                "movl 0x8(%rsp), %eax",
+                "addl %ecx, %eax",
+                "movl %eax, 0x8(%rsp)",
+                "jmp 0x0",
+            ],
+        );
+        let m = model("skylake");
+        let a = bound_of(Target::X86_64, &plain, m).expect("bound");
+        let b = bound_of(Target::X86_64, &spilled, m).expect("bound");
+        assert!((a.recurrence - m.alu).abs() < 1e-9);
+        assert!(
+            (b.recurrence - (m.alu + m.store_forward)).abs() < 1e-9,
+            "{b:?}"
+        );
+        let counts = spills_of(Target::X86_64, &spilled);
+        assert_eq!((counts.spills, counts.reloads), (1, 1));
+    }
+
+    #[test]
+    fn eliminated_moves_cost_nothing_elsewhere_one() {
+        let lines = ["mov w8, w9", "add w9, w8, #1", "b 0x0"];
+        let b = body(Target::Aarch64, &lines);
+        let a72 = bound_of(Target::Aarch64, &b, model("cortex-a72")).expect("bound");
+        let v2 = bound_of(Target::Aarch64, &b, model("neoverse-v2")).expect("bound");
+        assert!((a72.recurrence - 2.0).abs() < 1e-9, "{a72:?}");
+        assert!((v2.recurrence - 1.0).abs() < 1e-9, "{v2:?}");
+    }
+
+    #[test]
+    fn the_resource_bound_counts_issue_slots() {
+        let lines: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 7)
+            .chain(std::iter::once("jmp 0x0"))
+            .collect();
+        let b = body(Target::X86_64, &lines);
+        let got = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        // 8 instructions / 4 wide = 2; 7 ALU ops / 4 ports = 1.75; recurrence 7.
+        assert!((got.resource - 2.0).abs() < 1e-9, "{got:?}");
+        assert!((got.bound() - 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn targets_without_tables_are_errors() {
+        let b = body(Target::Riscv64, &["addw a0, a0, a1"]);
+        assert!(matches!(
+            bound_of(Target::Riscv64, &b, model("skylake")),
+            Err(CostError::NoModel(Target::Riscv64))
+        ));
+        let counts = spills_of(
+            Target::Riscv64,
+            &body(
+                Target::Riscv64,
+                &["sd a4, 8(sp)", "ld a5, 8(sp)", "lw a0, 4(a1)"],
+            ),
+        );
+        assert_eq!((counts.spills, counts.reloads), (1, 1));
+    }
+}
