@@ -3,10 +3,14 @@
 
 mod bench;
 mod check;
+mod check_clif;
+mod clif;
 mod dump;
+mod guard;
 mod kernel;
 mod report;
 mod report_plot;
+mod report_summary;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

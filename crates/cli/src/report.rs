@@ -13,7 +13,8 @@ use std::path::PathBuf;
 /// Arguments of `schedlab report`.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Kernel(s): md5, muladd, square-to-len, or a .clif file (comma-separated).
+    /// Kernel(s): md5, muladd, square-to-len, a .clif file or a directory of them
+    /// (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
@@ -46,6 +47,10 @@ pub struct ReportArgs {
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
+    /// After the rows, one table per target: per strategy the sum and geometric mean of
+    /// spills, reloads and instructions, and wins/ties/losses against `source`.
+    #[arg(long)]
+    summary: bool,
 }
 
 /// Output formats.
@@ -93,6 +98,8 @@ pub struct Row {
     /// llvm-mca cycles per hot-loop iteration, by CPU model (with `--mca`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mca: Option<BTreeMap<String, f64>>,
+    /// Why this row could not be produced (its figures are then zero); `null` when it was.
+    pub error: Option<String>,
 }
 
 /// Runs `schedlab report`.
@@ -100,30 +107,44 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let kernels = kernel::resolve_list(&args.kernel)?;
     let strategies = kernel::strategies(args.strategy.as_deref())?;
     let targets = kernel::targets(args.target.as_deref())?;
-    let mut rows = Vec::new();
-    let mut mca_problems = Vec::new();
+    let mut jobs = Vec::new();
     for k in &kernels {
+        let kernel_targets = k.targets(&targets)?;
         for strategy in &strategies {
-            for &target in &targets {
-                let config = PipelineConfig {
-                    bce: args.bce,
-                    optimize: args.optimize,
-                    rewrites: !args.no_rewrites,
-                    ..PipelineConfig::with_strategy(strategy)
-                };
-                let options = args.slow_path.stage_options(target);
-                let artifact = pipeline::run_with(k.func.clone(), target, &config, &options)
-                    .map_err(|e| {
-                        CliError::failure(format!("{} / {strategy} / {target}: {e}", k.name))
-                    })?;
-                let mca = args
-                    .mca
-                    .then(|| mca_figures(&artifact, target, &mut mca_problems));
-                rows.push(row(k, strategy, target, &artifact, mca));
+            for &target in &kernel_targets {
+                jobs.push((k, strategy.as_str(), target));
+            }
+        }
+    }
+    let progress = crate::check_clif::progress_bar(jobs.len() as u64, "report");
+    let results: Vec<(Row, Vec<String>)> = {
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .map(|&(k, strategy, target)| {
+                let mut problems = Vec::new();
+                let row = report_row(k, strategy, target, &args, &mut problems);
+                progress.inc(1);
+                (row, problems)
+            })
+            .collect()
+    };
+    progress.finish_and_clear();
+    let mut rows = Vec::with_capacity(results.len());
+    let mut mca_problems: Vec<String> = Vec::new();
+    for (row, problems) in results {
+        rows.push(row);
+        for p in problems {
+            if !mca_problems.contains(&p) {
+                mca_problems.push(p);
             }
         }
     }
     let text = match args.format {
+        Format::Json if args.summary => serde_json::to_string_pretty(&serde_json::json!({
+            "rows": rows,
+            "summary": crate::report_summary::summary_rows(&rows),
+        }))
+        .map_err(|e| CliError::failure(format!("JSON: {e}")))?,
         Format::Json => serde_json::to_string_pretty(&rows)
             .map_err(|e| CliError::failure(format!("JSON: {e}")))?,
         Format::Csv => csv(&rows),
@@ -134,11 +155,86 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     for problem in mca_problems {
         eprintln!("schedlab: llvm-mca: {problem}");
     }
+    if args.summary && args.format != Format::Json {
+        println!();
+        println!("{}", crate::report_summary::summary(&rows, args.format));
+    }
     if let Some(path) = &args.plot {
         crate::report_plot::draw(path, &rows)
             .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
     }
+    let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
+    for r in &failed {
+        let error = r.error.as_deref().unwrap_or_default();
+        eprintln!("schedlab: {} / {} / {}: {error}", r.kernel, r.strategy, r.target);
+    }
+    if !failed.is_empty() {
+        return Err(CliError::failure(format!(
+            "{} of {} rows failed",
+            failed.len(),
+            rows.len()
+        )));
+    }
     Ok(())
+}
+
+/// One row: the pipeline for `k` × `strategy` × `target` behind [`crate::guard::catch`], so
+/// that a failure or a panic in code generation is this row's error and nothing else's.
+fn report_row(
+    k: &Kernel,
+    strategy: &str,
+    target: Target,
+    args: &ReportArgs,
+    mca_problems: &mut Vec<String>,
+) -> Row {
+    let config = PipelineConfig {
+        bce: args.bce,
+        optimize: args.optimize,
+        rewrites: !args.no_rewrites,
+        ..PipelineConfig::with_strategy(strategy)
+    };
+    let options = args.slow_path.stage_options(target);
+    let compiled = crate::guard::catch(|| match &k.clif {
+        Some((file, _)) => match file.isa(target) {
+            Some(Ok(isa)) => {
+                pipeline::run_with_isa(k.func.clone(), target, isa.as_ref(), &config, &options)
+                    .map_err(|e| e.to_string())
+            }
+            Some(Err(e)) => Err(format!("cannot build the ISA from the file's flags: {e}")),
+            None => Err(format!("the file is not compiled for {target}")),
+        },
+        None => pipeline::run_with(k.func.clone(), target, &config, &options)
+            .map_err(|e| e.to_string()),
+    });
+    match compiled {
+        Ok(Ok(artifact)) => {
+            let mca = args
+                .mca
+                .then(|| mca_figures(&artifact, target, mca_problems));
+            row(k, strategy, target, &artifact, mca)
+        }
+        Ok(Err(e)) | Err(e) => error_row(k, strategy, target, e),
+    }
+}
+
+fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {
+    Row {
+        kernel: k.name.clone(),
+        strategy: strategy.to_string(),
+        target: target.name().to_string(),
+        spills: 0,
+        reloads: 0,
+        frame_bytes: 0,
+        insts: 0,
+        code_bytes: 0,
+        callee_saved: 0,
+        max_pressure: 0,
+        max_pressure_before: 0,
+        checks_per_block: None,
+        checks_per_block_unoptimized: None,
+        mca: None,
+        error: Some(error),
+    }
 }
 
 fn row(
@@ -163,6 +259,7 @@ fn row(
         checks_per_block: a.ir.bce.as_ref().map(|b| b.checks_per_block),
         checks_per_block_unoptimized: a.ir.bce.as_ref().map(|b| b.checks_per_block_unoptimized),
         mca,
+        error: None,
     }
 }
 
@@ -186,7 +283,8 @@ fn mca_figures(a: &Artifact, target: Target, problems: &mut Vec<String>) -> BTre
     out
 }
 
-const HEADERS: [&str; 12] = [
+const HEADERS: [&str; 13] = [
+    "status",
     "kernel",
     "strategy",
     "target",
@@ -213,7 +311,9 @@ fn cells(r: &Row) -> Vec<String> {
                 .join(", ")
         }
     });
+    let status = if r.error.is_some() { "ERROR" } else { "ok" };
     vec![
+        status.to_string(),
         r.kernel.clone(),
         r.strategy.clone(),
         r.target.clone(),
@@ -247,7 +347,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
             *w = (*w).max(c.chars().count());
         }
     }
-    let numeric = |i: usize| (3..=8).contains(&i);
+    let numeric = |i: usize| (4..=9).contains(&i);
     let line = |cols: Vec<String>| -> String {
         let padded: Vec<String> = cols
             .iter()
@@ -305,7 +405,7 @@ fn csv(rows: &[Row]) -> String {
         all
     };
     let mut out = String::from(
-        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized",
+        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized,error",
     );
     for cpu in &cpus {
         let _ = write!(out, ",mca_{cpu}");
@@ -315,7 +415,7 @@ fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = write!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.kernel),
             r.strategy,
             r.target,
@@ -328,7 +428,8 @@ fn csv(rows: &[Row]) -> String {
             r.max_pressure,
             r.max_pressure_before,
             opt(r.checks_per_block),
-            opt(r.checks_per_block_unoptimized)
+            opt(r.checks_per_block_unoptimized),
+            r.error.as_deref().map(csv_field).unwrap_or_default()
         );
         for cpu in &cpus {
             let v = r.mca.as_ref().and_then(|m| m.get(cpu));

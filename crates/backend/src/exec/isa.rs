@@ -1,0 +1,67 @@
+//! ISAs for functions that come with their own settings (a `.clif` file's `set` and `target`
+//! lines): the file's flags on top of schedlab's fixed code-generation settings.
+//!
+//! schedlab always emits with `opt_level=none` (so the scheduler's order reaches the machine
+//! code), non-PIC code and non-colocated libcalls (so the JIT and static linking both work);
+//! a file's values for those three are overridden. Every other shared flag the file sets
+//! (e.g. `enable_llvm_abi_extensions`) is kept. A file's `target` line gives the ISA flags
+//! (e.g. `has_avx`); a file without one gets the target's default ISA (the host's detected
+//! features, or the baseline schedlab uses for a foreign target).
+
+use crate::target::Target;
+use cranelift_codegen::isa::{self, OwnedTargetIsa, TargetIsa};
+use cranelift_codegen::settings::{self, Configurable, Flags};
+
+/// Shared flags schedlab fixes whatever a file says.
+const FIXED: [(&str, &str); 3] = [
+    ("opt_level", "none"),
+    ("is_pic", "false"),
+    ("use_colocated_libcalls", "false"),
+];
+
+/// The schedlab target a file's ISA is for, if it is one of the four.
+pub fn target_of(isa: &dyn TargetIsa) -> Option<Target> {
+    Target::ALL
+        .into_iter()
+        .find(|t| t.triple().architecture == isa.triple().architecture)
+}
+
+/// Builds the ISA for `target` with the shared flags `flags` (only those that differ from
+/// Cranelift's defaults are applied) and, when given, the ISA flags of `file_isa`.
+pub fn isa_with_flags(
+    target: Target,
+    flags: &Flags,
+    file_isa: Option<&dyn TargetIsa>,
+) -> Result<OwnedTargetIsa, String> {
+    let mut shared = settings::builder();
+    let defaults = Flags::new(settings::builder());
+    for (value, default) in flags.iter().zip(defaults.iter()) {
+        let text = value.value_string();
+        if text != default.value_string() && !FIXED.iter().any(|(n, _)| *n == value.name) {
+            shared
+                .set(value.name, &text)
+                .map_err(|e| format!("setting {}={text}: {e}", value.name))?;
+        }
+    }
+    for (name, text) in FIXED {
+        shared
+            .set(name, text)
+            .map_err(|e| format!("setting {name}={text}: {e}"))?;
+    }
+    let shared = Flags::new(shared);
+    match file_isa {
+        Some(file_isa) => {
+            let mut builder = isa::lookup(file_isa.triple().clone()).map_err(|e| e.to_string())?;
+            for value in file_isa.isa_flags() {
+                let text = value.value_string();
+                builder
+                    .set(value.name, &text)
+                    .map_err(|e| format!("{target}: setting {}={text}: {e}", value.name))?;
+            }
+            builder
+                .finish(shared)
+                .map_err(|e| format!("{target}: {e}"))
+        }
+        None => target.isa_builder()?.finish(shared).map_err(|e| e.to_string()),
+    }
+}
