@@ -298,7 +298,12 @@ fn reader_parse(text: &str, sig: &Signature) -> Result<RunCommand, String> {
     match crate::guard::catch(|| cranelift_reader::parse_run_command(text, sig)) {
         Ok(Ok(Some(command))) => Ok(command),
         Ok(Ok(None)) => Err("not a run command".into()),
-        Ok(Err(e)) => Err(format!("malformed run line: {e}")),
+        Ok(Err(e)) => {
+            // The reader counts lines within the comment: "1: expected …".
+            let message = e.to_string();
+            let message = message.strip_prefix("1: ").unwrap_or(&message).to_string();
+            Err(format!("malformed run line: {message}"))
+        }
         Err(panic) => Err(format!("malformed run line (the reader {panic})")),
     }
 }

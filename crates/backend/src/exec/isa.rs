@@ -6,7 +6,8 @@
 //! a file's values for those three are overridden. Every other shared flag the file sets
 //! (e.g. `enable_llvm_abi_extensions`) is kept. A file's `target` line gives the ISA flags
 //! (e.g. `has_avx`); a file without one gets the target's default ISA (the host's detected
-//! features, or the baseline schedlab uses for a foreign target).
+//! features, or the baseline schedlab uses for a foreign target). `enable_multi_ret_implicit_sret`
+//! is on, so a function with more results than return registers compiles.
 
 use crate::target::Target;
 use cranelift_codegen::isa::{self, OwnedTargetIsa, TargetIsa};
@@ -21,9 +22,15 @@ const FIXED: [(&str, &str); 3] = [
 
 /// The schedlab target a file's ISA is for, if it is one of the four.
 pub fn target_of(isa: &dyn TargetIsa) -> Option<Target> {
-    Target::ALL
-        .into_iter()
-        .find(|t| t.triple().architecture == isa.triple().architecture)
+    use target_lexicon::Architecture as A;
+    match isa.triple().architecture {
+        A::X86_64 => Some(Target::X86_64),
+        A::Aarch64(_) => Some(Target::Aarch64),
+        A::S390x => Some(Target::S390x),
+        // `riscv64` in a file, `riscv64gc` in schedlab's triple.
+        A::Riscv64(_) => Some(Target::Riscv64),
+        _ => None,
+    }
 }
 
 /// Builds the ISA for `target` with the shared flags `flags` (only those that differ from
@@ -34,6 +41,10 @@ pub fn isa_with_flags(
     file_isa: Option<&dyn TargetIsa>,
 ) -> Result<OwnedTargetIsa, String> {
     let mut shared = settings::builder();
+    // More results than return registers go through a hidden return area instead of failing.
+    shared
+        .enable("enable_multi_ret_implicit_sret")
+        .map_err(|e| format!("enable_multi_ret_implicit_sret: {e}"))?;
     let defaults = Flags::new(settings::builder());
     for (value, default) in flags.iter().zip(defaults.iter()) {
         let text = value.value_string();

@@ -26,7 +26,7 @@ pub(crate) struct LinkFn {
 
 /// Everything compiled for one [`super::execute`] call.
 pub(crate) struct Linked {
-    /// Functions of the units that compiled, then trampolines.
+    /// Functions that compiled (with all their callees), then trampolines.
     pub functions: Vec<LinkFn>,
     /// `(unit, function)` → index in `functions`.
     pub unit_functions: HashMap<(usize, usize), usize>,
@@ -34,12 +34,17 @@ pub(crate) struct Linked {
     pub trampolines: Vec<usize>,
     /// `(unit, function)` → trampoline number.
     trampoline_numbers: HashMap<(usize, usize), usize>,
-    /// Per unit: why it did not compile.
-    pub unit_errors: Vec<Option<String>>,
+    /// `(unit, function)` → why it (or a function it calls) cannot run.
+    pub errors: HashMap<(usize, usize), String>,
 }
 
 impl Linked {
-    /// The trampoline number of `call`'s function (the call's unit compiled).
+    /// Why `call` cannot be made, if it cannot.
+    pub fn call_error(&self, call: &Call) -> Option<&String> {
+        self.errors.get(&(call.unit, call.function))
+    }
+
+    /// The trampoline number of `call`'s function (when [`Linked::call_error`] is `None`).
     pub fn trampoline_of(&self, call: &Call) -> usize {
         self.trampoline_numbers
             .get(&(call.unit, call.function))
@@ -99,8 +104,9 @@ impl Linked {
     }
 }
 
-/// Compiles every unit (a unit that fails — an error or a panic in code generation — is
-/// recorded and skipped) and one trampoline per called function.
+/// Compiles every function of every unit and one trampoline per called function. A function
+/// that fails (an error or a panic in code generation) is recorded, and so is every function
+/// that calls it; the others are linked.
 pub(crate) fn compile_units(
     target: Target,
     isa: &OwnedTargetIsa,
@@ -112,9 +118,13 @@ pub(crate) fn compile_units(
         unit_functions: HashMap::new(),
         trampolines: Vec::new(),
         trampoline_numbers: HashMap::new(),
-        unit_errors: vec![None; units.len()],
+        errors: HashMap::new(),
     };
     for (u, unit) in units.iter().enumerate() {
+        let results: Vec<Result<(LinkFn, Vec<usize>), String>> = (0..unit.functions.len())
+            .map(|i| compile_function(target, isa, u, unit, i))
+            .collect();
+        let errors = propagate_errors(&results);
         let mut called: Vec<usize> = calls
             .iter()
             .filter(|c| c.unit == u)
@@ -122,70 +132,100 @@ pub(crate) fn compile_units(
             .collect();
         called.sort_unstable();
         called.dedup();
-        match compile_unit(target, isa, u, unit, &called) {
-            Ok((functions, trampolines)) => {
-                for (i, f) in functions.into_iter().enumerate() {
+        let mut signatures = HashMap::new();
+        for (i, (result, error)) in results.into_iter().zip(errors).enumerate() {
+            match (result, error) {
+                (Ok((f, _)), None) => {
+                    signatures.insert(i, f.compiled.func.signature.clone());
                     linked.unit_functions.insert((u, i), linked.functions.len());
                     linked.functions.push(f);
                 }
-                for (callee, t) in called.iter().zip(trampolines) {
-                    linked
-                        .trampoline_numbers
-                        .insert((u, *callee), linked.trampolines.len());
-                    linked.trampolines.push(linked.functions.len());
-                    linked.functions.push(t);
+                (_, Some(e)) | (Err(e), None) => {
+                    linked.errors.insert((u, i), e);
                 }
             }
-            Err(e) => linked.unit_errors[u] = Some(e),
+        }
+        for i in called {
+            let Some(signature) = signatures.get(&i) else {
+                continue;
+            };
+            let tramp = build_trampoline(
+                signature,
+                UserExternalName::new(UNIT_NAMESPACE, i as u32),
+                isa.default_call_conv(),
+                isa.frontend_config(),
+            );
+            match guarded_compile(tramp, target, isa) {
+                Ok(compiled) => {
+                    linked
+                        .trampoline_numbers
+                        .insert((u, i), linked.trampolines.len());
+                    linked.trampolines.push(linked.functions.len());
+                    linked.functions.push(LinkFn {
+                        symbol: format!("schedlab_u{u}_t{i}"),
+                        unit: u,
+                        compiled,
+                    });
+                }
+                Err(e) => {
+                    let name = &unit.functions[i].name;
+                    linked
+                        .errors
+                        .insert((u, i), format!("the call trampoline of {name}: {e}"));
+                }
+            }
         }
     }
     linked
 }
 
-type CompiledUnit = (Vec<LinkFn>, Vec<LinkFn>);
-
-fn compile_unit(
+/// Compiles function `i` of `unit` on its own; returns it with the indices of its callees.
+fn compile_function(
     target: Target,
     isa: &OwnedTargetIsa,
     u: usize,
     unit: &Unit,
-    called: &[usize],
-) -> Result<CompiledUnit, String> {
+    i: usize,
+) -> Result<(LinkFn, Vec<usize>), String> {
     let call_conv = isa.default_call_conv();
-    let mut functions = Vec::with_capacity(unit.functions.len());
-    for (i, func) in unit.functions.iter().enumerate() {
-        let mut func = func.clone();
-        resolve_calls(&mut func, &unit.functions)?;
-        func.signature.call_conv = call_conv;
-        for sig in func.dfg.signatures.values_mut() {
-            sig.call_conv = call_conv;
-        }
-        let name = func.name.to_string();
-        let compiled = guarded_compile(func, target, isa).map_err(|e| format!("{name}: {e}"))?;
-        functions.push(LinkFn {
+    let mut func = unit.functions[i].clone();
+    let name = func.name.to_string();
+    let callees = resolve_calls(&mut func, &unit.functions).map_err(|e| format!("{name}: {e}"))?;
+    func.signature.call_conv = call_conv;
+    for sig in func.dfg.signatures.values_mut() {
+        sig.call_conv = call_conv;
+    }
+    let compiled = guarded_compile(func, target, isa).map_err(|e| format!("{name}: {e}"))?;
+    Ok((
+        LinkFn {
             symbol: format!("schedlab_u{u}_f{i}"),
             unit: u,
             compiled,
-        });
+        },
+        callees,
+    ))
+}
+
+/// Per function: its own error, or the first error of a function it reaches through calls.
+fn propagate_errors(results: &[Result<(LinkFn, Vec<usize>), String>]) -> Vec<Option<String>> {
+    let mut errors: Vec<Option<String>> = results.iter().map(|r| r.as_ref().err().cloned()).collect();
+    loop {
+        let mut changed = false;
+        for (i, result) in results.iter().enumerate() {
+            if errors[i].is_some() {
+                continue;
+            }
+            if let Ok((_, callees)) = result {
+                if let Some(bad) = callees.iter().find_map(|&c| errors.get(c).cloned().flatten()) {
+                    errors[i] = Some(bad);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return errors;
+        }
     }
-    let mut trampolines = Vec::with_capacity(called.len());
-    for &i in called {
-        let callee = &functions[i].compiled.func;
-        let tramp = build_trampoline(
-            &callee.signature,
-            UserExternalName::new(UNIT_NAMESPACE, i as u32),
-            call_conv,
-            isa.frontend_config(),
-        );
-        let compiled = guarded_compile(tramp, target, isa)
-            .map_err(|e| format!("the call trampoline of {}: {e}", unit.functions[i].name))?;
-        trampolines.push(LinkFn {
-            symbol: format!("schedlab_u{u}_t{i}"),
-            unit: u,
-            compiled,
-        });
-    }
-    Ok((functions, trampolines))
 }
 
 /// Code generation with a panic turned into an error (Cranelift asserts on some inputs it
@@ -212,7 +252,8 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Renames every `%name` (and `uN:M`) reference to a function of the same unit to
 /// `u1:<index>`, so the module can resolve it.
-fn resolve_calls(func: &mut Function, unit: &[Function]) -> Result<(), String> {
+fn resolve_calls(func: &mut Function, unit: &[Function]) -> Result<Vec<usize>, String> {
+    let mut callees = Vec::new();
     let refs: Vec<_> = func.dfg.ext_funcs.keys().collect();
     for fref in refs {
         let target_name = match &func.dfg.ext_funcs[fref].name {
@@ -233,6 +274,7 @@ fn resolve_calls(func: &mut Function, unit: &[Function]) -> Result<(), String> {
             .params
             .ensure_user_func_name(UserExternalName::new(UNIT_NAMESPACE, index as u32));
         func.dfg.ext_funcs[fref].name = ExternalName::User(new_ref);
+        callees.push(index);
     }
-    Ok(())
+    Ok(callees)
 }

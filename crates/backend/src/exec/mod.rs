@@ -129,7 +129,7 @@ pub fn execute(
     units: &[Unit],
     calls: &[Call],
 ) -> Result<Vec<Outcome>, ExecError> {
-    if isa.triple().architecture != target.triple().architecture {
+    if isa::target_of(isa.as_ref()) != Some(target) {
         return Err(ExecError::WrongIsa {
             target,
             found: isa.triple().to_string(),
@@ -140,11 +140,7 @@ pub fn execute(
     let buffers: Vec<Vec<u8>> = calls.iter().map(encode_args).collect();
     let mut outcomes: Vec<Option<Outcome>> = calls
         .iter()
-        .map(|c| {
-            linked.unit_errors[c.unit]
-                .as_ref()
-                .map(|e| Outcome::NotRun(e.clone()))
-        })
+        .map(|c| linked.call_error(c).map(|e| Outcome::NotRun(e.clone())))
         .collect();
     let runnable: Vec<usize> = (0..calls.len())
         .filter(|&i| outcomes[i].is_none())
@@ -195,13 +191,20 @@ fn validate_calls(units: &[Unit], calls: &[Call]) -> Result<(), ExecError> {
             .ok_or_else(|| bad(format!("unit {} has no function {}", call.unit, call.function)))?;
         let params: Vec<Type> = func.signature.params.iter().map(|p| p.value_type).collect();
         let args: Vec<Type> = call.args.iter().map(DataValue::ty).collect();
-        if params != args {
+        // The reader gives vector values as raw bytes (`i8x16`); any vector of the same size fits.
+        let fits = |p: &Type, a: &Type| {
+            p == a || (p.is_vector() && a.is_vector() && p.bytes() == a.bytes())
+        };
+        if params.len() != args.len() || !params.iter().zip(&args).all(|(p, a)| fits(p, a)) {
             return Err(bad(format!(
                 "{} takes ({}), the call passes ({})",
                 func.name,
                 type_list(&params),
                 type_list(&args)
             )));
+        }
+        if func.signature.returns.len() > MAX_RESULTS {
+            return Err(bad(format!("{}: more than {MAX_RESULTS} results", func.name)));
         }
         let returns = func.signature.returns.iter().map(|r| r.value_type);
         if let Some(ty) = params.iter().copied().chain(returns).find(|t| !slot_supports(*t)) {
