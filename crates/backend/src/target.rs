@@ -108,9 +108,7 @@ impl Target {
             .set("use_colocated_libcalls", "false")
             .map_err(|e| e.to_string())?;
         let flags = settings::Flags::new(shared);
-        self.isa_builder()?
-            .finish(flags)
-            .map_err(|e| e.to_string())
+        self.isa_builder()?.finish(flags).map_err(|e| e.to_string())
     }
 
     /// The ISA builder with this target's feature level: the host's detected features, or

@@ -94,5 +94,8 @@ fn a_call_with_the_wrong_argument_types_is_refused() {
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(err.contains("takes (i32)") && err.contains("(i64)"), "{err}");
+    assert!(
+        err.contains("takes (i32)") && err.contains("(i64)"),
+        "{err}"
+    );
 }

@@ -93,7 +93,10 @@ pub fn run(files: &[std::sync::Arc<ClifFile>], check: &ClifCheck) -> Result<(), 
         }
     }
     println!();
-    println!("{:<8}  {:<14}  {:>6}  {:>6}  {:>7}", "target", "strategy", "passed", "failed", "skipped");
+    println!(
+        "{:<8}  {:<14}  {:>6}  {:>6}  {:>7}",
+        "target", "strategy", "passed", "failed", "skipped"
+    );
     let mut total = [0usize; 3];
     for ((target, s), counts) in &summary {
         println!(
@@ -144,11 +147,11 @@ fn print_line(
     quiet: bool,
 ) {
     let at = format!("{}:{} {:<8}", file.name, run_line.line, target.name());
-    if let Some(Verdict::Skip(reason)) = verdicts.iter().find(|v| matches!(v, Verdict::Skip(_))) {
-        if verdicts.iter().all(|v| matches!(v, Verdict::Skip(_))) {
-            println!("{at} skip: {reason}");
-            return;
-        }
+    if let Some(Verdict::Skip(reason)) = verdicts.first()
+        && verdicts.iter().all(|v| matches!(v, Verdict::Skip(_)))
+    {
+        println!("{at} skip: {reason}");
+        return;
     }
     let mut all_passed = true;
     for (s, v) in strategies.iter().zip(verdicts) {
@@ -180,8 +183,22 @@ pub fn check_target(
     let mut verdicts: Vec<Vec<Option<Verdict>>> = vec![vec![None; n]; file.run_lines.len()];
     let isa = match file.isa(target) {
         Some(Ok(isa)) => isa.clone(),
-        Some(Err(e)) => return fill(file, n, &Verdict::Skip(format!("cannot build the {target} ISA from the file's flags: {e}"))),
-        None => return fill(file, n, &Verdict::Skip(format!("the file is not compiled for {target}"))),
+        Some(Err(e)) => {
+            return fill(
+                file,
+                n,
+                &Verdict::Skip(format!(
+                    "cannot build the {target} ISA from the file's flags: {e}"
+                )),
+            );
+        }
+        None => {
+            return fill(
+                file,
+                n,
+                &Verdict::Skip(format!("the file is not compiled for {target}")),
+            );
+        }
     };
     // Lines that cannot run on this target at all.
     let mut runnable = Vec::new();
@@ -194,7 +211,9 @@ pub fn check_target(
             Ok(spec) => unsupported(target, &isa, &file.functions[spec.function].signature),
         };
         match reason {
-            Some(r) => verdicts[i].iter_mut().for_each(|v| *v = Some(Verdict::Skip(r.clone()))),
+            Some(r) => verdicts[i]
+                .iter_mut()
+                .for_each(|v| *v = Some(Verdict::Skip(r.clone()))),
             None => runnable.push(i),
         }
     }
@@ -270,7 +289,12 @@ fn fill(file: &ClifFile, n: usize, v: &Verdict) -> Vec<Vec<Verdict>> {
 
 /// The file's functions after the pipeline's IR stages with `strategy` (or untouched for
 /// [`OFF`]).
-fn build_unit(file: &ClifFile, target: Target, strategy: &str, bce: BceLevel) -> Result<Unit, String> {
+fn build_unit(
+    file: &ClifFile,
+    target: Target,
+    strategy: &str,
+    bce: BceLevel,
+) -> Result<Unit, String> {
     let mut functions = file.functions.clone();
     if strategy != OFF {
         let config = PipelineConfig {
@@ -306,7 +330,9 @@ pub fn unsupported(target: Target, isa: &OwnedTargetIsa, sig: &Signature) -> Opt
         .iter()
         .find(|t| !exec::slot_supports(**t) || **t == types::F16 || **t == types::F128)
     {
-        return Some(format!("values of type {ty} are not supported by schedlab's executor"));
+        return Some(format!(
+            "values of type {ty} are not supported by schedlab's executor"
+        ));
     }
     let isa_flag = |name: &str| {
         isa.isa_flags()

@@ -208,11 +208,17 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
 /// The 1-based line of `part`, a slice of `text`.
 fn line_of(text: &str, part: &str) -> usize {
     let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    text.get(..offset).map_or(0, |before| before.lines().count()) + 1
+    text.get(..offset)
+        .map_or(0, |before| before.lines().count())
+        + 1
 }
 
 /// Parses a comment as a run line: `None` when it is not one.
-fn run_line(comment: &str, attached: usize, functions: &[Function]) -> Option<Result<RunSpec, String>> {
+fn run_line(
+    comment: &str,
+    attached: usize,
+    functions: &[Function],
+) -> Option<Result<RunSpec, String>> {
     let body = comment.trim_start_matches([';', ' ', '\t']).trim_end();
     let keyword = body.split([':', ' ', '(']).next().unwrap_or("");
     if !matches!(keyword, "run" | "print" | "trap") {
@@ -338,7 +344,10 @@ mod tests {
         assert_eq!(expect(2), Ok(Expect::NotEqual(vec![DataValue::I32(0)])));
         assert!(lines[3].spec.is_err(), "wrong arity");
         let unknown = lines[4].spec.as_ref().err().cloned().unwrap_or_default();
-        assert!(unknown.contains("%nope") && unknown.contains("%add"), "{unknown}");
+        assert!(
+            unknown.contains("%nope") && unknown.contains("%add"),
+            "{unknown}"
+        );
         assert_eq!(expect(5), Ok(Expect::Trap));
     }
 
@@ -347,7 +356,10 @@ mod tests {
         let text = "target aarch64\ntarget s390x\nfunction %f() -> i8 {\nblock0:\n v0 = iconst.i8 1\n return v0\n}\n";
         let file = parse(text, "t.clif".into()).unwrap_or_else(|e| panic!("{}", e.message));
         assert_eq!(file.target_names(), "aarch64, s390x");
-        let err = file.select_targets(&[Target::X86_64]).err().map(|e| (e.code, e.message));
+        let err = file
+            .select_targets(&[Target::X86_64])
+            .err()
+            .map(|e| (e.code, e.message));
         let (code, message) = err.unwrap_or_default();
         assert_eq!(code, 2);
         assert!(message.contains("aarch64, s390x"), "{message}");

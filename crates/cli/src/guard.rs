@@ -19,7 +19,9 @@ fn install_hook() {
         let default = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             if CATCHING.with(Cell::get) {
-                let location = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+                let location = info
+                    .location()
+                    .map(|l| format!("{}:{}", l.file(), l.line()));
                 LOCATION.with(|l| *l.borrow_mut() = location);
             } else {
                 default(info);

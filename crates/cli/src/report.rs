@@ -166,7 +166,10 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
     for r in &failed {
         let error = r.error.as_deref().unwrap_or_default();
-        eprintln!("schedlab: {} / {} / {}: {error}", r.kernel, r.strategy, r.target);
+        eprintln!(
+            "schedlab: {} / {} / {}: {error}",
+            r.kernel, r.strategy, r.target
+        );
     }
     if !failed.is_empty() {
         return Err(CliError::failure(format!(
@@ -203,8 +206,9 @@ fn report_row(
             Some(Err(e)) => Err(format!("cannot build the ISA from the file's flags: {e}")),
             None => Err(format!("the file is not compiled for {target}")),
         },
-        None => pipeline::run_with(k.func.clone(), target, &config, &options)
-            .map_err(|e| e.to_string()),
+        None => {
+            pipeline::run_with(k.func.clone(), target, &config, &options).map_err(|e| e.to_string())
+        }
     });
     match compiled {
         Ok(Ok(artifact)) => {

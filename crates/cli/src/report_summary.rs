@@ -76,7 +76,11 @@ pub fn summary_rows(rows: &[Row]) -> Vec<SummaryRow> {
         for key in order.iter().filter(|(target, _)| target == t) {
             let group = &groups[key];
             let field = |f: fn(&Row) -> usize| group.iter().map(|r| f(r)).collect::<Vec<_>>();
-            let (spills, reloads, insts) = (field(|r| r.spills), field(|r| r.reloads), field(|r| r.insts));
+            let (spills, reloads, insts) = (
+                field(|r| r.spills),
+                field(|r| r.reloads),
+                field(|r| r.insts),
+            );
             let (mut wins, mut ties, mut losses) = (0, 0, 0);
             for r in group {
                 if let Some(&base) = source.get(&(r.target.clone(), r.kernel.clone())) {
@@ -121,8 +125,18 @@ pub fn summary(rows: &[Row], format: Format) -> String {
             let _ = writeln!(
                 out,
                 "{},{},{},{},{},{},{},{},{},{},{},{}",
-                s.target, s.strategy, s.kernels, s.spills, s.spills_geomean, s.reloads,
-                s.reloads_geomean, s.insts, s.insts_geomean, s.wins, s.ties, s.losses
+                s.target,
+                s.strategy,
+                s.kernels,
+                s.spills,
+                s.spills_geomean,
+                s.reloads,
+                s.reloads_geomean,
+                s.insts,
+                s.insts_geomean,
+                s.wins,
+                s.ties,
+                s.losses
             );
         }
         return out.trim_end().to_string();
@@ -134,14 +148,22 @@ pub fn summary(rows: &[Row], format: Format) -> String {
             target = s.target.clone();
             if md {
                 let _ = writeln!(out, "\n**{target}**\n");
-                let _ = writeln!(out, "| strategy | kernels | spills (sum / gmean) | reloads (sum / gmean) | insts (sum / gmean) | vs source W/T/L |");
+                let _ = writeln!(
+                    out,
+                    "| strategy | kernels | spills (sum / gmean) | reloads (sum / gmean) | insts (sum / gmean) | vs source W/T/L |"
+                );
                 let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: |");
             } else {
                 let _ = writeln!(out, "\n{target}");
                 let _ = writeln!(
                     out,
                     "  {:<14} {:>7} {:>18} {:>18} {:>20} {:>14}",
-                    "strategy", "kernels", "spills sum/gmean", "reloads sum/gmean", "insts sum/gmean", "W/T/L vs source"
+                    "strategy",
+                    "kernels",
+                    "spills sum/gmean",
+                    "reloads sum/gmean",
+                    "insts sum/gmean",
+                    "W/T/L vs source"
                 );
             }
         }

@@ -37,7 +37,11 @@ fn runnable_targets() -> Vec<Target> {
 }
 
 fn target_list(targets: &[Target]) -> String {
-    targets.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")
+    targets
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The `N passed, M failed, K skipped` summary line.
@@ -116,7 +120,10 @@ fn every_run_line_of_the_corpus_passes_or_is_skipped_with_its_reason_on_every_ta
         assert!(text.contains(reason), "no skip `{reason}` in:\n{text}");
     }
     if targets.contains(&Target::X86_64) {
-        assert!(text.contains("need `set enable_llvm_abi_extensions=true`"), "{text}");
+        assert!(
+            text.contains("need `set enable_llvm_abi_extensions=true`"),
+            "{text}"
+        );
     }
     if targets.contains(&Target::Riscv64) {
         assert!(text.contains("riscv64 without the V extension"), "{text}");
@@ -125,7 +132,8 @@ fn every_run_line_of_the_corpus_passes_or_is_skipped_with_its_reason_on_every_ta
     for t in &targets {
         for s in ["off", "source", "pressure", "shuffle"] {
             assert!(
-                text.lines().any(|l| l.split_whitespace().take(2).eq([t.name(), s])),
+                text.lines()
+                    .any(|l| l.split_whitespace().take(2).eq([t.name(), s])),
                 "no summary row {t} {s}:\n{text}"
             );
         }
@@ -183,7 +191,8 @@ fn wrong_results_and_unexpected_traps_fail_on_every_target_without_a_crash() {
         ] {
             let prefix = format!("wrong.clif:{line} {}", t.name());
             assert!(
-                text.lines().any(|l| l.starts_with(&prefix) && l.contains(what)),
+                text.lines()
+                    .any(|l| l.starts_with(&prefix) && l.contains(what)),
                 "no `{what}` for {prefix}:\n{text}"
             );
         }
@@ -207,16 +216,24 @@ fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
     ]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(!err.contains("RUST_BACKTRACE") && !err.contains("thread '"), "{err}");
+    assert!(
+        !err.contains("RUST_BACKTRACE") && !err.contains("thread '"),
+        "{err}"
+    );
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
     let rows = rows.as_array().expect("array");
     assert_eq!(rows.len(), 2 * 2 * 2, "every row is there");
     for row in rows {
-        let failed = row["kernel"].as_str().is_some_and(|k| k.ends_with("%add128"))
+        let failed = row["kernel"]
+            .as_str()
+            .is_some_and(|k| k.ends_with("%add128"))
             && row["target"] == "x86_64";
         if failed {
             let error = row["error"].as_str().unwrap_or_default();
-            assert!(error.contains("panicked") && error.contains("i128"), "{row}");
+            assert!(
+                error.contains("panicked") && error.contains("i128"),
+                "{row}"
+            );
         } else {
             assert!(row["error"].is_null(), "{row}");
             assert!(row["insts"].as_u64().unwrap_or(0) > 0, "{row}");
@@ -228,7 +245,15 @@ fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
 #[test]
 fn the_files_target_lines_choose_the_targets_and_an_empty_intersection_is_a_usage_error() {
     let path = corpus_file("isa_target_lines.clif");
-    let out = schedlab(&["report", "--kernel", &path, "--strategy", "source", "--format", "json"]);
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        &path,
+        "--strategy",
+        "source",
+        "--format",
+        "json",
+    ]);
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
     let targets: Vec<&str> = rows
         .as_array()
@@ -289,8 +314,16 @@ fn report_summary_gives_sums_geomeans_and_wins_against_source_per_target() {
     }
     // Rows are in a deterministic order: the same command gives the same document.
     let again = schedlab(&[
-        "report", "--kernel", &dir, "--target", "aarch64,s390x", "--strategy",
-        "source,hoist-loads", "--summary", "--format", "json",
+        "report",
+        "--kernel",
+        &dir,
+        "--target",
+        "aarch64,s390x",
+        "--strategy",
+        "source,hoist-loads",
+        "--summary",
+        "--format",
+        "json",
     ]);
     assert_eq!(stdout(&again), stdout(&out));
 }

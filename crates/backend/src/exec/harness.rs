@@ -119,6 +119,9 @@ mod tests {
         assert!(matches!(parse_line("ok 0102", 2), RawOutcome::Returned(b) if b == [1, 2]));
         assert!(matches!(parse_line("ok 01", 2), RawOutcome::NotRun(_)));
         assert!(matches!(parse_line("trap SIGILL", 2), RawOutcome::Trapped(s) if s == "SIGILL"));
-        assert!(matches!(parse_line("bad trampoline 9", 2), RawOutcome::NotRun(_)));
+        assert!(matches!(
+            parse_line("bad trampoline 9", 2),
+            RawOutcome::NotRun(_)
+        ));
     }
 }

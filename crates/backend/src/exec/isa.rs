@@ -69,10 +69,11 @@ pub fn isa_with_flags(
                     .set(value.name, &text)
                     .map_err(|e| format!("{target}: setting {}={text}: {e}", value.name))?;
             }
-            builder
-                .finish(shared)
-                .map_err(|e| format!("{target}: {e}"))
+            builder.finish(shared).map_err(|e| format!("{target}: {e}"))
         }
-        None => target.isa_builder()?.finish(shared).map_err(|e| e.to_string()),
+        None => target
+            .isa_builder()?
+            .finish(shared)
+            .map_err(|e| e.to_string()),
     }
 }

@@ -208,18 +208,21 @@ fn compile_function(
 
 /// Per function: its own error, or the first error of a function it reaches through calls.
 fn propagate_errors(results: &[Result<(LinkFn, Vec<usize>), String>]) -> Vec<Option<String>> {
-    let mut errors: Vec<Option<String>> = results.iter().map(|r| r.as_ref().err().cloned()).collect();
+    let mut errors: Vec<Option<String>> =
+        results.iter().map(|r| r.as_ref().err().cloned()).collect();
     loop {
         let mut changed = false;
         for (i, result) in results.iter().enumerate() {
             if errors[i].is_some() {
                 continue;
             }
-            if let Ok((_, callees)) = result {
-                if let Some(bad) = callees.iter().find_map(|&c| errors.get(c).cloned().flatten()) {
-                    errors[i] = Some(bad);
-                    changed = true;
-                }
+            if let Ok((_, callees)) = result
+                && let Some(bad) = callees
+                    .iter()
+                    .find_map(|&c| errors.get(c).cloned().flatten())
+            {
+                errors[i] = Some(bad);
+                changed = true;
             }
         }
         if !changed {
@@ -230,12 +233,19 @@ fn propagate_errors(results: &[Result<(LinkFn, Vec<usize>), String>]) -> Vec<Opt
 
 /// Code generation with a panic turned into an error (Cranelift asserts on some inputs it
 /// cannot lower, e.g. an i128 argument without `enable_llvm_abi_extensions`).
-fn guarded_compile(func: Function, target: Target, isa: &OwnedTargetIsa) -> Result<Compiled, String> {
+fn guarded_compile(
+    func: Function,
+    target: Target,
+    isa: &OwnedTargetIsa,
+) -> Result<Compiled, String> {
     match catch_unwind(AssertUnwindSafe(|| {
         compile_with_isa(func, target, isa.as_ref(), false)
     })) {
         Ok(result) => result.map_err(|e| e.to_string()),
-        Err(payload) => Err(format!("code generation panicked: {}", panic_message(&*payload))),
+        Err(payload) => Err(format!(
+            "code generation panicked: {}",
+            panic_message(&*payload)
+        )),
     }
 }
 

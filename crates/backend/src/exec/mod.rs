@@ -185,10 +185,12 @@ fn validate_calls(units: &[Unit], calls: &[Call]) -> Result<(), ExecError> {
         let unit = units
             .get(call.unit)
             .ok_or_else(|| bad(format!("no unit {}", call.unit)))?;
-        let func = unit
-            .functions
-            .get(call.function)
-            .ok_or_else(|| bad(format!("unit {} has no function {}", call.unit, call.function)))?;
+        let func = unit.functions.get(call.function).ok_or_else(|| {
+            bad(format!(
+                "unit {} has no function {}",
+                call.unit, call.function
+            ))
+        })?;
         let params: Vec<Type> = func.signature.params.iter().map(|p| p.value_type).collect();
         let args: Vec<Type> = call.args.iter().map(DataValue::ty).collect();
         // The reader gives vector values as raw bytes (`i8x16`); any vector of the same size fits.
@@ -204,10 +206,18 @@ fn validate_calls(units: &[Unit], calls: &[Call]) -> Result<(), ExecError> {
             )));
         }
         if func.signature.returns.len() > MAX_RESULTS {
-            return Err(bad(format!("{}: more than {MAX_RESULTS} results", func.name)));
+            return Err(bad(format!(
+                "{}: more than {MAX_RESULTS} results",
+                func.name
+            )));
         }
         let returns = func.signature.returns.iter().map(|r| r.value_type);
-        if let Some(ty) = params.iter().copied().chain(returns).find(|t| !slot_supports(*t)) {
+        if let Some(ty) = params
+            .iter()
+            .copied()
+            .chain(returns)
+            .find(|t| !slot_supports(*t))
+        {
             return Err(bad(format!(
                 "{}: values of type {ty} cannot be passed",
                 func.name

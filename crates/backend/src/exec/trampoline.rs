@@ -4,8 +4,8 @@
 
 use super::SLOT_BYTES;
 use cranelift_codegen::ir::{
-    AbiParam, Endianness, ExtFuncData, ExternalName, Function, InstBuilder, MemFlagsData, Signature,
-    UserExternalName, UserFuncName, types,
+    AbiParam, Endianness, ExtFuncData, ExternalName, Function, InstBuilder, MemFlagsData,
+    Signature, UserExternalName, UserFuncName, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
