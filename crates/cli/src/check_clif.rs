@@ -47,6 +47,9 @@ pub enum Verdict {
     Fail(String),
     /// The line was not run, for this reason.
     Skip(String),
+    /// The line was not run because a compiler or emulator is missing (counted as skipped; the
+    /// check then exits with status 1, as a check with nothing run must not pass).
+    NoTool(String),
 }
 
 /// Runs the check over `files`; exit status 1 when any line failed.
@@ -87,7 +90,7 @@ pub fn run(files: &[std::sync::Arc<ClifFile>], check: &ClifCheck) -> Result<(), 
                 match v {
                     Verdict::Pass => counts[0] += 1,
                     Verdict::Fail(_) => counts[1] += 1,
-                    Verdict::Skip(_) => counts[2] += 1,
+                    Verdict::Skip(_) | Verdict::NoTool(_) => counts[2] += 1,
                 }
             }
         }
@@ -122,6 +125,24 @@ pub fn run(files: &[std::sync::Arc<ClifFile>], check: &ClifCheck) -> Result<(), 
     if total[1] > 0 {
         return Err(CliError::failure(format!("{} run lines failed", total[1])));
     }
+    let mut missing: Vec<&String> = results
+        .iter()
+        .flatten()
+        .flatten()
+        .filter_map(|v| match v {
+            Verdict::NoTool(why) => Some(why),
+            _ => None,
+        })
+        .collect();
+    missing.sort();
+    missing.dedup();
+    if !missing.is_empty() {
+        let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+        return Err(CliError::failure(format!(
+            "run lines were not run: {}",
+            list.join("; ")
+        )));
+    }
     Ok(())
 }
 
@@ -147,8 +168,10 @@ fn print_line(
     quiet: bool,
 ) {
     let at = format!("{}:{} {:<8}", file.name, run_line.line, target.name());
-    if let Some(Verdict::Skip(reason)) = verdicts.first()
-        && verdicts.iter().all(|v| matches!(v, Verdict::Skip(_)))
+    if let Some(Verdict::Skip(reason) | Verdict::NoTool(reason)) = verdicts.first()
+        && verdicts
+            .iter()
+            .all(|v| matches!(v, Verdict::Skip(_) | Verdict::NoTool(_)))
     {
         println!("{at} skip: {reason}");
         return;
@@ -161,7 +184,7 @@ fn print_line(
                 all_passed = false;
                 println!("{at} FAIL {s}: {why}   [{}]", run_line.text);
             }
-            Verdict::Skip(why) => {
+            Verdict::Skip(why) | Verdict::NoTool(why) => {
                 all_passed = false;
                 println!("{at} skip {s}: {why}");
             }
@@ -258,7 +281,7 @@ pub fn check_target(
             }
             Ok(Err(ExecError::Emulate(EmulateError::MissingTool(missing)))) => {
                 for (i, s) in &call_slots {
-                    verdicts[*i][*s] = Some(Verdict::Skip(missing.to_string()));
+                    verdicts[*i][*s] = Some(Verdict::NoTool(missing.to_string()));
                 }
             }
             Ok(Err(e)) => {
