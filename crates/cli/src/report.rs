@@ -197,28 +197,39 @@ fn report_row(
         ..PipelineConfig::with_strategy(strategy)
     };
     let options = args.slow_path.stage_options(target);
+    match compile_kernel(k, target, &config, &options) {
+        Ok(artifact) => {
+            let mca = args
+                .mca
+                .then(|| mca_figures(&artifact, target, mca_problems));
+            row(k, strategy, target, &artifact, mca)
+        }
+        Err(e) => error_row(k, strategy, target, e),
+    }
+}
+
+/// The pipeline for one kernel and target, with a `.clif` file's ISA, behind
+/// [`crate::guard::catch`]: an error or a panic becomes the returned message.
+pub fn compile_kernel(
+    k: &Kernel,
+    target: Target,
+    config: &PipelineConfig,
+    options: &pipeline::StageOptions,
+) -> Result<Artifact, String> {
     let compiled = crate::guard::catch(|| match &k.clif {
         Some((file, _)) => match file.isa(target) {
             Some(Ok(isa)) => {
-                pipeline::run_with_isa(k.func.clone(), target, isa.as_ref(), &config, &options)
+                pipeline::run_with_isa(k.func.clone(), target, isa.as_ref(), config, options)
                     .map_err(|e| e.to_string())
             }
             Some(Err(e)) => Err(format!("cannot build the ISA from the file's flags: {e}")),
             None => Err(format!("the file is not compiled for {target}")),
         },
         None => {
-            pipeline::run_with(k.func.clone(), target, &config, &options).map_err(|e| e.to_string())
+            pipeline::run_with(k.func.clone(), target, config, options).map_err(|e| e.to_string())
         }
     });
-    match compiled {
-        Ok(Ok(artifact)) => {
-            let mca = args
-                .mca
-                .then(|| mca_figures(&artifact, target, mca_problems));
-            row(k, strategy, target, &artifact, mca)
-        }
-        Ok(Err(e)) | Err(e) => error_row(k, strategy, target, e),
-    }
+    compiled.and_then(|result| result)
 }
 
 fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {

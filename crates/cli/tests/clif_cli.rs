@@ -240,6 +240,17 @@ fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
         }
     }
     assert!(err.contains("2 of 8 rows failed"), "{err}");
+
+    // `dump` of the same function is one error message, not a crash.
+    let out = schedlab(&[
+        "dump", "--kernel", &path, "--target", "x86_64", "--stage", "asm",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("i128") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
 }
 
 #[test]
