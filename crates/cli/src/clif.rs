@@ -136,6 +136,61 @@ pub fn files_below(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     Ok(out)
 }
 
+/// The files matching `pattern`, whose last component may hold `*` (any run of characters)
+/// and `?` (one character), e.g. `kernels/*.clif`; sorted. No match is a usage error.
+pub fn files_matching(pattern: &str) -> Result<Vec<PathBuf>, CliError> {
+    let path = Path::new(pattern);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name_pattern = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if dir.to_string_lossy().contains(['*', '?']) {
+        return Err(CliError::usage(format!(
+            "{pattern}: only the last path component may hold `*` or `?`"
+        )));
+    }
+    let entries = std::fs::read_dir(&dir)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", dir.display())))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .is_some_and(|n| wildcard_match(&name_pattern, &n.to_string_lossy()))
+        })
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        return Err(CliError::usage(format!("{pattern}: no file matches")));
+    }
+    Ok(out)
+}
+
+/// `*` and `?` matching over characters.
+fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // matches[j]: does the pattern prefix seen so far match t[..j]?
+    let mut matches = vec![false; t.len() + 1];
+    matches[0] = true;
+    for &c in &p {
+        let mut next = vec![false; t.len() + 1];
+        for j in 0..=t.len() {
+            next[j] = match c {
+                '*' => matches[j] || (j > 0 && next[j - 1]),
+                '?' => j > 0 && matches[j - 1],
+                c => j > 0 && matches[j - 1] && t[j - 1] == c,
+            };
+        }
+        matches = next;
+    }
+    matches[t.len()]
+}
+
 /// Reads and parses one file; `name` is how reports call it.
 pub fn load(path: &Path, name: String, from_directory: bool) -> Result<ClifFile, CliError> {
     let text = std::fs::read_to_string(path)
@@ -349,6 +404,15 @@ mod tests {
             "{unknown}"
         );
         assert_eq!(expect(5), Ok(Expect::Trap));
+    }
+
+    #[test]
+    fn wildcards_match_runs_and_single_characters() {
+        assert!(wildcard_match("*.clif", "a.clif"));
+        assert!(wildcard_match("int_*_add.clif", "int_i128_add.clif"));
+        assert!(wildcard_match("f?.clif", "f1.clif"));
+        assert!(!wildcard_match("f?.clif", "f12.clif"));
+        assert!(!wildcard_match("*.clif", "a.clif.txt"));
     }
 
     #[test]

@@ -79,6 +79,13 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
             KernelKind::SquareToLen,
             bigint::square_to_len(),
         ),
+        pattern if pattern.contains(['*', '?']) => {
+            let mut kernels = Vec::new();
+            for file in crate::clif::files_matching(pattern)? {
+                kernels.extend(clif_kernels(&file, file.display().to_string(), true)?);
+            }
+            Ok(kernels)
+        }
         path if Path::new(path).is_dir() => {
             let mut kernels = Vec::new();
             for file in crate::clif::files_below(Path::new(path))? {
@@ -93,8 +100,8 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
             clif_kernels(Path::new(path), file_name(path), false)
         }
         other => Err(CliError::usage(format!(
-            "unknown kernel `{other}`; valid kernels: {}, a path to a .clif file, or a \
-             directory of .clif files",
+            "unknown kernel `{other}`; valid kernels: {}, a path to a .clif file, a \
+             directory of .clif files, or a pattern like `dir/*.clif`",
             BUILTIN.join(", ")
         ))),
     }

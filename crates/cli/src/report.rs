@@ -13,8 +13,8 @@ use std::path::PathBuf;
 /// Arguments of `schedlab report`.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Kernel(s): md5, muladd, square-to-len, a .clif file or a directory of them
-    /// (comma-separated).
+    /// Kernel(s): md5, muladd, square-to-len, a .clif file, a directory of them or a pattern
+    /// like `dir/*.clif` (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
