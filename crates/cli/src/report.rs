@@ -349,20 +349,26 @@ fn cells(r: &Row) -> Vec<String> {
 }
 
 fn table(rows: &[Row], markdown: bool) -> String {
-    let body: Vec<Vec<String>> = rows.iter().map(cells).collect();
     let show_mca = rows.iter().any(|r| r.mca.is_some());
     let ncols = if show_mca {
         HEADERS.len()
     } else {
         HEADERS.len() - 1
     };
-    let mut widths: Vec<usize> = HEADERS[..ncols].iter().map(|h| h.chars().count()).collect();
+    // The status column only when some row failed, so that good reports look as before.
+    let first = usize::from(rows.iter().all(|r| r.error.is_none()));
+    let headers = &HEADERS[first..ncols];
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| cells(r).into_iter().take(ncols).skip(first).collect())
+        .collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in &body {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
     }
-    let numeric = |i: usize| (4..=9).contains(&i);
+    let numeric = |i: usize| (4..=9).contains(&(i + first));
     let line = |cols: Vec<String>| -> String {
         let padded: Vec<String> = cols
             .iter()
@@ -386,7 +392,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
     let _ = writeln!(
         out,
         "{}",
-        line(HEADERS[..ncols].iter().map(|s| s.to_string()).collect())
+        line(headers.iter().map(|s| s.to_string()).collect())
     );
     if markdown {
         let rule: Vec<String> = widths
@@ -403,7 +409,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
         let _ = writeln!(out, "| {} |", rule.join(" | "));
     }
     for r in body {
-        let _ = writeln!(out, "{}", line(r.into_iter().take(ncols).collect()));
+        let _ = writeln!(out, "{}", line(r));
     }
     out.trim_end().to_string()
 }

@@ -241,6 +241,29 @@ fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
     }
     assert!(err.contains("2 of 8 rows failed"), "{err}");
 
+    // The table gets a status column when a row failed.
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        &path,
+        "--target",
+        "x86_64",
+        "--strategy",
+        "source",
+    ]);
+    let text = stdout(&out);
+    assert!(text.starts_with("status"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ERROR")).count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ok")).count(),
+        1,
+        "{text}"
+    );
+
     // `dump` of the same function is one error message, not a crash.
     let out = schedlab(&[
         "dump", "--kernel", &path, "--target", "x86_64", "--stage", "asm",
