@@ -291,16 +291,27 @@ pub fn run_harness(
     harness: &Harness,
     input: &str,
 ) -> Result<String, EmulateError> {
+    run_harness_source(object, harness.name, harness.source, input)
+}
+
+/// [`run_harness`] with a harness source built at run time (the generic executor's generated
+/// C file, [`crate::exec`]); `name` is used for messages and the temporary file.
+pub fn run_harness_source(
+    object: &ObjectFile,
+    name: &str,
+    source_text: &str,
+    input: &str,
+) -> Result<String, EmulateError> {
     let target = object.target;
     let tools = toolchain_status(target)?;
     let dir = tempfile::Builder::new()
         .prefix("schedlab-emulate-")
         .tempdir()
         .map_err(io_err("creating a temporary directory"))?;
-    let source = dir.path().join(format!("{}.c", harness.name));
+    let source = dir.path().join(format!("{}.c", name));
     let obj = dir.path().join(format!("{}.o", object.symbol));
-    let exe = dir.path().join(format!("{}-{}", harness.name, target));
-    std::fs::write(&source, harness.source).map_err(io_err("writing the harness source"))?;
+    let exe = dir.path().join(format!("{}-{}", name, target));
+    std::fs::write(&source, source_text).map_err(io_err("writing the harness source"))?;
     std::fs::write(&obj, &object.bytes).map_err(io_err("writing the object file"))?;
 
     let link = Command::new(&tools.cc)
@@ -310,6 +321,7 @@ pub fn run_harness(
         .arg(&exe)
         .arg(&source)
         .arg(&obj)
+        .arg("-lm")
         .output()
         .map_err(io_err(format!("starting {}", tools.cc.display())))?;
     if !link.status.success() {
@@ -317,7 +329,7 @@ pub fn run_harness(
         return Err(EmulateError::Link {
             hint: link_hint(target, &stderr),
             target,
-            harness: harness.name.to_string(),
+            harness: name.to_string(),
             cc: tools.cc.display().to_string(),
             stderr,
         });
@@ -332,12 +344,12 @@ pub fn run_harness(
         None => Command::new(&exe),
     };
     let (status, stdout, stderr) = run_with_timeout(&mut cmd, input.as_bytes(), RUN_TIMEOUT)
-        .map_err(io_err(format!("running {} for {target}", harness.name)))?;
+        .map_err(io_err(format!("running {} for {target}", name)))?;
     match status {
         Some(s) if s.success() => Ok(String::from_utf8_lossy(&stdout).into_owned()),
         other => Err(EmulateError::Run {
             target,
-            harness: harness.name.to_string(),
+            harness: name.to_string(),
             status: other.map_or_else(|| "timed out".to_string(), |s| s.to_string()),
             stderr: String::from_utf8_lossy(&stderr).into_owned(),
         }),

@@ -12,11 +12,11 @@
 //! Each stage is a free function from its own module; this file only sequences them, keeps
 //! the intermediate CLIF text for `schedlab dump`, and collects every stage's statistics.
 
-use crate::compile::{CompileError, Compiled, compile, optimize};
+use crate::compile::{CompileError, Compiled, compile, compile_with_isa, optimize};
 use crate::stats::{CodeStats, code_stats};
 use crate::target::Target;
 use cranelift_codegen::ir::Function;
-use cranelift_codegen::isa::CallConv;
+use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
@@ -271,6 +271,27 @@ pub fn run_with(
 ) -> Result<Artifact, PipelineError> {
     let (stages, ir) = run_ir_stages_with(&mut func, target, config, options)?;
     let compiled = compile(&func, target)?;
+    let code = code_stats(&compiled);
+    Ok(Artifact {
+        func,
+        stages,
+        ir,
+        compiled,
+        code,
+    })
+}
+
+/// [`run_with`] compiling with an ISA the caller built (e.g. from a `.clif` file's `set` and
+/// `target` lines, [`crate::exec::isa`]) instead of the target's default one.
+pub fn run_with_isa(
+    mut func: Function,
+    target: Target,
+    isa: &dyn TargetIsa,
+    config: &PipelineConfig,
+    options: &StageOptions,
+) -> Result<Artifact, PipelineError> {
+    let (stages, ir) = run_ir_stages_with(&mut func, target, config, options)?;
+    let compiled = compile_with_isa(func.clone(), target, isa, true)?;
     let code = code_stats(&compiled);
     Ok(Artifact {
         func,

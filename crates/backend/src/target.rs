@@ -108,6 +108,12 @@ impl Target {
             .set("use_colocated_libcalls", "false")
             .map_err(|e| e.to_string())?;
         let flags = settings::Flags::new(shared);
+        self.isa_builder()?.finish(flags).map_err(|e| e.to_string())
+    }
+
+    /// The ISA builder with this target's feature level: the host's detected features, or
+    /// for a foreign target `x86-64-v3`, ARMv8.0, z13 or RV64GC.
+    pub fn isa_builder(self) -> Result<isa::Builder, String> {
         let builder = if self.is_host() {
             cranelift_native::builder()?
         } else {
@@ -127,7 +133,7 @@ impl Target {
             }
             b
         };
-        builder.finish(flags).map_err(|e| e.to_string())
+        Ok(builder)
     }
 }
 

@@ -17,7 +17,8 @@ use schedlab_kernels::md5::{INITIAL_STATE, pad_message};
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Kernel(s): md5, muladd, square-to-len (comma-separated).
+    /// Kernel(s): md5, muladd, square-to-len, `.clif` files or directories of them
+    /// (comma-separated); a `.clif` file's run lines are its checks.
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
@@ -81,16 +82,41 @@ impl Tally {
 
 /// Runs `schedlab check`.
 pub fn run(args: CheckArgs) -> Result<(), CliError> {
-    let kernels = kernel::resolve_list(&args.kernel)?;
-    if let Some(k) = kernels.iter().find(|k| k.kind == KernelKind::Clif) {
-        return Err(CliError::usage(format!(
-            "`check` runs built-in kernels against their references; {} has none (valid: {})",
-            k.name,
-            kernel::BUILTIN.join(", ")
-        )));
-    }
-    let strategies = kernel::strategies(args.strategy.as_deref())?;
+    let (clif_kernels, kernels): (Vec<Kernel>, Vec<Kernel>) = kernel::resolve_list(&args.kernel)?
+        .into_iter()
+        .partition(|k| k.kind == KernelKind::Clif);
+    // `off` (no IR stages) is always part of a `.clif` check; accept it by name too.
+    let strategy_spec = args.strategy.as_deref().map(|s| {
+        kernel::split_list(s)
+            .filter(|n| *n != crate::check_clif::OFF)
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    let strategies = match strategy_spec.as_deref() {
+        Some("") => Vec::new(),
+        spec => kernel::strategies(spec)?,
+    };
     let targets = kernel::targets(args.target.as_deref())?;
+    let clif_result = if clif_kernels.is_empty() {
+        Ok(())
+    } else {
+        let mut files: Vec<std::sync::Arc<crate::clif::ClifFile>> = Vec::new();
+        for (file, _) in clif_kernels.iter().filter_map(|k| k.clif.as_ref()) {
+            if !files.iter().any(|f| std::sync::Arc::ptr_eq(f, file)) {
+                files.push(std::sync::Arc::clone(file));
+            }
+        }
+        let check = crate::check_clif::ClifCheck {
+            strategies: strategies.clone(),
+            targets: targets.clone(),
+            bce: args.bce,
+            quiet: args.quiet,
+        };
+        crate::check_clif::run(&files, &check)
+    };
+    if kernels.is_empty() {
+        return clif_result;
+    }
     let mut tally = Tally {
         passed: 0,
         failed: 0,
@@ -120,7 +146,7 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
             errors.len()
         )));
     }
-    Ok(())
+    clif_result
 }
 
 fn check_one(

@@ -80,13 +80,12 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         ..PipelineConfig::with_strategy(strategy)
     };
     for k in kernel::resolve(&args.kernel)? {
-        let a = pipeline::run_with(
-            k.func,
-            target,
-            &config,
-            &args.slow_path.stage_options(target),
-        )
-        .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
+        if k.targets(&[target])?.is_empty() {
+            continue;
+        }
+        let options = args.slow_path.stage_options(target);
+        let a = crate::report::compile_kernel(&k, target, &config, &options)
+            .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
         let text = match args.stage {
             Stage::Clif => &a.stages.clif,
             Stage::Bce => &a.stages.bce,

@@ -1,8 +1,10 @@
 //! Resolving `--kernel` to Cranelift functions: a built-in name or a `.clif` file.
 
 use crate::CliError;
+use crate::clif::ClifFile;
 use cranelift_codegen::ir::Function;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The built-in kernels, by name.
 pub const BUILTIN: &[&str] = &["md5", "muladd", "square-to-len"];
@@ -29,6 +31,28 @@ pub struct Kernel {
     pub kind: KernelKind,
     /// The function as built (before any pass).
     pub func: Function,
+    /// For a `.clif` kernel: its file (targets, ISA flags, run lines) and function index.
+    pub clif: Option<(Arc<ClifFile>, usize)>,
+}
+
+impl Kernel {
+    /// The targets this kernel is compiled for: `requested`, intersected with a `.clif`
+    /// file's `target` lines (an empty intersection is a usage error naming them).
+    pub fn targets(
+        &self,
+        requested: &[schedlab_backend::Target],
+    ) -> Result<Vec<schedlab_backend::Target>, CliError> {
+        match &self.clif {
+            Some((file, 0)) => file.select_targets(requested),
+            Some((file, _)) => Ok(file
+                .targets
+                .iter()
+                .map(|(t, _)| *t)
+                .filter(|t| requested.contains(t))
+                .collect()),
+            None => Ok(requested.to_vec()),
+        }
+    }
 }
 
 /// Resolves a `--kernel` argument: a built-in name or a path to a `.clif` file (every function
@@ -40,6 +64,7 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
             name: name.to_string(),
             kind,
             func,
+            clif: None,
         }])
     };
     match spec {
@@ -54,9 +79,29 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
             KernelKind::SquareToLen,
             bigint::square_to_len(),
         ),
-        path if path.ends_with(".clif") || Path::new(path).is_file() => parse_clif_file(path),
+        pattern if pattern.contains(['*', '?']) => {
+            let mut kernels = Vec::new();
+            for file in crate::clif::files_matching(pattern)? {
+                kernels.extend(clif_kernels(&file, file.display().to_string(), true)?);
+            }
+            Ok(kernels)
+        }
+        path if Path::new(path).is_dir() => {
+            let mut kernels = Vec::new();
+            for file in crate::clif::files_below(Path::new(path))? {
+                let name = file
+                    .strip_prefix(path)
+                    .map_or_else(|_| file.display().to_string(), |p| p.display().to_string());
+                kernels.extend(clif_kernels(&file, name, true)?);
+            }
+            Ok(kernels)
+        }
+        path if path.ends_with(".clif") || Path::new(path).is_file() => {
+            clif_kernels(Path::new(path), file_name(path), false)
+        }
         other => Err(CliError::usage(format!(
-            "unknown kernel `{other}`; valid kernels: {}, or a path to a .clif file",
+            "unknown kernel `{other}`; valid kernels: {}, a path to a .clif file, a \
+             directory of .clif files, or a pattern like `dir/*.clif`",
             BUILTIN.join(", ")
         ))),
     }
@@ -71,20 +116,18 @@ pub fn resolve_list(spec: &str) -> Result<Vec<Kernel>, CliError> {
     Ok(kernels)
 }
 
-fn parse_clif_file(path: &str) -> Result<Vec<Kernel>, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::usage(format!("cannot read {path}: {e}")))?;
-    let funcs = cranelift_reader::parse_functions(&text)
-        .map_err(|e| CliError::usage(format!("{path}:{e}")))?;
-    if funcs.is_empty() {
-        return Err(CliError::usage(format!("{path}: no functions found")));
-    }
-    Ok(funcs
-        .into_iter()
-        .map(|func| Kernel {
-            name: format!("{}:{}", file_name(path), func.name),
+/// One kernel per function of a `.clif` file.
+fn clif_kernels(path: &Path, name: String, from_directory: bool) -> Result<Vec<Kernel>, CliError> {
+    let file = Arc::new(crate::clif::load(path, name, from_directory)?);
+    Ok(file
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(i, func)| Kernel {
+            name: format!("{}:{}", file.name, func.name),
             kind: KernelKind::Clif,
-            func,
+            func: func.clone(),
+            clif: Some((Arc::clone(&file), i)),
         })
         .collect())
 }

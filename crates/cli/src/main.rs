@@ -3,11 +3,15 @@
 
 mod bench;
 mod check;
+mod check_clif;
+mod clif;
 mod dump;
+mod guard;
 mod kernel;
 mod report;
 mod report_cost;
 mod report_plot;
+mod report_summary;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 /// Arguments of `schedlab report`.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Kernel(s): md5, muladd, square-to-len, or a .clif file (comma-separated).
+    /// Kernel(s): md5, muladd, square-to-len, a .clif file, a directory of them or a pattern
+    /// like `dir/*.clif` (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
@@ -47,6 +48,10 @@ pub struct ReportArgs {
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
+    /// After the rows, one table per target: per strategy the sum and geometric mean of
+    /// spills, reloads and instructions, and wins/ties/losses against `source`.
+    #[arg(long)]
+    summary: bool,
 }
 
 /// Output formats.
@@ -107,6 +112,8 @@ pub struct Row {
     /// CPUs whose llvm-mca figure is below schedlab's bound for that core (shown with `*`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mca_below_bound: Option<Vec<String>>,
+    /// Why this row could not be produced (its figures are then zero); `null` when it was.
+    pub error: Option<String>,
 }
 
 /// Runs `schedlab report`.
@@ -114,32 +121,44 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let kernels = kernel::resolve_list(&args.kernel)?;
     let strategies = kernel::strategies(args.strategy.as_deref())?;
     let targets = kernel::targets(args.target.as_deref())?;
-    let mut rows = Vec::new();
-    let mut mca_problems = Vec::new();
-    let mut cost_problems = Vec::new();
+    let mut jobs = Vec::new();
     for k in &kernels {
+        let kernel_targets = k.targets(&targets)?;
         for strategy in &strategies {
-            for &target in &targets {
-                let config = PipelineConfig {
-                    bce: args.bce,
-                    optimize: args.optimize,
-                    rewrites: !args.no_rewrites,
-                    ..PipelineConfig::with_strategy(strategy)
-                };
-                let options = args.slow_path.stage_options(target);
-                let artifact = pipeline::run_with(k.func.clone(), target, &config, &options)
-                    .map_err(|e| {
-                        CliError::failure(format!("{} / {strategy} / {target}: {e}", k.name))
-                    })?;
-                let mca = args
-                    .mca
-                    .then(|| mca_figures(&artifact, target, &mut mca_problems));
-                let cost = report_cost::row_cost(&artifact, &mut cost_problems);
-                rows.push(row(k, strategy, target, &artifact, mca, cost));
+            for &target in &kernel_targets {
+                jobs.push((k, strategy.as_str(), target));
+            }
+        }
+    }
+    let progress = crate::check_clif::progress_bar(jobs.len() as u64, "report");
+    let results: Vec<(Row, Vec<String>)> = {
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .map(|&(k, strategy, target)| {
+                let mut problems = Vec::new();
+                let row = report_row(k, strategy, target, &args, &mut problems);
+                progress.inc(1);
+                (row, problems)
+            })
+            .collect()
+    };
+    progress.finish_and_clear();
+    let mut rows = Vec::with_capacity(results.len());
+    let mut problems: Vec<String> = Vec::new();
+    for (row, found) in results {
+        rows.push(row);
+        for p in found {
+            if !problems.contains(&p) {
+                problems.push(p);
             }
         }
     }
     let text = match args.format {
+        Format::Json if args.summary => serde_json::to_string_pretty(&serde_json::json!({
+            "rows": rows,
+            "summary": crate::report_summary::summary_rows(&rows),
+        }))
+        .map_err(|e| CliError::failure(format!("JSON: {e}")))?,
         Format::Json => serde_json::to_string_pretty(&rows)
             .map_err(|e| CliError::failure(format!("JSON: {e}")))?,
         Format::Csv => csv(&rows),
@@ -155,17 +174,114 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     {
         println!("\n{}", report_cost::FOOTNOTE);
     }
-    for problem in mca_problems {
-        eprintln!("schedlab: llvm-mca: {problem}");
+    for problem in problems {
+        eprintln!("schedlab: {problem}");
     }
-    for problem in cost_problems {
-        eprintln!("schedlab: own model: {problem}");
+    if args.summary && args.format != Format::Json {
+        println!();
+        println!("{}", crate::report_summary::summary(&rows, args.format));
     }
     if let Some(path) = &args.plot {
         crate::report_plot::draw(path, &rows)
             .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
     }
+    let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
+    for r in &failed {
+        let error = r.error.as_deref().unwrap_or_default();
+        eprintln!(
+            "schedlab: {} / {} / {}: {error}",
+            r.kernel, r.strategy, r.target
+        );
+    }
+    if !failed.is_empty() {
+        return Err(CliError::failure(format!(
+            "{} of {} rows failed",
+            failed.len(),
+            rows.len()
+        )));
+    }
     Ok(())
+}
+
+/// One row: the pipeline for `k` × `strategy` × `target` behind [`crate::guard::catch`], so
+/// that a failure or a panic in code generation is this row's error and nothing else's.
+fn report_row(
+    k: &Kernel,
+    strategy: &str,
+    target: Target,
+    args: &ReportArgs,
+    problems: &mut Vec<String>,
+) -> Row {
+    let config = PipelineConfig {
+        bce: args.bce,
+        optimize: args.optimize,
+        rewrites: !args.no_rewrites,
+        ..PipelineConfig::with_strategy(strategy)
+    };
+    let options = args.slow_path.stage_options(target);
+    match compile_kernel(k, target, &config, &options) {
+        Ok(artifact) => {
+            let mut mca_found = Vec::new();
+            let mca = args
+                .mca
+                .then(|| mca_figures(&artifact, target, &mut mca_found));
+            let mut cost_found = Vec::new();
+            let cost = report_cost::row_cost(&artifact, &mut cost_found);
+            problems.extend(mca_found.into_iter().map(|p| format!("llvm-mca: {p}")));
+            problems.extend(cost_found.into_iter().map(|p| format!("own model: {p}")));
+            row(k, strategy, target, &artifact, mca, cost)
+        }
+        Err(e) => error_row(k, strategy, target, e),
+    }
+}
+
+/// The pipeline for one kernel and target, with a `.clif` file's ISA, behind
+/// [`crate::guard::catch`]: an error or a panic becomes the returned message.
+pub fn compile_kernel(
+    k: &Kernel,
+    target: Target,
+    config: &PipelineConfig,
+    options: &pipeline::StageOptions,
+) -> Result<Artifact, String> {
+    let compiled = crate::guard::catch(|| match &k.clif {
+        Some((file, _)) => match file.isa(target) {
+            Some(Ok(isa)) => {
+                pipeline::run_with_isa(k.func.clone(), target, isa.as_ref(), config, options)
+                    .map_err(|e| e.to_string())
+            }
+            Some(Err(e)) => Err(format!("cannot build the ISA from the file's flags: {e}")),
+            None => Err(format!("the file is not compiled for {target}")),
+        },
+        None => {
+            pipeline::run_with(k.func.clone(), target, config, options).map_err(|e| e.to_string())
+        }
+    });
+    compiled.and_then(|result| result)
+}
+
+fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {
+    Row {
+        kernel: k.name.clone(),
+        strategy: strategy.to_string(),
+        target: target.name().to_string(),
+        spills: 0,
+        reloads: 0,
+        frame_bytes: 0,
+        insts: 0,
+        code_bytes: 0,
+        callee_saved: 0,
+        max_pressure: 0,
+        max_pressure_before: 0,
+        checks_per_block: None,
+        checks_per_block_unoptimized: None,
+        mca: None,
+        loop_spills: None,
+        loop_reloads: None,
+        recurrence_bound: None,
+        model: None,
+        mca_below_bound: None,
+        error: Some(error),
+    }
 }
 
 fn row(
@@ -196,6 +312,7 @@ fn row(
         loop_spills: cost.loop_spills,
         loop_reloads: cost.loop_reloads,
         recurrence_bound: cost.recurrence_bound,
+        error: None,
     }
 }
 
@@ -219,7 +336,8 @@ fn mca_figures(a: &Artifact, target: Target, problems: &mut Vec<String>) -> BTre
     out
 }
 
-const HEADERS: [&str; 14] = [
+const HEADERS: [&str; 16] = [
+    "status",
     "kernel",
     "strategy",
     "target",
@@ -249,7 +367,9 @@ fn cells(r: &Row) -> Vec<String> {
     let bound = r
         .recurrence_bound
         .map_or("-".to_string(), |b| format!("{b:.1}"));
+    let status = if r.error.is_some() { "ERROR" } else { "ok" };
     vec![
+        status.to_string(),
         r.kernel.clone(),
         r.strategy.clone(),
         r.target.clone(),
@@ -272,20 +392,26 @@ fn cells(r: &Row) -> Vec<String> {
 }
 
 fn table(rows: &[Row], markdown: bool) -> String {
-    let body: Vec<Vec<String>> = rows.iter().map(cells).collect();
     let show_mca = rows.iter().any(|r| r.mca.is_some());
     let ncols = if show_mca {
         HEADERS.len()
     } else {
         HEADERS.len() - 1
     };
-    let mut widths: Vec<usize> = HEADERS[..ncols].iter().map(|h| h.chars().count()).collect();
+    // The status column only when some row failed, so that good reports look as before.
+    let first = usize::from(rows.iter().all(|r| r.error.is_none()));
+    let headers = &HEADERS[first..ncols];
+    let body: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| cells(r).into_iter().take(ncols).skip(first).collect())
+        .collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in &body {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
         }
     }
-    let numeric = |i: usize| (3..=8).contains(&i) || i == 12;
+    let numeric = |i: usize| (4..=9).contains(&(i + first)) || i + first == 13;
     let line = |cols: Vec<String>| -> String {
         let padded: Vec<String> = cols
             .iter()
@@ -309,7 +435,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
     let _ = writeln!(
         out,
         "{}",
-        line(HEADERS[..ncols].iter().map(|s| s.to_string()).collect())
+        line(headers.iter().map(|s| s.to_string()).collect())
     );
     if markdown {
         let rule: Vec<String> = widths
@@ -326,7 +452,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
         let _ = writeln!(out, "| {} |", rule.join(" | "));
     }
     for r in body {
-        let _ = writeln!(out, "{}", line(r.into_iter().take(ncols).collect()));
+        let _ = writeln!(out, "{}", line(r));
     }
     out.trim_end().to_string()
 }
@@ -343,7 +469,7 @@ fn csv(rows: &[Row]) -> String {
         all
     };
     let mut out = String::from(
-        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized,loop_spills,loop_reloads,recurrence_bound",
+        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized,error,loop_spills,loop_reloads,recurrence_bound",
     );
     for cpu in &cpus {
         let _ = write!(out, ",mca_{cpu}");
@@ -356,7 +482,7 @@ fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = write!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.kernel),
             r.strategy,
             r.target,
@@ -369,7 +495,8 @@ fn csv(rows: &[Row]) -> String {
             r.max_pressure,
             r.max_pressure_before,
             opt(r.checks_per_block),
-            opt(r.checks_per_block_unoptimized)
+            opt(r.checks_per_block_unoptimized),
+            r.error.as_deref().map(csv_field).unwrap_or_default()
         );
         let _ = write!(
             out,

@@ -1,0 +1,79 @@
+//! ISAs for functions that come with their own settings (a `.clif` file's `set` and `target`
+//! lines): the file's flags on top of schedlab's fixed code-generation settings.
+//!
+//! schedlab always emits with `opt_level=none` (so the scheduler's order reaches the machine
+//! code), non-PIC code and non-colocated libcalls (so the JIT and static linking both work);
+//! a file's values for those three are overridden. Every other shared flag the file sets
+//! (e.g. `enable_llvm_abi_extensions`) is kept. A file's `target` line gives the ISA flags
+//! (e.g. `has_avx`); a file without one gets the target's default ISA (the host's detected
+//! features, or the baseline schedlab uses for a foreign target). `enable_multi_ret_implicit_sret`
+//! is on, so a function with more results than return registers compiles.
+
+use crate::target::Target;
+use cranelift_codegen::isa::{self, OwnedTargetIsa, TargetIsa};
+use cranelift_codegen::settings::{self, Configurable, Flags};
+
+/// Shared flags schedlab fixes whatever a file says.
+const FIXED: [(&str, &str); 3] = [
+    ("opt_level", "none"),
+    ("is_pic", "false"),
+    ("use_colocated_libcalls", "false"),
+];
+
+/// The schedlab target a file's ISA is for, if it is one of the four.
+pub fn target_of(isa: &dyn TargetIsa) -> Option<Target> {
+    use target_lexicon::Architecture as A;
+    match isa.triple().architecture {
+        A::X86_64 => Some(Target::X86_64),
+        A::Aarch64(_) => Some(Target::Aarch64),
+        A::S390x => Some(Target::S390x),
+        // `riscv64` in a file, `riscv64gc` in schedlab's triple.
+        A::Riscv64(_) => Some(Target::Riscv64),
+        _ => None,
+    }
+}
+
+/// Builds the ISA for `target` with the shared flags `flags` (only those that differ from
+/// Cranelift's defaults are applied) and, when given, the ISA flags of `file_isa`.
+pub fn isa_with_flags(
+    target: Target,
+    flags: &Flags,
+    file_isa: Option<&dyn TargetIsa>,
+) -> Result<OwnedTargetIsa, String> {
+    let mut shared = settings::builder();
+    // More results than return registers go through a hidden return area instead of failing.
+    shared
+        .enable("enable_multi_ret_implicit_sret")
+        .map_err(|e| format!("enable_multi_ret_implicit_sret: {e}"))?;
+    let defaults = Flags::new(settings::builder());
+    for (value, default) in flags.iter().zip(defaults.iter()) {
+        let text = value.value_string();
+        if text != default.value_string() && !FIXED.iter().any(|(n, _)| *n == value.name) {
+            shared
+                .set(value.name, &text)
+                .map_err(|e| format!("setting {}={text}: {e}", value.name))?;
+        }
+    }
+    for (name, text) in FIXED {
+        shared
+            .set(name, text)
+            .map_err(|e| format!("setting {name}={text}: {e}"))?;
+    }
+    let shared = Flags::new(shared);
+    match file_isa {
+        Some(file_isa) => {
+            let mut builder = isa::lookup(file_isa.triple().clone()).map_err(|e| e.to_string())?;
+            for value in file_isa.isa_flags() {
+                let text = value.value_string();
+                builder
+                    .set(value.name, &text)
+                    .map_err(|e| format!("{target}: setting {}={text}: {e}", value.name))?;
+            }
+            builder.finish(shared).map_err(|e| format!("{target}: {e}"))
+        }
+        None => target
+            .isa_builder()?
+            .finish(shared)
+            .map_err(|e| e.to_string()),
+    }
+}

@@ -1,0 +1,101 @@
+//! The generic executor: any signature, calls between functions, traps, on every target.
+
+mod common;
+
+use common::runnable;
+use cranelift_codegen::data_value::DataValue;
+use schedlab_backend::Target;
+use schedlab_backend::exec::{Call, Outcome, Unit, execute, isa::isa_with_flags};
+
+const FUNCTIONS: &str = "
+function %mul_add(i64, i32, i8) -> i64, i32 {
+block0(v0: i64, v1: i32, v2: i8):
+    v3 = sextend.i64 v2
+    v4 = imul v0, v3
+    v5 = iadd v1, v1
+    return v4, v5
+}
+
+function %checked(i32) -> i32 {
+    fn0 = %mul_add(i64, i32, i8) -> i64, i32
+block0(v0: i32):
+    trapz v0, user1
+    v1 = iconst.i64 3
+    v2 = iconst.i8 -2
+    v3, v4 = call fn0(v1, v0, v2)
+    v5 = ireduce.i32 v3
+    v6 = iadd v4, v5
+    return v6
+}
+";
+
+#[test]
+fn calls_of_any_signature_return_their_results_and_traps_are_reported_on_every_target() {
+    let functions = cranelift_reader::parse_functions(FUNCTIONS).expect("parses");
+    let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
+    for target in Target::ALL {
+        if !runnable(target) {
+            continue;
+        }
+        let isa = isa_with_flags(target, &flags, None).expect("isa");
+        let units = [Unit {
+            label: "as written".into(),
+            functions: functions.clone(),
+        }];
+        let call = |function, args| Call {
+            unit: 0,
+            function,
+            args,
+        };
+        let calls = [
+            call(
+                0,
+                vec![DataValue::I64(7), DataValue::I32(-4), DataValue::I8(-3)],
+            ),
+            call(1, vec![DataValue::I32(0)]),
+            call(1, vec![DataValue::I32(5)]),
+        ];
+        let outcomes = execute(target, &isa, &units, &calls).expect("executes");
+        assert_eq!(
+            outcomes[0],
+            Outcome::Returned(vec![DataValue::I64(-21), DataValue::I32(-8)]),
+            "{target}"
+        );
+        assert!(
+            matches!(&outcomes[1], Outcome::Trapped(s) if s.starts_with("SIG")),
+            "{target}: {:?}",
+            outcomes[1]
+        );
+        // After the trap the next call runs: 2*5 + 3*(-2) = 4.
+        assert_eq!(
+            outcomes[2],
+            Outcome::Returned(vec![DataValue::I32(4)]),
+            "{target}"
+        );
+    }
+}
+
+#[test]
+fn a_call_with_the_wrong_argument_types_is_refused() {
+    let functions = cranelift_reader::parse_functions(FUNCTIONS).expect("parses");
+    let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
+    let target = Target::Aarch64;
+    let isa = isa_with_flags(target, &flags, None).expect("isa");
+    let units = [Unit {
+        label: "x".into(),
+        functions,
+    }];
+    let calls = [Call {
+        unit: 0,
+        function: 1,
+        args: vec![DataValue::I64(1)],
+    }];
+    let err = execute(target, &isa, &units, &calls)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        err.contains("takes (i32)") && err.contains("(i64)"),
+        "{err}"
+    );
+}

@@ -1,0 +1,431 @@
+//! `.clif` files as kernels: parsed with cranelift-reader's test-file API so the file's `set`
+//! and `target` lines decide where and how each function is compiled, and its run lines
+//! (`; run: %f(args) == expected`, `!=`, the bare `; run: %f(args)` meaning "non-zero", and
+//! schedlab's `; trap: %f(args)`) become calls with expectations.
+
+use crate::CliError;
+use cranelift_codegen::data_value::DataValue;
+use cranelift_codegen::ir::{Function, Signature};
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_reader::{Comparison, IsaSpec, ParseOptions, RunCommand};
+use schedlab_backend::Target;
+use schedlab_backend::exec::{self, MAX_RESULTS};
+use std::path::{Path, PathBuf};
+
+/// A parsed `.clif` file.
+pub struct ClifFile {
+    /// The name in reports (the path as given, or relative to the directory given).
+    pub name: String,
+    /// The targets the file is compiled for (its `target` lines, or all four), each with the
+    /// ISA built from the file's flags (or why it could not be built).
+    pub targets: Vec<(Target, Result<OwnedTargetIsa, String>)>,
+    /// `target` lines naming an architecture schedlab does not compile for.
+    pub foreign_targets: Vec<String>,
+    /// The functions, in file order.
+    pub functions: Vec<Function>,
+    /// The run lines, in file order.
+    pub run_lines: Vec<RunLine>,
+    /// Found in a directory given as `--kernel` (rather than named): a file whose targets miss
+    /// `--target` is then left out with a note instead of being a usage error.
+    pub from_directory: bool,
+}
+
+/// One `; run:` / `; print:` / `; trap:` comment.
+pub struct RunLine {
+    /// 1-based line number in the file.
+    pub line: usize,
+    /// The comment's text.
+    pub text: String,
+    /// What to run, or why the line cannot be run.
+    pub spec: Result<RunSpec, String>,
+}
+
+/// A run line schedlab can execute.
+pub struct RunSpec {
+    /// Index of the called function.
+    pub function: usize,
+    /// Its arguments.
+    pub args: Vec<DataValue>,
+    /// What the file expects.
+    pub expect: Expect,
+}
+
+/// What a run line expects.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// `==`: the results, bit for bit.
+    Equal(Vec<DataValue>),
+    /// `!=` (and the bare form, `!= 0`).
+    NotEqual(Vec<DataValue>),
+    /// `; trap: %f(args)`: the call must trap.
+    Trap,
+    /// `; print:`: no expectation (counted as skipped).
+    Print,
+}
+
+impl ClifFile {
+    /// The file's ISA for `target`, if the file is compiled for it.
+    pub fn isa(&self, target: Target) -> Option<&Result<OwnedTargetIsa, String>> {
+        self.targets
+            .iter()
+            .find(|(t, _)| *t == target)
+            .map(|(_, isa)| isa)
+    }
+
+    /// The file's targets, for messages.
+    pub fn target_names(&self) -> String {
+        self.targets
+            .iter()
+            .map(|(t, _)| t.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The file's targets that are also in `requested`; an empty intersection is a usage
+    /// error naming the file's targets.
+    pub fn select_targets(&self, requested: &[Target]) -> Result<Vec<Target>, CliError> {
+        let chosen: Vec<Target> = self
+            .targets
+            .iter()
+            .map(|(t, _)| *t)
+            .filter(|t| requested.contains(t))
+            .collect();
+        if chosen.is_empty() {
+            let asked: Vec<&str> = requested.iter().map(|t| t.name()).collect();
+            let message = format!(
+                "{}: compiled only for {} (its `target` lines), none of --target {}",
+                self.name,
+                self.target_names(),
+                asked.join(",")
+            );
+            if self.from_directory {
+                eprintln!("schedlab: note: {message}; left out");
+                return Ok(chosen);
+            }
+            return Err(CliError::usage(message));
+        }
+        Ok(chosen)
+    }
+}
+
+/// Every `.clif` file below `dir`, sorted.
+pub fn files_below(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        let entries = std::fs::read_dir(&d)
+            .map_err(|e| CliError::usage(format!("cannot read {}: {e}", d.display())))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| CliError::usage(format!("cannot read {}: {e}", d.display())))?
+                .path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "clif") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    if out.is_empty() {
+        return Err(CliError::usage(format!(
+            "{}: no .clif files below this directory",
+            dir.display()
+        )));
+    }
+    Ok(out)
+}
+
+/// The files matching `pattern`, whose last component may hold `*` (any run of characters)
+/// and `?` (one character), e.g. `kernels/*.clif`; sorted. No match is a usage error.
+pub fn files_matching(pattern: &str) -> Result<Vec<PathBuf>, CliError> {
+    let path = Path::new(pattern);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name_pattern = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if dir.to_string_lossy().contains(['*', '?']) {
+        return Err(CliError::usage(format!(
+            "{pattern}: only the last path component may hold `*` or `?`"
+        )));
+    }
+    let entries = std::fs::read_dir(&dir)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", dir.display())))?;
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .is_some_and(|n| wildcard_match(&name_pattern, &n.to_string_lossy()))
+        })
+        .collect();
+    out.sort();
+    if out.is_empty() {
+        return Err(CliError::usage(format!("{pattern}: no file matches")));
+    }
+    Ok(out)
+}
+
+/// `*` and `?` matching over characters.
+fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // matches[j]: does the pattern prefix seen so far match t[..j]?
+    let mut matches = vec![false; t.len() + 1];
+    matches[0] = true;
+    for &c in &p {
+        let mut next = vec![false; t.len() + 1];
+        for j in 0..=t.len() {
+            next[j] = match c {
+                '*' => matches[j] || (j > 0 && next[j - 1]),
+                '?' => j > 0 && matches[j - 1],
+                c => j > 0 && matches[j - 1] && t[j - 1] == c,
+            };
+        }
+        matches = next;
+    }
+    matches[t.len()]
+}
+
+/// Reads and parses one file; `name` is how reports call it.
+pub fn load(path: &Path, name: String, from_directory: bool) -> Result<ClifFile, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+    let mut file = crate::guard::catch(|| parse(&text, name.clone()))
+        .map_err(|e| CliError::usage(format!("{name}: the reader failed: {e}")))??;
+    file.from_directory = from_directory;
+    Ok(file)
+}
+
+fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
+    let test = cranelift_reader::parse_test(text, ParseOptions::default())
+        .map_err(|e| CliError::usage(format!("{name}:{e}")))?;
+    if test.functions.is_empty() {
+        return Err(CliError::usage(format!("{name}: no functions found")));
+    }
+    let mut targets: Vec<(Target, Result<OwnedTargetIsa, String>)> = Vec::new();
+    let mut foreign_targets = Vec::new();
+    match &test.isa_spec {
+        IsaSpec::None(flags) => {
+            for t in Target::ALL {
+                targets.push((t, exec::isa::isa_with_flags(t, flags, None)));
+            }
+        }
+        IsaSpec::Some(isas) => {
+            for isa in isas {
+                match exec::isa::target_of(isa.as_ref()) {
+                    // The first `target` line for an architecture wins.
+                    Some(t) if !targets.iter().any(|(seen, _)| *seen == t) => targets.push((
+                        t,
+                        exec::isa::isa_with_flags(t, isa.flags(), Some(isa.as_ref())),
+                    )),
+                    Some(_) => {}
+                    None => foreign_targets.push(isa.triple().to_string()),
+                }
+            }
+            if targets.is_empty() {
+                return Err(CliError::usage(format!(
+                    "{name}: its `target` lines name only {}; schedlab compiles for x86_64, \
+                     aarch64, s390x, riscv64",
+                    foreign_targets.join(", ")
+                )));
+            }
+        }
+    }
+    let functions: Vec<Function> = test.functions.iter().map(|(f, _)| f.clone()).collect();
+    let mut run_lines = Vec::new();
+    for (attached, (_, details)) in test.functions.iter().enumerate() {
+        for comment in &details.comments {
+            if let Some(spec) = run_line(comment.text, attached, &functions) {
+                run_lines.push(RunLine {
+                    line: line_of(text, comment.text),
+                    text: comment.text.trim().to_string(),
+                    spec,
+                });
+            }
+        }
+    }
+    run_lines.sort_by_key(|l| l.line);
+    Ok(ClifFile {
+        name,
+        targets,
+        foreign_targets,
+        functions,
+        run_lines,
+        from_directory: false,
+    })
+}
+
+/// The 1-based line of `part`, a slice of `text`.
+fn line_of(text: &str, part: &str) -> usize {
+    let offset = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+    text.get(..offset)
+        .map_or(0, |before| before.lines().count())
+        + 1
+}
+
+/// Parses a comment as a run line: `None` when it is not one.
+fn run_line(
+    comment: &str,
+    attached: usize,
+    functions: &[Function],
+) -> Option<Result<RunSpec, String>> {
+    let body = comment.trim_start_matches([';', ' ', '\t']).trim_end();
+    let keyword = body.split([':', ' ', '(']).next().unwrap_or("");
+    if !matches!(keyword, "run" | "print" | "trap") {
+        return None;
+    }
+    Some(parse_run_line(body, keyword, attached, functions))
+}
+
+fn parse_run_line(
+    body: &str,
+    keyword: &str,
+    attached: usize,
+    functions: &[Function],
+) -> Result<RunSpec, String> {
+    let rest = body[keyword.len()..].trim_start();
+    let function = match rest.strip_prefix(':').map(str::trim_start) {
+        Some(call) => {
+            let name = call
+                .split(['(', ' '])
+                .next()
+                .filter(|n| n.starts_with('%'))
+                .ok_or_else(|| format!("expected `%function(args)` after `{keyword}:`"))?;
+            functions
+                .iter()
+                .position(|f| f.name.to_string() == name)
+                .ok_or_else(|| {
+                    let known: Vec<String> = functions.iter().map(|f| f.name.to_string()).collect();
+                    format!(
+                        "unknown function {name}; this file defines {}",
+                        known.join(", ")
+                    )
+                })?
+        }
+        None if keyword == "trap" => return Err("expected `; trap: %function(args)`".into()),
+        None => attached,
+    };
+    let sig = &functions[function].signature;
+    if sig.returns.len() > MAX_RESULTS {
+        return Err(format!("more than {MAX_RESULTS} results"));
+    }
+    if keyword == "trap" {
+        let print = format!("print{rest}");
+        let command = reader_parse(&print, sig)?;
+        let RunCommand::Print(invocation) = command else {
+            return Err("expected `; trap: %function(args)`".into());
+        };
+        return Ok(RunSpec {
+            function,
+            args: invocation.args,
+            expect: Expect::Trap,
+        });
+    }
+    let command = match reader_parse(body, sig) {
+        Ok(c) => c,
+        Err(first) if keyword == "run" && body.ends_with(')') && bare_form_allowed(sig) => {
+            // The bare form `; run: %f(args)`: true when the single integer result is non-zero.
+            reader_parse(&format!("{body} != 0"), sig).map_err(|_| first)?
+        }
+        Err(e) => return Err(e),
+    };
+    Ok(match command {
+        RunCommand::Print(invocation) => RunSpec {
+            function,
+            args: invocation.args,
+            expect: Expect::Print,
+        },
+        RunCommand::Run(invocation, comparison, expected) => RunSpec {
+            function,
+            args: invocation.args,
+            expect: match comparison {
+                Comparison::Equals => Expect::Equal(expected),
+                Comparison::NotEquals => Expect::NotEqual(expected),
+            },
+        },
+    })
+}
+
+fn bare_form_allowed(sig: &Signature) -> bool {
+    sig.returns.len() == 1 && sig.returns[0].value_type.is_int()
+}
+
+fn reader_parse(text: &str, sig: &Signature) -> Result<RunCommand, String> {
+    match crate::guard::catch(|| cranelift_reader::parse_run_command(text, sig)) {
+        Ok(Ok(Some(command))) => Ok(command),
+        Ok(Ok(None)) => Err("not a run command".into()),
+        Ok(Err(e)) => {
+            // The reader counts lines within the comment: "1: expected …".
+            let message = e.to_string();
+            let message = message.strip_prefix("1: ").unwrap_or(&message).to_string();
+            Err(format!("malformed run line: {message}"))
+        }
+        Err(panic) => Err(format!("malformed run line (the reader {panic})")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "test run\n\
+        function %add(i32, i32) -> i32 {\n\
+        block0(v0: i32, v1: i32):\n\
+            v2 = iadd v0, v1\n\
+            return v2\n\
+        }\n\
+        ; run: %add(1, 2) == 3\n\
+        ; run: %add(1, 2) != 4\n\
+        ; run: %add(1, 2)\n\
+        ; run: %add(1) == 1\n\
+        ; run: %nope(1, 2) == 3\n\
+        ; trap: %add(1, 2)\n";
+
+    #[test]
+    fn run_lines_are_parsed_with_their_forms_and_errors() {
+        let file = parse(FILE, "t.clif".into()).unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(file.targets.len(), 4);
+        let lines: Vec<&RunLine> = file.run_lines.iter().collect();
+        assert_eq!(lines.len(), 6);
+        assert_eq!(lines[0].line, 7);
+        let expect = |i: usize| lines[i].spec.as_ref().map(|s| s.expect.clone());
+        assert_eq!(expect(0), Ok(Expect::Equal(vec![DataValue::I32(3)])));
+        assert_eq!(expect(1), Ok(Expect::NotEqual(vec![DataValue::I32(4)])));
+        assert_eq!(expect(2), Ok(Expect::NotEqual(vec![DataValue::I32(0)])));
+        assert!(lines[3].spec.is_err(), "wrong arity");
+        let unknown = lines[4].spec.as_ref().err().cloned().unwrap_or_default();
+        assert!(
+            unknown.contains("%nope") && unknown.contains("%add"),
+            "{unknown}"
+        );
+        assert_eq!(expect(5), Ok(Expect::Trap));
+    }
+
+    #[test]
+    fn wildcards_match_runs_and_single_characters() {
+        assert!(wildcard_match("*.clif", "a.clif"));
+        assert!(wildcard_match("int_*_add.clif", "int_i128_add.clif"));
+        assert!(wildcard_match("f?.clif", "f1.clif"));
+        assert!(!wildcard_match("f?.clif", "f12.clif"));
+        assert!(!wildcard_match("*.clif", "a.clif.txt"));
+    }
+
+    #[test]
+    fn target_lines_select_targets_and_an_empty_intersection_is_a_usage_error() {
+        let text = "target aarch64\ntarget s390x\nfunction %f() -> i8 {\nblock0:\n v0 = iconst.i8 1\n return v0\n}\n";
+        let file = parse(text, "t.clif".into()).unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(file.target_names(), "aarch64, s390x");
+        let err = file
+            .select_targets(&[Target::X86_64])
+            .err()
+            .map(|e| (e.code, e.message));
+        let (code, message) = err.unwrap_or_default();
+        assert_eq!(code, 2);
+        assert!(message.contains("aarch64, s390x"), "{message}");
+    }
+}

@@ -1,0 +1,363 @@
+//! `.clif` files as kernels: the run-line corpus on every target, failures that are failures,
+//! panicking input that leaves the other rows, the file's targets, `report --summary`.
+
+mod common;
+
+use common::{schedlab, stderr, stdout};
+use schedlab_backend::Target;
+use schedlab_backend::emulate::toolchain_status;
+use std::path::{Path, PathBuf};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clif")
+}
+
+fn corpus_file(name: &str) -> String {
+    corpus().join(name).display().to_string()
+}
+
+/// The targets whose code can run here. A missing tool fails the test when
+/// `SCHEDLAB_REQUIRE_TOOLS=1` (or the older `SCHEDLAB_REQUIRE_EMULATORS=1`) is set, naming the
+/// Debian packages; otherwise that target is skipped with a message.
+fn runnable_targets() -> Vec<Target> {
+    let required = ["SCHEDLAB_REQUIRE_TOOLS", "SCHEDLAB_REQUIRE_EMULATORS"]
+        .iter()
+        .any(|v| std::env::var(v).as_deref() == Ok("1"));
+    Target::ALL
+        .into_iter()
+        .filter(|&t| match toolchain_status(t) {
+            Ok(_) => true,
+            Err(missing) if required => panic!("SCHEDLAB_REQUIRE_TOOLS=1 but {missing}"),
+            Err(missing) => {
+                eprintln!("skipping {t}: {missing}");
+                false
+            }
+        })
+        .collect()
+}
+
+fn target_list(targets: &[Target]) -> String {
+    targets
+        .iter()
+        .map(|t| t.name())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The `N passed, M failed, K skipped` summary line.
+fn totals(text: &str) -> (usize, usize, usize) {
+    let line = text
+        .lines()
+        .find(|l| l.contains(" passed, ") && l.contains(" skipped"))
+        .unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    let num = |word: &str| -> usize {
+        let words: Vec<&str> = line.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+        let i = words.iter().position(|w| *w == word).expect("word");
+        words[i - 1].parse().expect("number")
+    };
+    (num("passed"), num("failed"), num("skipped"))
+}
+
+fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("write");
+    let path = path.display().to_string();
+    (dir, path)
+}
+
+#[test]
+fn the_corpus_has_at_least_fifty_files_with_run_lines() {
+    let mut files = 0;
+    let mut pending = vec![corpus()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("corpus dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "clif") {
+                let text = std::fs::read_to_string(&path).expect("read");
+                assert!(
+                    text.contains("; run") || text.contains("; trap:") || text.contains("; print:"),
+                    "{} has no run line",
+                    path.display()
+                );
+                files += 1;
+            }
+        }
+    }
+    assert!(files >= 50, "{files} files");
+}
+
+#[test]
+fn every_run_line_of_the_corpus_passes_or_is_skipped_with_its_reason_on_every_target() {
+    let targets = runnable_targets();
+    if targets.is_empty() {
+        return;
+    }
+    let dir = corpus().display().to_string();
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        &dir,
+        "--target",
+        &target_list(&targets),
+        "--strategy",
+        "source,pressure,shuffle",
+        "--quiet",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let (passed, failed, skipped) = totals(&text);
+    assert_eq!(failed, 0, "{text}");
+    assert!(passed > 100 * targets.len(), "{passed} passed:\n{text}");
+    assert!(skipped > 0, "the hostile files' lines are skipped");
+    for reason in [
+        "unknown function %unknown; this file defines %known",
+        "expected an i64",
+        "`print:` states no expected value",
+    ] {
+        assert!(text.contains(reason), "no skip `{reason}` in:\n{text}");
+    }
+    if targets.contains(&Target::X86_64) {
+        assert!(
+            text.contains("need `set enable_llvm_abi_extensions=true`"),
+            "{text}"
+        );
+    }
+    if targets.contains(&Target::Riscv64) {
+        assert!(text.contains("riscv64 without the V extension"), "{text}");
+    }
+    // Every target × strategy (and `off`) has a summary row.
+    for t in &targets {
+        for s in ["off", "source", "pressure", "shuffle"] {
+            assert!(
+                text.lines()
+                    .any(|l| l.split_whitespace().take(2).eq([t.name(), s])),
+                "no summary row {t} {s}:\n{text}"
+            );
+        }
+    }
+}
+
+const WRONG: &str = "test run
+function %double(i32) -> i32 {
+block0(v0: i32):
+    v1 = iadd v0, v0
+    return v1
+}
+; run: %double(2) == 4
+; run: %double(2) == 5
+; run: %double(3) != 6
+
+function %boom(i32) -> i32 {
+block0(v0: i32):
+    trapz v0, user1
+    return v0
+}
+; run: %boom(0) == 0
+; trap: %boom(1)
+; run: %boom(2) == 2
+";
+
+#[test]
+fn wrong_results_and_unexpected_traps_fail_on_every_target_without_a_crash() {
+    let targets = runnable_targets();
+    if targets.is_empty() {
+        return;
+    }
+    let (_dir, path) = write_temp("wrong.clif", WRONG);
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        &path,
+        "--target",
+        &target_list(&targets),
+        "--strategy",
+        "source",
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+    let (passed, failed, _) = totals(&text);
+    // Per target and strategy (off, source): lines 7 and 18 pass, 8, 9, 16, 17 fail.
+    assert_eq!(failed, 4 * 2 * targets.len(), "{text}");
+    assert_eq!(passed, 2 * 2 * targets.len(), "{text}");
+    for t in &targets {
+        for (line, what) in [
+            (8, "expected [5], got [4]"),
+            (9, "expected anything but [6]"),
+            (16, "unexpected trap"),
+            (17, "expected a trap, got [1]"),
+        ] {
+            let prefix = format!("wrong.clif:{line} {}", t.name());
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with(&prefix) && l.contains(what)),
+                "no `{what}` for {prefix}:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
+    // An i128 argument on x86_64 without `enable_llvm_abi_extensions`: Cranelift panics.
+    let path = corpus_file("hostile/i128_without_abi_flag.clif");
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        &path,
+        "--target",
+        "x86_64,aarch64",
+        "--strategy",
+        "source,pressure",
+        "--format",
+        "json",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        !err.contains("RUST_BACKTRACE") && !err.contains("thread '"),
+        "{err}"
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
+    let rows = rows.as_array().expect("array");
+    assert_eq!(rows.len(), 2 * 2 * 2, "every row is there");
+    for row in rows {
+        let failed = row["kernel"]
+            .as_str()
+            .is_some_and(|k| k.ends_with("%add128"))
+            && row["target"] == "x86_64";
+        if failed {
+            let error = row["error"].as_str().unwrap_or_default();
+            assert!(
+                error.contains("panicked") && error.contains("i128"),
+                "{row}"
+            );
+        } else {
+            assert!(row["error"].is_null(), "{row}");
+            assert!(row["insts"].as_u64().unwrap_or(0) > 0, "{row}");
+        }
+    }
+    assert!(err.contains("2 of 8 rows failed"), "{err}");
+
+    // The table gets a status column when a row failed.
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        &path,
+        "--target",
+        "x86_64",
+        "--strategy",
+        "source",
+    ]);
+    let text = stdout(&out);
+    assert!(text.starts_with("status"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ERROR")).count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ok")).count(),
+        1,
+        "{text}"
+    );
+
+    // `dump` of the same function is one error message, not a crash.
+    let out = schedlab(&[
+        "dump", "--kernel", &path, "--target", "x86_64", "--stage", "asm",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("i128") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_files_target_lines_choose_the_targets_and_an_empty_intersection_is_a_usage_error() {
+    let path = corpus_file("isa_target_lines.clif");
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        &path,
+        "--strategy",
+        "source",
+        "--format",
+        "json",
+    ]);
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
+    let targets: Vec<&str> = rows
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|r| r["target"].as_str())
+        .collect();
+    assert_eq!(targets, ["aarch64", "s390x"], "{}", stderr(&out));
+
+    let out = schedlab(&["report", "--kernel", &path, "--target", "x86_64,riscv64"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("aarch64, s390x"), "{err}");
+    let out = schedlab(&["check", "--kernel", &path, "--target", "x86_64"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[test]
+fn report_summary_gives_sums_geomeans_and_wins_against_source_per_target() {
+    let dir = corpus().display().to_string();
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        &dir,
+        "--target",
+        "aarch64,s390x",
+        "--strategy",
+        "source,hoist-loads",
+        "--summary",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let rows = doc["rows"].as_array().expect("rows");
+    let summary = doc["summary"].as_array().expect("summary");
+    assert_eq!(summary.len(), 4, "{summary:?}");
+    for s in summary {
+        let (target, strategy) = (s["target"].as_str(), s["strategy"].as_str());
+        let group: Vec<_> = rows
+            .iter()
+            .filter(|r| {
+                r["target"].as_str() == target
+                    && r["strategy"].as_str() == strategy
+                    && r["error"].is_null()
+            })
+            .collect();
+        assert_eq!(s["kernels"].as_u64(), Some(group.len() as u64), "{s}");
+        let insts: u64 = group.iter().filter_map(|r| r["insts"].as_u64()).sum();
+        assert_eq!(s["insts"].as_u64(), Some(insts), "{s}");
+        let wtl: u64 = ["wins", "ties", "losses"]
+            .iter()
+            .filter_map(|k| s[*k].as_u64())
+            .sum();
+        assert!(wtl <= group.len() as u64, "{s}");
+        if strategy == Some("source") {
+            assert_eq!(s["ties"].as_u64(), Some(group.len() as u64), "{s}");
+        }
+    }
+    // Rows are in a deterministic order: the same command gives the same document.
+    let again = schedlab(&[
+        "report",
+        "--kernel",
+        &dir,
+        "--target",
+        "aarch64,s390x",
+        "--strategy",
+        "source,hoist-loads",
+        "--summary",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(stdout(&again), stdout(&out));
+}
