@@ -43,6 +43,10 @@ pub struct ReportArgs {
     /// placeholder: the code is for measuring, not running).
     #[arg(long, value_enum, default_value_t = crate::kernel::SlowPathMode::Eager)]
     slow_path: crate::kernel::SlowPathMode,
+    /// CPU features of the compiled code: `level` (x86_64: `x86-64-v3`, the same rows on every
+    /// machine) or `native` (the host's detected features, as the `Md5` library's JIT uses).
+    #[arg(long, value_enum, default_value_t = crate::kernel::IsaMode::Level)]
+    isa: crate::kernel::IsaMode,
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
@@ -111,7 +115,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
                     rewrites: !args.no_rewrites,
                     ..PipelineConfig::with_strategy(strategy)
                 };
-                let options = args.slow_path.stage_options(target);
+                let options = args.slow_path.stage_options_isa(target, args.isa);
                 let artifact = pipeline::run_with(k.func.clone(), target, &config, &options)
                     .map_err(|e| {
                         CliError::failure(format!("{} / {strategy} / {target}: {e}", k.name))
