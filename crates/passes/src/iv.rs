@@ -313,10 +313,12 @@ fn analyze(
         }
     }
     // The most frequent term (the first in layout order among equals).
-    let scale = order
-        .iter()
-        .copied()
-        .max_by_key(|k| (terms[k].len(), std::cmp::Reverse(order.iter().position(|o| o == k))));
+    let scale = order.iter().copied().max_by_key(|k| {
+        (
+            terms[k].len(),
+            std::cmp::Reverse(order.iter().position(|o| o == k)),
+        )
+    });
     let terms = scale.map(|k| terms[&k].clone()).unwrap_or_default();
     Some(Plan {
         header,
@@ -502,9 +504,8 @@ fn reduce(func: &mut Function, cfg: &ControlFlowGraph, plan: &Plan, stats: &mut 
         let wide = recompute_wide(&mut cur, q, scale);
         let narrow = cur.ins().ireduce(types::I32, wide);
         let copies = &copies;
-        func.dfg.map_inst_values(inst, |v| {
-            if copies.contains(&v) { narrow } else { v }
-        });
+        func.dfg
+            .map_inst_values(inst, |v| if copies.contains(&v) { narrow } else { v });
         stats.recomputed_uses += 1;
     }
 
@@ -570,8 +571,8 @@ fn split_exit_edges(
             .collect();
         cur.ins().jump(target, &new_args);
         let dfg = &mut func.dfg;
-        let dests =
-            dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables);
+        let dests = dfg.insts[branch]
+            .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables);
         if let Some(call) = dests.get_mut(index) {
             call.clear(&mut dfg.value_lists);
             call.set_block(split, &mut dfg.value_lists);

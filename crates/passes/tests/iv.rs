@@ -127,7 +127,13 @@ fn verify(func: &Function) {
 }
 
 fn points(len: i32) -> Vec<i32> {
-    let mut v = vec![i32::MIN, i32::MIN + 1, i32::MAX - 64, i32::MAX - 1, i32::MAX];
+    let mut v = vec![
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX - 64,
+        i32::MAX - 1,
+        i32::MAX,
+    ];
     v.extend(-4..=4);
     for d in -3..=2 {
         v.push(len.wrapping_add(d));
@@ -146,7 +152,14 @@ fn reduced_agrees(text: &str) -> (IvStats, usize) {
     let stats = iv::reduce_predicated(&mut reduced, &bce_stats);
     verify(&reduced);
     let mut compared = 0;
-    for base in [0i64, 64, -64, i64::MAX - 100, i64::MIN + 3, 0x7fff_1234_5678] {
+    for base in [
+        0i64,
+        64,
+        -64,
+        i64::MAX - 100,
+        i64::MIN + 3,
+        0x7fff_1234_5678,
+    ] {
         for len in [0, 1, 5, 9, i32::MAX] {
             for o0 in points(len) {
                 for lim in points(len) {

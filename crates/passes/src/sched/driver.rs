@@ -34,6 +34,8 @@ pub(crate) fn schedule_block(
     let mut heap: BinaryHeap<Reverse<(u32, NodeId)>> = BinaryHeap::new();
     let (mut cycle, mut issued) = (0u32, 0u32);
     let mut order = Vec::with_capacity(n);
+    // Filled once the strategy has seen the block (it may bind nodes of its own).
+    let mut bound: Vec<bool> = Vec::new();
     macro_rules! view {
         () => {
             SchedView {
@@ -45,6 +47,7 @@ pub(crate) fn schedule_block(
                 scheduled: &scheduled,
                 cycle,
                 placed: order.len(),
+                bound: &bound,
             }
         };
     }
@@ -61,9 +64,12 @@ pub(crate) fn schedule_block(
     // Bound nodes (constants for every strategy, and what the strategy binds) are never
     // offered: once their predecessors are placed they count as available for their users'
     // readiness, and each is placed right before the first user picked.
-    let bound: Vec<bool> = dag
+    bound = dag
         .nodes()
-        .map(|id| bindable(dag, id) && (is_constant(func, dag, id) || strategy.binds_to_user(&view!(), id)))
+        .map(|id| {
+            bindable(dag, id)
+                && (is_constant(func, dag, id) || strategy.binds_to_user(&view!(), id))
+        })
         .collect();
     let mut work: Vec<NodeId> = Vec::new();
     let release = |id: NodeId,

@@ -52,10 +52,8 @@ impl LatencyPressure {
         };
         prefer_smaller(excess(a), excess(b), reason)
             .or_else(|| {
-                over.then(|| {
-                    prefer_smaller(view.pressure_delta(a), view.pressure_delta(b), reason)
-                })
-                .flatten()
+                over.then(|| prefer_smaller(view.pressure_delta(a), view.pressure_delta(b), reason))
+                    .flatten()
             })
             .or_else(|| {
                 prefer_smaller(
