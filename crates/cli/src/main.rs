@@ -6,7 +6,9 @@ mod check;
 mod dump;
 mod kernel;
 mod report;
+mod report_baseline;
 mod report_plot;
+mod report_pressure;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -50,6 +50,14 @@ pub struct ReportArgs {
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
+    /// Also draw live IR values along the hot loop per strategy, one panel per kernel × target,
+    /// with the target's register budget as a line (SVG).
+    #[arg(long, value_name = "FILE.svg")]
+    plot_pressure: Option<PathBuf>,
+    /// Add a `cranelift-speed` row per kernel × target: stock Cranelift at `opt_level=speed`,
+    /// no schedlab pass.
+    #[arg(long)]
+    baseline: bool,
 }
 
 /// Output formats.
@@ -105,6 +113,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let strategies = kernel::strategies(args.strategy.as_deref())?;
     let targets = kernel::targets(args.target.as_deref())?;
     let mut rows = Vec::new();
+    let mut profiles = Vec::new();
     let mut mca_problems = Vec::new();
     for k in &kernels {
         for strategy in &strategies {
@@ -123,7 +132,27 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
                 let mca = args
                     .mca
                     .then(|| mca_figures(&artifact, target, &mut mca_problems));
+                if args.plot_pressure.is_some() {
+                    profiles.push(crate::report_pressure::profile(
+                        &k.name, strategy, target, &artifact,
+                    ));
+                }
                 rows.push(row(k, strategy, target, &artifact, mca));
+            }
+        }
+        if args.baseline {
+            for &target in &targets {
+                let r = crate::report_baseline::row(
+                    k,
+                    target,
+                    args.isa.choice(),
+                    args.mca,
+                    &mut mca_problems,
+                )
+                .map_err(|e| {
+                    CliError::failure(format!("{} / cranelift-speed / {target}: {e}", k.name))
+                })?;
+                rows.push(r);
             }
         }
     }
@@ -140,6 +169,10 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     }
     if let Some(path) = &args.plot {
         crate::report_plot::draw(path, &rows)
+            .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.plot_pressure {
+        crate::report_pressure::draw(path, &profiles)
             .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
     }
     Ok(())
