@@ -25,9 +25,12 @@ fn blessing() -> bool {
     std::env::var_os("SCHEDLAB_BLESS").is_some_and(|v| v != "0" && !v.is_empty())
 }
 
+/// A kernel's name and builder.
+type KernelBuilder = (&'static str, fn() -> Function);
+
 /// One line per kernel × slow-path mode × target: `kernel mode target spills reloads`.
 fn table() -> String {
-    let kernels: [(&str, fn() -> Function); 3] = [
+    let kernels: [KernelBuilder; 3] = [
         ("md5", md5::compress_multi_block),
         ("muladd", bigint::mul_add),
         ("square-to-len", bigint::square_to_len),
