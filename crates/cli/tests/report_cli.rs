@@ -303,7 +303,11 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
     let rows = rows.as_array().expect("an array");
-    assert_eq!(rows.len(), 2 * 2 + 2, "two strategies and the baseline on two targets");
+    assert_eq!(
+        rows.len(),
+        2 * 2 + 2,
+        "two strategies and the baseline on two targets"
+    );
     let baseline: Vec<_> = rows
         .iter()
         .filter(|r| r["strategy"] == "cranelift-speed")
@@ -313,8 +317,14 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
         assert!(r["insts"].as_u64().is_some_and(|n| n > 0), "{r}");
     }
     let text = std::fs::read_to_string(&svg).expect("the plot was written");
-    assert!(text.contains("register budget (14)"), "x86_64's budget line");
-    assert!(text.contains("register budget (26)"), "AArch64's budget line");
+    assert!(
+        text.contains("register budget (14)"),
+        "x86_64's budget line"
+    );
+    assert!(
+        text.contains("register budget (26)"),
+        "AArch64's budget line"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 
     // The named level is the default and gives the same rows as asking for it; `native`
