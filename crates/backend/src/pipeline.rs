@@ -29,6 +29,7 @@ use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, Sc
 /// each message load right before its use, as the hand-written intrinsics do. It is the one
 /// configuration with no spills on AArch64 and riscv64 and the fewest on x86_64 and s390x
 /// (`notes/spills.md`), and it is as fast as any at 1 MiB and 64 B (`notes/results.md`).
+/// `latency-pressure` was measured against it and does not beat it (`notes/design.md`).
 pub const DEFAULT_STRATEGY: &str = "remat-loads";
 
 /// What to run on a kernel.
