@@ -1,6 +1,6 @@
 //! The one compile step every path shares, and the optional optimise stage before it.
 
-use crate::target::{OptLevel, Target};
+use crate::target::{IsaChoice, OptLevel, Target};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::TargetIsa;
@@ -59,10 +59,33 @@ pub fn optimize(func: &mut Function, target: Target) -> Result<(), CompileError>
     })
 }
 
-/// Compiles `func` for `target` with `opt_level=none`, keeping the IR's instruction order.
+/// Compiles `func` for `target` with `opt_level=none`, keeping the IR's instruction order, at
+/// the target's named feature level ([`IsaChoice::Level`]).
 pub fn compile(func: &Function, target: Target) -> Result<Compiled, CompileError> {
+    compile_for(func, target, IsaChoice::Level)
+}
+
+/// [`compile`] with the ISA features `choice` names.
+pub fn compile_for(
+    func: &Function,
+    target: Target,
+    choice: IsaChoice,
+) -> Result<Compiled, CompileError> {
     let isa = target
-        .isa(OptLevel::None)
+        .isa_with(OptLevel::None, true, choice)
+        .map_err(|message| CompileError::Isa { target, message })?;
+    compile_with_isa(func.clone(), target, isa.as_ref(), true)
+}
+
+/// Compiles `func` as stock Cranelift would: `opt_level=speed` (its e-graph optimiser and
+/// elaboration, then code generation), no schedlab pass — the `cranelift-speed` baseline.
+pub fn compile_speed(
+    func: &Function,
+    target: Target,
+    choice: IsaChoice,
+) -> Result<Compiled, CompileError> {
+    let isa = target
+        .isa_with(OptLevel::Speed, true, choice)
         .map_err(|message| CompileError::Isa { target, message })?;
     compile_with_isa(func.clone(), target, isa.as_ref(), true)
 }

@@ -2,7 +2,7 @@
 //! memory that lives for the rest of the process.
 
 use crate::compile::{Compiled, compile_with_isa};
-use crate::target::{OptLevel, Target};
+use crate::target::{IsaChoice, OptLevel, Target};
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_jit::{JITBuilder, JITModule};
@@ -78,7 +78,7 @@ fn host_isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {
     static ISAS: [OnceLock<Result<OwnedTargetIsa, String>>; 2] = [OnceLock::new(), OnceLock::new()];
     let target = Target::host().ok_or(JitError::UnsupportedHost)?;
     ISAS[usize::from(verify)]
-        .get_or_init(|| target.isa_with_verifier(OptLevel::None, verify))
+        .get_or_init(|| target.isa_with(OptLevel::None, verify, IsaChoice::Native))
         .clone()
         .map_err(|message| crate::compile::CompileError::Isa { target, message }.into())
 }

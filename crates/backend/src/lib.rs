@@ -20,7 +20,7 @@ pub mod stats;
 pub mod target;
 pub mod tools;
 
-pub use compile::{CompileError, Compiled, compile, optimize};
+pub use compile::{CompileError, Compiled, compile, compile_for, compile_speed, optimize};
 pub use jit::{JitError, JitFunction, JitOptions};
 pub use pipeline::{Artifact, PipelineConfig, PipelineError};
-pub use target::{Target, TargetError};
+pub use target::{IsaChoice, Target, TargetError};

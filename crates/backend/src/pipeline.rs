@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! build → verify → bce (slow path outlined?) → verify → optimise? → rewrite → verify
+//!       → iv (strength reduction in the check-free loops) → verify
 //!       → schedule → verify → compile (opt_level=none) → stats
 //! ```
 //!
@@ -12,14 +13,15 @@
 //! Each stage is a free function from its own module; this file only sequences them, keeps
 //! the intermediate CLIF text for `schedlab dump`, and collects every stage's statistics.
 
-use crate::compile::{CompileError, Compiled, compile, compile_with_isa, optimize};
+use crate::compile::{CompileError, Compiled, compile_for, compile_with_isa, optimize};
 use crate::stats::{CodeStats, code_stats};
-use crate::target::Target;
+use crate::target::{IsaChoice, Target};
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
+use schedlab_passes::iv::{self, IvStats};
 use schedlab_passes::rewrite::{self, ConstantPlacement, RewriteStats, model_latency};
 use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, ScheduleStats};
 
@@ -27,6 +29,7 @@ use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, Sc
 /// each message load right before its use, as the hand-written intrinsics do. It is the one
 /// configuration with no spills on AArch64 and riscv64 and the fewest on x86_64 and s390x
 /// (`notes/spills.md`), and it is as fast as any at 1 MiB and 64 B (`notes/results.md`).
+/// `latency-pressure` was measured against it and does not beat it (`notes/design.md`).
 pub const DEFAULT_STRATEGY: &str = "remat-loads";
 
 /// What to run on a kernel.
@@ -40,6 +43,9 @@ pub struct PipelineConfig {
     pub rewrites: bool,
     /// Where reassociation puts a tree's folded constant (early: off the dependence chain).
     pub constants: ConstantPlacement,
+    /// Strength-reduce the induction variables of predicated check-free loops
+    /// ([`schedlab_passes::iv`]): a pointer and an end pointer instead of the 32-bit `int`.
+    pub strength_reduce: bool,
     /// The in-block scheduling strategy, by registered name.
     pub strategy: String,
     /// Seed for the `shuffle` strategy.
@@ -53,6 +59,7 @@ impl Default for PipelineConfig {
             optimize: false,
             rewrites: true,
             constants: ConstantPlacement::Early,
+            strength_reduce: true,
             strategy: DEFAULT_STRATEGY.to_string(),
             seed: 0,
         }
@@ -98,7 +105,7 @@ pub struct StageText {
     pub clif: String,
     /// After bounds-check elimination.
     pub bce: String,
-    /// After the rewrites (and the optional optimise stage).
+    /// After the rewrites (and the optional optimise stage) and induction-variable reduction.
     pub rewrite: String,
     /// After scheduling: what code generation receives.
     pub sched: String,
@@ -111,6 +118,8 @@ pub struct IrStats {
     pub bce: Option<BceStats>,
     /// What the rewrites did (`None` when disabled).
     pub rewrite: Option<RewriteStats>,
+    /// What induction-variable strength reduction did (`None` when disabled).
+    pub iv: Option<IvStats>,
     /// What the scheduler did.
     pub schedule: ScheduleStats,
 }
@@ -143,6 +152,8 @@ pub struct StageOptions {
     pub slow_path: Option<SlowPathCall>,
     /// Collect the scheduler's report-only figures (pressure before, per-block statistics).
     pub statistics: bool,
+    /// The CPU features code generation uses ([`run_with`]; the JIT builds its own ISA).
+    pub isa: IsaChoice,
 }
 
 impl StageOptions {
@@ -153,6 +164,7 @@ impl StageOptions {
         verify_stages: true,
         slow_path: None,
         statistics: true,
+        isa: IsaChoice::Level,
     };
 
     /// [`StageOptions::REPORT`] with the slow path outlined to a placeholder call: the function
@@ -174,6 +186,7 @@ impl StageOptions {
             verify_stages: false,
             slow_path,
             statistics: false,
+            isa: IsaChoice::Native,
         }
     }
 }
@@ -234,6 +247,14 @@ pub fn run_ir_stages_with(
     } else {
         None
     };
+    // After the rewrites: address folding has made the `base + sext(iv)` terms it absorbs.
+    let iv = if config.strength_reduce {
+        let stats = iv::reduce_predicated(func, &bce_stats);
+        verify_stage(func, "iv")?;
+        Some(stats)
+    } else {
+        None
+    };
     stages.rewrite = text(func);
     let schedule_options = ScheduleOptions {
         seed: config.seed,
@@ -248,6 +269,7 @@ pub fn run_ir_stages_with(
         IrStats {
             bce: Some(bce_stats),
             rewrite,
+            iv,
             schedule,
         },
     ))
@@ -270,7 +292,7 @@ pub fn run_with(
     options: &StageOptions,
 ) -> Result<Artifact, PipelineError> {
     let (stages, ir) = run_ir_stages_with(&mut func, target, config, options)?;
-    let compiled = compile(&func, target)?;
+    let compiled = compile_for(&func, target, options.isa)?;
     let code = code_stats(&compiled);
     Ok(Artifact {
         func,

@@ -33,6 +33,29 @@ pub enum OptLevel {
     Speed,
 }
 
+/// Which CPU features an ISA is built with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IsaChoice {
+    /// A named, fixed level, the same on every machine: x86_64 `x86-64-v3`, AArch64 ARMv8.0,
+    /// s390x z13, riscv64 RV64GC. Reports, `dump` and `check` use it unless told otherwise, so
+    /// that their rows do not depend on the host.
+    #[default]
+    Level,
+    /// The host's detected features when the target is the host (what the JIT and the `Md5`
+    /// library run); the named level for other targets.
+    Native,
+}
+
+impl IsaChoice {
+    /// The name on the command line (`--isa level|native`).
+    pub fn name(self) -> &'static str {
+        match self {
+            IsaChoice::Level => "level",
+            IsaChoice::Native => "native",
+        }
+    }
+}
+
 impl Target {
     /// Every target, in report order.
     pub const ALL: [Target; 4] = [
@@ -75,20 +98,22 @@ impl Target {
         Target::host() == Some(self)
     }
 
-    /// Builds the ISA. On the host, CPU features are detected (the JIT's code is the
-    /// report's code); a foreign x86_64 uses the `x86-64-v3` feature level, AArch64 the
-    /// ARMv8.0 baseline, s390x
-    /// Cranelift's z13 baseline and riscv64 RV64GC.
+    /// Builds the ISA at the named feature level ([`IsaChoice::Level`]): x86_64 `x86-64-v3`,
+    /// AArch64 the ARMv8.0 baseline, s390x Cranelift's z13 baseline and riscv64 RV64GC,
+    /// whatever the host.
     pub fn isa(self, opt: OptLevel) -> Result<OwnedTargetIsa, String> {
-        self.isa_with_verifier(opt, true)
+        self.isa_with(opt, true, IsaChoice::Level)
     }
 
-    /// [`Target::isa`], with Cranelift's verifier inside code generation on or off (the JIT
-    /// turns it off because its pipeline has verified the function it hands over).
-    pub fn isa_with_verifier(
+    /// Builds the ISA with the features `choice` names, Cranelift's verifier inside code
+    /// generation on or off (the JIT turns it off because its pipeline has verified the
+    /// function it hands over). With [`IsaChoice::Native`] on the host, CPU features are
+    /// detected: the JIT's code.
+    pub fn isa_with(
         self,
         opt: OptLevel,
         verifier: bool,
+        choice: IsaChoice,
     ) -> Result<OwnedTargetIsa, String> {
         let mut shared = settings::builder();
         let opt_text = match opt {
@@ -108,13 +133,14 @@ impl Target {
             .set("use_colocated_libcalls", "false")
             .map_err(|e| e.to_string())?;
         let flags = settings::Flags::new(shared);
-        self.isa_builder()?.finish(flags).map_err(|e| e.to_string())
+        self.isa_builder(choice)?
+            .finish(flags)
+            .map_err(|e| e.to_string())
     }
 
-    /// The ISA builder with this target's feature level: the host's detected features, or
-    /// for a foreign target `x86-64-v3`, ARMv8.0, z13 or RV64GC.
-    pub fn isa_builder(self) -> Result<isa::Builder, String> {
-        let builder = if self.is_host() {
+    /// The ISA builder with the features `choice` names (see [`Target::isa_with`]).
+    pub fn isa_builder(self, choice: IsaChoice) -> Result<isa::Builder, String> {
+        let builder = if self.is_host() && choice == IsaChoice::Native {
             cranelift_native::builder()?
         } else {
             let mut b = isa::lookup(self.triple()).map_err(|e| e.to_string())?;

@@ -1,5 +1,6 @@
 //! Bounds-check elimination on the BigInteger kernels, differentially and natively: each
-//! kernel is compiled with `BceLevel::Off`, `Merge` and `Predicate` and run on the host with
+//! kernel is compiled with `BceLevel::Off`, `Merge` and `Predicate` (and `Predicate` followed
+//! by induction-variable strength reduction) and run on the host with
 //! every `int[]` between two `PROT_NONE` pages (flush against one, both layouts), on random
 //! operands and on hostile lengths and offsets. Every level must return the same value and
 //! leave the same array contents as the checked original (and as the Rust transcription of the
@@ -18,19 +19,42 @@ use schedlab_backend::emulate_bigint::{
 };
 use schedlab_kernels::bigint::{self, Entry, OUT_OF_BOUNDS};
 use schedlab_passes::bce::{self, BceLevel};
+use schedlab_passes::iv;
 use std::sync::OnceLock;
 
 mod common;
 use common::{Guarded, MulAddFn, SquareFn};
 
-/// Both kernels at one entry, compiled at every level (Off first).
+/// Both kernels at one entry, compiled at every level (Off first), and predicated with their
+/// induction variables strength-reduced (`predicate+iv`).
 struct Variants {
-    mul_add: Vec<(BceLevel, MulAddFn)>,
-    square: Vec<(BceLevel, SquareFn)>,
+    mul_add: Vec<(String, MulAddFn)>,
+    square: Vec<(String, SquareFn)>,
 }
 
-fn compile_at(mut func: cranelift_codegen::ir::Function, level: BceLevel) -> *const u8 {
-    bce::run(&mut func, level).expect("bce runs");
+/// Every variant: each level, then `Predicate` followed by the `iv` pass.
+fn levels() -> Vec<(BceLevel, bool)> {
+    let mut v: Vec<(BceLevel, bool)> = BceLevel::ALL.into_iter().map(|l| (l, false)).collect();
+    v.push((BceLevel::Predicate, true));
+    v
+}
+
+fn label((level, reduce): (BceLevel, bool)) -> String {
+    if reduce {
+        format!("{level}+iv")
+    } else {
+        level.to_string()
+    }
+}
+
+fn compile_at(
+    mut func: cranelift_codegen::ir::Function,
+    (level, reduce): (BceLevel, bool),
+) -> *const u8 {
+    let stats = bce::run(&mut func, level).expect("bce runs");
+    if reduce {
+        iv::reduce_predicated(&mut func, &stats);
+    }
     let jit = JitFunction::compile(&func).expect("JIT compiles the kernel");
     let ptr = jit.code_ptr();
     // The JIT's code memory lives for the process.
@@ -46,22 +70,22 @@ fn variants(entry: Entry) -> &'static Variants {
         Entry::Impl => &IMPL,
     };
     cell.get_or_init(|| Variants {
-        mul_add: BceLevel::ALL
+        mul_add: levels()
             .into_iter()
             .map(|level| {
                 let p = compile_at(bigint::mul_add_with(entry), level);
                 // SAFETY: the kernel's signature is the documented one `MulAddFn` spells.
-                (level, unsafe {
+                (label(level), unsafe {
                     std::mem::transmute::<*const u8, MulAddFn>(p)
                 })
             })
             .collect(),
-        square: BceLevel::ALL
+        square: levels()
             .into_iter()
             .map(|level| {
                 let p = compile_at(bigint::square_to_len_with(entry), level);
                 // SAFETY: the kernel's signature is the documented one `SquareFn` spells.
-                (level, unsafe {
+                (label(level), unsafe {
                     std::mem::transmute::<*const u8, SquareFn>(p)
                 })
             })
@@ -125,8 +149,8 @@ fn check_mul_add(entry: Entry, cases: &[MulAddCase]) -> usize {
         for layout in Layout::ALL {
             let original = mul_add_once(v.mul_add[0].1, case, layout);
             assert_eq!(original, expected, "off {entry:?} {layout:?} {case:?}");
-            for &(level, f) in &v.mul_add[1..] {
-                let got = mul_add_once(f, case, layout);
+            for (level, f) in &v.mul_add[1..] {
+                let got = mul_add_once(*f, case, layout);
                 assert_eq!(got, original, "{level} {entry:?} {layout:?} {case:?}");
             }
         }
@@ -143,8 +167,8 @@ fn check_square(entry: Entry, cases: &[SquareToLenCase]) -> usize {
         for layout in Layout::ALL {
             let original = square_once(v.square[0].1, case, layout);
             assert_eq!(original, expected, "off {entry:?} {layout:?} {case:?}");
-            for &(level, f) in &v.square[1..] {
-                let got = square_once(f, case, layout);
+            for (level, f) in &v.square[1..] {
+                let got = square_once(*f, case, layout);
                 assert_eq!(got, original, "{level} {entry:?} {layout:?} {case:?}");
             }
         }

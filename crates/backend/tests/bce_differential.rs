@@ -1,5 +1,5 @@
 //! Bounds-check elimination, differentially and natively: the original, merged and predicated
-//! kernels run on the host against buffers whose last byte sits right before a `PROT_NONE`
+//! kernels (and the predicated one with its induction variable strength-reduced) run on the host against buffers whose last byte sits right before a `PROT_NONE`
 //! page, on random and adversarial `(len, ofs, limit)`. Every variant must return the same
 //! value and leave the same state as the original and as a plain-Rust model of the Java code;
 //! a read past the end faults instead of passing silently.
@@ -10,13 +10,15 @@ use rand::{Rng, SeedableRng};
 use schedlab_backend::JitFunction;
 use schedlab_kernels::{int_sum, md5};
 use schedlab_passes::bce::{self, BceLevel};
+use schedlab_passes::iv;
 use std::sync::OnceLock;
 
 type Kernel = unsafe extern "C" fn(*mut u32, *const u8, i32, i32, i32) -> i32;
 
-/// A kernel compiled at every level, kept for the whole process.
+/// A kernel compiled at every level (and predicated with its induction variable reduced),
+/// kept for the whole process.
 struct Variants {
-    kernels: Vec<(BceLevel, Kernel)>,
+    kernels: Vec<(String, Kernel)>,
 }
 
 fn compile(func: &cranelift_codegen::ir::Function) -> Kernel {
@@ -29,14 +31,19 @@ fn compile(func: &cranelift_codegen::ir::Function) -> Kernel {
 }
 
 fn variants(build: fn() -> cranelift_codegen::ir::Function) -> Variants {
-    let kernels = BceLevel::ALL
+    let mut kernels: Vec<(String, Kernel)> = BceLevel::ALL
         .into_iter()
         .map(|level| {
             let mut func = build();
             bce::run(&mut func, level).expect("bce runs");
-            (level, compile(&func))
+            (level.to_string(), compile(&func))
         })
         .collect();
+    let mut func = build();
+    let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
+    let reduced = iv::reduce_predicated(&mut func, &stats);
+    assert_eq!(reduced.loops_reduced, 1, "the check-free loop is reduced");
+    kernels.push(("predicate+iv".to_string(), compile(&func)));
     Variants { kernels }
 }
 
@@ -149,7 +156,7 @@ fn check_all(
 ) {
     let mut expected_state = init;
     let expected = model(&mut expected_state);
-    for &(level, kernel) in &v.kernels {
+    for (level, kernel) in &v.kernels {
         let mut state = init;
         // SAFETY: `state` has four words, `buf` is readable for `buf.len` bytes and every
         // variant reads only within `len`, which never exceeds `buf.len` unless `len` is

@@ -17,7 +17,6 @@ fn llvm_available() -> bool {
     test_can_use(llvm_tool("llvm-mca").and_then(|_| llvm_tool("llvm-objdump")))
 }
 
-
 #[test]
 fn md5_hot_loop_is_one_block_of_64_steps() {
     if !llvm_available() {

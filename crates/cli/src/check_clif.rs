@@ -329,6 +329,7 @@ fn build_unit(
             verify_stages: true,
             slow_path: None,
             statistics: false,
+            isa: schedlab_backend::IsaChoice::Level,
         };
         for func in &mut functions {
             run_ir_stages_with(func, target, &config, &options)

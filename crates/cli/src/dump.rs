@@ -33,6 +33,10 @@ pub struct DumpArgs {
     /// placeholder: the code is for measuring, not running).
     #[arg(long, value_enum, default_value_t = crate::kernel::SlowPathMode::Eager)]
     slow_path: crate::kernel::SlowPathMode,
+    /// CPU features of the compiled code: `level` (x86_64: `x86-64-v3`, the same rows on every
+    /// machine) or `native` (the host's detected features, as the `Md5` library's JIT uses).
+    #[arg(long, value_enum, default_value_t = crate::kernel::IsaMode::Level)]
+    isa: crate::kernel::IsaMode,
     /// Where reassociation puts a tree's constant: early (off the dependence chain) or late
     /// (last; on x86_64 a three-component `lea` on the chain).
     #[arg(long, value_enum, default_value_t = Constants::Early)]
@@ -83,7 +87,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         if k.targets(&[target])?.is_empty() {
             continue;
         }
-        let options = args.slow_path.stage_options(target);
+        let options = args.slow_path.stage_options_isa(target, args.isa);
         let a = crate::report::compile_kernel(&k, target, &config, &options)
             .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
         let text = match args.stage {

@@ -194,4 +194,36 @@ impl SlowPathMode {
             SlowPathMode::Lazy => schedlab_backend::pipeline::StageOptions::report_lazy(target),
         }
     }
+
+    /// [`SlowPathMode::stage_options`] compiling with the ISA features `isa` names.
+    pub fn stage_options_isa(
+        self,
+        target: schedlab_backend::Target,
+        isa: IsaMode,
+    ) -> schedlab_backend::pipeline::StageOptions {
+        schedlab_backend::pipeline::StageOptions {
+            isa: isa.choice(),
+            ..self.stage_options(target)
+        }
+    }
+}
+
+/// `--isa`: the CPU features code generation uses.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IsaMode {
+    /// A named level, the same on every machine (x86_64: `x86-64-v3`).
+    #[default]
+    Level,
+    /// The host's detected features on the host target (the JIT's code).
+    Native,
+}
+
+impl IsaMode {
+    /// The backend's name for it.
+    pub fn choice(self) -> schedlab_backend::IsaChoice {
+        match self {
+            IsaMode::Level => schedlab_backend::IsaChoice::Level,
+            IsaMode::Native => schedlab_backend::IsaChoice::Native,
+        }
+    }
 }

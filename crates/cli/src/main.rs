@@ -9,8 +9,10 @@ mod dump;
 mod guard;
 mod kernel;
 mod report;
+mod report_baseline;
 mod report_cost;
 mod report_plot;
+mod report_pressure;
 mod report_summary;
 
 use clap::{Parser, Subcommand};

@@ -3,6 +3,7 @@
 use crate::CliError;
 use crate::kernel::{self, Kernel};
 use crate::report_cost;
+use crate::report_pressure::Profile;
 use schedlab_backend::Target;
 use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::pipeline::{self, Artifact, PipelineConfig};
@@ -45,6 +46,10 @@ pub struct ReportArgs {
     /// placeholder: the code is for measuring, not running).
     #[arg(long, value_enum, default_value_t = crate::kernel::SlowPathMode::Eager)]
     slow_path: crate::kernel::SlowPathMode,
+    /// CPU features of the compiled code: `level` (x86_64: `x86-64-v3`, the same rows on every
+    /// machine) or `native` (the host's detected features, as the `Md5` library's JIT uses).
+    #[arg(long, value_enum, default_value_t = crate::kernel::IsaMode::Level)]
+    isa: crate::kernel::IsaMode,
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
@@ -52,6 +57,14 @@ pub struct ReportArgs {
     /// spills, reloads and instructions, and wins/ties/losses against `source`.
     #[arg(long)]
     summary: bool,
+    /// Also draw live IR values along the hot loop per strategy, one panel per kernel × target,
+    /// with the target's register budget as a line (SVG).
+    #[arg(long, value_name = "FILE.svg")]
+    plot_pressure: Option<PathBuf>,
+    /// Add a `cranelift-speed` row per kernel × target: stock Cranelift at `opt_level=speed`,
+    /// no schedlab pass.
+    #[arg(long)]
+    baseline: bool,
 }
 
 /// Output formats.
@@ -126,27 +139,41 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         let kernel_targets = k.targets(&targets)?;
         for strategy in &strategies {
             for &target in &kernel_targets {
-                jobs.push((k, strategy.as_str(), target));
+                jobs.push(Job::Pipeline(k, strategy.as_str(), target));
+            }
+        }
+        if args.baseline {
+            for &target in &kernel_targets {
+                jobs.push(Job::Baseline(k, target));
             }
         }
     }
     let progress = crate::check_clif::progress_bar(jobs.len() as u64, "report");
-    let results: Vec<(Row, Vec<String>)> = {
+    let results: Vec<(Row, Vec<String>, Option<Profile>)> = {
         use rayon::prelude::*;
         jobs.par_iter()
-            .map(|&(k, strategy, target)| {
+            .map(|job| {
                 let mut problems = Vec::new();
-                let row = report_row(k, strategy, target, &args, &mut problems);
+                let (row, profile) = match *job {
+                    Job::Pipeline(k, strategy, target) => {
+                        report_row(k, strategy, target, &args, &mut problems)
+                    }
+                    Job::Baseline(k, target) => {
+                        (baseline_row(k, target, &args, &mut problems), None)
+                    }
+                };
                 progress.inc(1);
-                (row, problems)
+                (row, problems, profile)
             })
             .collect()
     };
     progress.finish_and_clear();
     let mut rows = Vec::with_capacity(results.len());
     let mut problems: Vec<String> = Vec::new();
-    for (row, found) in results {
+    let mut profiles = Vec::new();
+    for (row, found, profile) in results {
         rows.push(row);
+        profiles.extend(profile);
         for p in found {
             if !problems.contains(&p) {
                 problems.push(p);
@@ -185,6 +212,10 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         crate::report_plot::draw(path, &rows)
             .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
     }
+    if let Some(path) = &args.plot_pressure {
+        crate::report_pressure::draw(path, &profiles)
+            .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
+    }
     let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
     for r in &failed {
         let error = r.error.as_deref().unwrap_or_default();
@@ -203,22 +234,47 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// One unit of report work: a kernel through schedlab's pipeline with one strategy, or through
+/// stock Cranelift (`--baseline`).
+enum Job<'a> {
+    Pipeline(&'a Kernel, &'a str, Target),
+    Baseline(&'a Kernel, Target),
+}
+
+/// The `cranelift-speed` row behind [`crate::guard::catch`]: a failure is this row's error.
+fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs, problems: &mut Vec<String>) -> Row {
+    let name = crate::report_baseline::NAME;
+    let built = crate::guard::catch(|| {
+        let mut found = Vec::new();
+        let row = crate::report_baseline::row(k, target, args.isa.choice(), args.mca, &mut found);
+        (row, found)
+    });
+    match built {
+        Ok((Ok(row), found)) => {
+            problems.extend(found.into_iter().map(|p| format!("llvm-mca: {p}")));
+            row
+        }
+        Ok((Err(e), _)) | Err(e) => error_row(k, name, target, e),
+    }
+}
+
 /// One row: the pipeline for `k` × `strategy` × `target` behind [`crate::guard::catch`], so
-/// that a failure or a panic in code generation is this row's error and nothing else's.
+/// that a failure or a panic in code generation is this row's error and nothing else's; with
+/// `--plot-pressure`, also its pressure profile.
 fn report_row(
     k: &Kernel,
     strategy: &str,
     target: Target,
     args: &ReportArgs,
     problems: &mut Vec<String>,
-) -> Row {
+) -> (Row, Option<Profile>) {
     let config = PipelineConfig {
         bce: args.bce,
         optimize: args.optimize,
         rewrites: !args.no_rewrites,
         ..PipelineConfig::with_strategy(strategy)
     };
-    let options = args.slow_path.stage_options(target);
+    let options = args.slow_path.stage_options_isa(target, args.isa);
     match compile_kernel(k, target, &config, &options) {
         Ok(artifact) => {
             let mut mca_found = Vec::new();
@@ -226,12 +282,16 @@ fn report_row(
                 .mca
                 .then(|| mca_figures(&artifact, target, &mut mca_found));
             let mut cost_found = Vec::new();
-            let cost = report_cost::row_cost(&artifact, &mut cost_found);
+            let cost = report_cost::row_cost(&artifact.compiled, &mut cost_found);
             problems.extend(mca_found.into_iter().map(|p| format!("llvm-mca: {p}")));
             problems.extend(cost_found.into_iter().map(|p| format!("own model: {p}")));
-            row(k, strategy, target, &artifact, mca, cost)
+            let profile = args
+                .plot_pressure
+                .is_some()
+                .then(|| crate::report_pressure::profile(&k.name, strategy, target, &artifact));
+            (row(k, strategy, target, &artifact, mca, cost), profile)
         }
-        Err(e) => error_row(k, strategy, target, e),
+        Err(e) => (error_row(k, strategy, target, e), None),
     }
 }
 
@@ -336,7 +396,7 @@ fn mca_figures(a: &Artifact, target: Target, problems: &mut Vec<String>) -> BTre
     out
 }
 
-const HEADERS: [&str; 16] = [
+const HEADERS: [&str; 15] = [
     "status",
     "kernel",
     "strategy",

@@ -7,8 +7,8 @@
 //! they are below the same core's bound (impossible on that core).
 
 use crate::report::Row;
+use schedlab_backend::Compiled;
 use schedlab_backend::cost::{CostError, loop_cost};
-use schedlab_backend::pipeline::Artifact;
 use std::collections::BTreeMap;
 
 /// The own-model part of a report row.
@@ -29,10 +29,10 @@ pub fn tenth(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
 }
 
-/// The own-model figures of `a`; a problem (llvm-objdump missing, an instruction the model
+/// The own-model figures of `compiled`; a problem (llvm-objdump missing, an instruction the model
 /// cannot read) is collected once and the figures stay empty.
-pub fn row_cost(a: &Artifact, problems: &mut Vec<String>) -> RowCost {
-    match loop_cost(&a.compiled) {
+pub fn row_cost(compiled: &Compiled, problems: &mut Vec<String>) -> RowCost {
+    match loop_cost(compiled) {
         Ok(cost) => {
             let model: BTreeMap<String, f64> = cost
                 .bounds
@@ -52,7 +52,7 @@ pub fn row_cost(a: &Artifact, problems: &mut Vec<String>) -> RowCost {
                 CostError::Loop(inner) => format!("hot loop: {inner}"),
                 other => other.to_string(),
             };
-            let msg = format!("{}: {msg}", a.compiled.target);
+            let msg = format!("{}: {msg}", compiled.target);
             if !problems.contains(&msg) {
                 problems.push(msg);
             }

@@ -56,6 +56,7 @@ fn registry_is_stable_and_unknown_names_list_the_valid_ones() {
             "list-latency",
             "pressure",
             "pressure-remat",
+            "latency-pressure",
             "shuffle"
         ]
     );
@@ -440,6 +441,9 @@ impl sched::Strategy for PickOnly {
     }
     fn init_block(&mut self, view: &sched::SchedView<'_>) {
         self.0.init_block(view);
+    }
+    fn binds_to_user(&self, view: &sched::SchedView<'_>, node: sched::NodeId) -> bool {
+        self.0.binds_to_user(view, node)
     }
     fn pick(&mut self, ready: &sched::ReadySet, view: &sched::SchedView<'_>) -> sched::Pick {
         self.0.pick(ready, view)

@@ -72,7 +72,7 @@ pub fn isa_with_flags(
             builder.finish(shared).map_err(|e| format!("{target}: {e}"))
         }
         None => target
-            .isa_builder()?
+            .isa_builder(crate::target::IsaChoice::Level)?
             .finish(shared)
             .map_err(|e| e.to_string()),
     }

@@ -377,7 +377,7 @@ const MAX_RATIO: i64 = 1 << 20;
 const MAX_OFFSET: i64 = 1 << 30;
 
 /// The value arguments `branch` passes to `to`.
-fn edge_args(func: &Function, branch: Inst, to: Block) -> Option<Vec<Value>> {
+pub(crate) fn edge_args(func: &Function, branch: Inst, to: Block) -> Option<Vec<Value>> {
     let dfg = &func.dfg;
     let call = dfg.insts[branch]
         .branch_destination(&dfg.jump_tables, &dfg.exception_tables)
@@ -392,7 +392,7 @@ fn edge_args(func: &Function, branch: Inst, to: Block) -> Option<Vec<Value>> {
 }
 
 /// Follows block parameters that receive the same value on every incoming edge.
-fn resolve_copy(func: &Function, cfg: &ControlFlowGraph, v: Value, fuel: u32) -> Value {
+pub(crate) fn resolve_copy(func: &Function, cfg: &ControlFlowGraph, v: Value, fuel: u32) -> Value {
     let dfg = &func.dfg;
     let v = dfg.resolve_aliases(v);
     let ValueDef::Param(block, index) = dfg.value_def(v) else {

@@ -1,13 +1,13 @@
 //! The driver: builds each block's DAG, keeps the ready set, the in-order issue model and the
 //! pressure state, asks the strategy for picks and rewrites the block in the chosen order.
 
-use super::dag::{DepDag, NodeId};
+use super::dag::{DepDag, EdgeKind, NodeId};
 use super::latency::MachineModel;
 use super::pressure::{Liveness, PressureTracker};
 use super::ready::{ReadySet, SchedView};
 use super::strategy::{Pick, Reason, Strategy};
 use super::{BlockStats, SchedError};
-use cranelift_codegen::ir::{Block, Function, Inst};
+use cranelift_codegen::ir::{Block, Function, Inst, Opcode};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -34,6 +34,8 @@ pub(crate) fn schedule_block(
     let mut heap: BinaryHeap<Reverse<(u32, NodeId)>> = BinaryHeap::new();
     let (mut cycle, mut issued) = (0u32, 0u32);
     let mut order = Vec::with_capacity(n);
+    // Filled once the strategy has seen the block (it may bind nodes of its own).
+    let mut bound: Vec<bool> = Vec::new();
     macro_rules! view {
         () => {
             SchedView {
@@ -45,6 +47,7 @@ pub(crate) fn schedule_block(
                 scheduled: &scheduled,
                 cycle,
                 placed: order.len(),
+                bound: &bound,
             }
         };
     }
@@ -58,18 +61,61 @@ pub(crate) fn schedule_block(
         }
         ranked = Some(ranks);
     }
-    let make_ready = |id: NodeId,
-                      ready: &mut ReadySet,
-                      heap: &mut BinaryHeap<Reverse<(u32, NodeId)>>,
-                      ranked: &Option<Vec<(u32, Reason)>>| match ranked {
-        Some(ranks) => heap.push(Reverse((ranks[id.index()].0, id))),
-        None => ready.insert(id),
+    // Bound nodes (constants for every strategy, and what the strategy binds) are never
+    // offered: once their predecessors are placed they count as available for their users'
+    // readiness, and each is placed right before the first user picked.
+    bound = dag
+        .nodes()
+        .map(|id| {
+            bindable(dag, id)
+                && (is_constant(func, dag, id) || strategy.binds_to_user(&view!(), id))
+        })
+        .collect();
+    let mut work: Vec<NodeId> = Vec::new();
+    let release = |id: NodeId,
+                   ready: &mut ReadySet,
+                   heap: &mut BinaryHeap<Reverse<(u32, NodeId)>>,
+                   work: &mut Vec<NodeId>| {
+        if bound[id.index()] {
+            work.push(id);
+        } else {
+            match &ranked {
+                Some(ranks) => heap.push(Reverse((ranks[id.index()].0, id))),
+                None => ready.insert(id),
+            }
+        }
+    };
+    // A bound node that became available releases its users at once (zero latency: a constant
+    // is an immediate or a cheap materialisation, a bound load folds into its user).
+    let drain = |work: &mut Vec<NodeId>,
+                 ready: &mut ReadySet,
+                 heap: &mut BinaryHeap<Reverse<(u32, NodeId)>>,
+                 waiting: &mut Vec<usize>,
+                 ready_cycle: &mut Vec<u32>| {
+        while let Some(b) = work.pop() {
+            for (succ, _) in dag.succs(b) {
+                let s = succ.index();
+                ready_cycle[s] = ready_cycle[s].max(ready_cycle[b.index()]);
+                waiting[s] -= 1;
+                if waiting[s] == 0 {
+                    release(succ, ready, heap, work);
+                }
+            }
+        }
     };
     for id in dag.nodes() {
         if waiting[id.index()] == 0 {
-            make_ready(id, &mut ready, &mut heap, &ranked);
+            release(id, &mut ready, &mut heap, &mut work);
         }
     }
+    drain(
+        &mut work,
+        &mut ready,
+        &mut heap,
+        &mut waiting,
+        &mut ready_cycle,
+    );
+    let mut pending: Vec<NodeId> = Vec::new();
     while !(ready.is_empty() && heap.is_empty()) {
         let pick = if let Some(ranks) = &ranked {
             let only = heap.len() == 1;
@@ -94,6 +140,16 @@ pub(crate) fn schedule_block(
             }
             pick
         };
+        // The pick's bound predecessors first (theirs before them), in source order.
+        pending.clear();
+        collect_bound(dag, &bound, &scheduled, pick.node, &mut pending);
+        for &b in &pending {
+            *reasons.entry(Reason::Bound).or_default() += 1;
+            scheduled[b.index()] = true;
+            order.push(b);
+            pressure.place(b.index());
+            strategy.scheduled(b, &view!());
+        }
         *reasons.entry(pick.reason).or_default() += 1;
         let id = pick.node;
         scheduled[id.index()] = true;
@@ -114,13 +170,62 @@ pub(crate) fn schedule_block(
             ready_cycle[s] = ready_cycle[s].max(at + edge.latency);
             waiting[s] -= 1;
             if waiting[s] == 0 {
-                make_ready(succ, &mut ready, &mut heap, &ranked);
+                release(succ, &mut ready, &mut heap, &mut work);
             }
         }
+        drain(
+            &mut work,
+            &mut ready,
+            &mut heap,
+            &mut waiting,
+            &mut ready_cycle,
+        );
         strategy.scheduled(id, &view!());
     }
     debug_assert_eq!(order.len(), n, "a DAG always drains");
     Ok((order, pressure.max()))
+}
+
+/// Whether `node` may be bound to its users: it has users in the block, and apart from them
+/// nothing but the terminator depends on it (so placing it late breaks no memory order).
+fn bindable(dag: &DepDag, node: NodeId) -> bool {
+    let mut has_user = false;
+    for (succ, edge) in dag.succs(node) {
+        if edge.kind == EdgeKind::Data {
+            has_user = true;
+        } else if Some(succ) != dag.terminator() {
+            return false;
+        }
+    }
+    has_user && Some(node) != dag.terminator()
+}
+
+/// An integer constant: rematerialisable for free, so bound to its users for every strategy.
+fn is_constant(func: &Function, dag: &DepDag, node: NodeId) -> bool {
+    func.dfg.insts[dag.inst(node)].opcode() == Opcode::Iconst && dag.preds(node).next().is_none()
+}
+
+/// Appends `node`'s unplaced bound predecessors to `out`, each after its own.
+fn collect_bound(
+    dag: &DepDag,
+    bound: &[bool],
+    scheduled: &[bool],
+    node: NodeId,
+    out: &mut Vec<NodeId>,
+) {
+    let mut preds: Vec<NodeId> = dag
+        .preds(node)
+        .map(|(p, _)| p)
+        .filter(|p| bound[p.index()] && !scheduled[p.index()] && !out.contains(p))
+        .collect();
+    preds.sort_unstable();
+    preds.dedup();
+    for p in preds {
+        if !out.contains(&p) {
+            collect_bound(dag, bound, scheduled, p, out);
+            out.push(p);
+        }
+    }
 }
 
 /// Moves the block's instructions into `order` (whose last element is the terminator when

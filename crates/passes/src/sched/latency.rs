@@ -186,6 +186,12 @@ impl MachineModel {
         }
     }
 
+    /// Whether the target's integer instructions take a memory operand (`add reg, [mem]` on
+    /// x86_64, `A r, d(x,b)` on s390x), so that a load used once can fold into its user.
+    pub fn memory_operands(&self) -> bool {
+        matches!(self.target, "x86_64" | "s390x")
+    }
+
     /// Latency of `inst` in cycles: how long after it issues its results can be used.
     pub fn latency(&self, func: &Function, inst: Inst) -> u32 {
         let l = &self.latencies;

@@ -11,7 +11,9 @@
 //! edges from alias regions, ordering of traps and side effects, terminator last), keeps the
 //! ready set, a simple in-order issue model and the live-value count, and rewrites the block.
 //! A [`Strategy`] only picks the next instruction from the [`ReadySet`] and says why
-//! ([`Reason`]). Strategies are registered by name in [`registry::STRATEGIES`]:
+//! ([`Reason`]). Integer constants are rematerialisable: the driver clones each per use
+//! ([`remat_constants`]) and places every copy right before its user, whatever the strategy.
+//! Strategies are registered by name in [`registry::STRATEGIES`]:
 //!
 //! | name | idea |
 //! |---|---|
@@ -22,6 +24,7 @@
 //! | `list-latency` | critical path first, avoiding stalls |
 //! | `pressure` | latency while live values fit the registers, pressure beyond |
 //! | `pressure-remat` | `pressure` after load rematerialisation |
+//! | `latency-pressure` | critical path within the budget, slack work just in time, pressure above |
 //! | `shuffle` | seeded random legal order, for testing |
 //!
 //! Every schedule can be checked against a DAG rebuilt from the unscheduled function
@@ -42,7 +45,7 @@ pub use latency::{Latencies, MachineModel};
 pub use pressure::{Liveness, function_max_pressure};
 pub use ready::{ReadySet, SchedView};
 pub use registry::{STRATEGIES, StrategyEntry};
-pub use remat::{RematStats, remat_loads};
+pub use remat::{RematStats, remat_constants, remat_loads};
 pub use strategy::{Pick, Reason, Strategy};
 
 use cranelift_codegen::ir::{Block, Function, Inst};
@@ -251,6 +254,7 @@ pub fn schedule_with_strategy(
     } else {
         RematStats::default()
     };
+    remat_constants(func);
     let snapshot = opts.verify.then(|| func.clone());
     // Reordering inside blocks does not change live-in/live-out sets, so one liveness serves
     // the driver and the statistics after scheduling.

@@ -95,6 +95,8 @@ pub struct SchedView<'a> {
     pub(crate) scheduled: &'a [bool],
     pub(crate) cycle: u32,
     pub(crate) placed: usize,
+    /// Per node: the driver places it right before its first user (constants, bound loads).
+    pub(crate) bound: &'a [bool],
 }
 
 impl SchedView<'_> {
@@ -128,9 +130,21 @@ impl SchedView<'_> {
         self.pressure.live()
     }
 
-    /// Change in live values if `n` is placed next.
+    /// Change in live values if `n` is placed next, with the bound predecessors the driver
+    /// places right before it: each of those is live at `n` (the tracker alone would count
+    /// its value as dying there without ever having counted it live).
     pub fn pressure_delta(&self, n: NodeId) -> isize {
-        self.pressure.delta(n.index())
+        let mut bound_preds: Vec<NodeId> = self
+            .dag
+            .preds(n)
+            .map(|(p, _)| p)
+            .filter(|p| {
+                self.bound.get(p.index()).copied().unwrap_or(false) && !self.scheduled[p.index()]
+            })
+            .collect();
+        bound_preds.sort_unstable();
+        bound_preds.dedup();
+        self.pressure.delta(n.index()) + bound_preds.len() as isize
     }
 
     /// The register budget: the model's allocatable integer registers.

@@ -34,5 +34,6 @@ pub static STRATEGIES: &[StrategyEntry] = &[
     strategies::list_latency::ENTRY,
     strategies::pressure::ENTRY,
     strategies::pressure_remat::ENTRY,
+    strategies::latency_pressure::ENTRY,
     strategies::shuffle::ENTRY,
 ];

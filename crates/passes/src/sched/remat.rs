@@ -12,7 +12,7 @@
 //! copy is as safe as the original and reads the same bytes.
 
 use super::dag::Effect;
-use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Value};
+use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Opcode, Value};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What rematerialisation did.
@@ -120,4 +120,58 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
         stats.loads_rematerialized += 1;
     }
     stats
+}
+
+/// Gives every integer constant one copy per using instruction, placed right before it (the
+/// original goes away). A constant costs nothing to recompute — an immediate operand on most
+/// instructions, one or two moves otherwise — so no schedule should keep one in a register
+/// from an early definition to a late use; the driver then places each copy right before its
+/// user for every strategy. Returns the copies inserted for constants that had more than one
+/// user or a user in another block.
+pub fn remat_constants(func: &mut Function) -> usize {
+    func.dfg.resolve_all_aliases();
+    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
+    let mut constants = Vec::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if func.dfg.insts[inst].opcode() == Opcode::Iconst {
+                constants.push(inst);
+                users.insert(func.dfg.first_result(inst), Vec::new());
+            }
+        }
+    }
+    if constants.is_empty() {
+        return 0;
+    }
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            for v in func.dfg.inst_values(inst) {
+                if let Some(list) = users.get_mut(&v)
+                    && list.last() != Some(&inst)
+                {
+                    list.push(inst);
+                }
+            }
+        }
+    }
+    let mut copies = 0;
+    for constant in constants {
+        let result = func.dfg.first_result(constant);
+        let uses = &users[&result];
+        let home = func.layout.inst_block(constant);
+        let local = uses.len() == 1 && func.layout.inst_block(uses[0]) == home;
+        if uses.is_empty() || local {
+            continue;
+        }
+        for &user in uses {
+            let copy = func.dfg.clone_inst(constant);
+            let copy_result = func.dfg.first_result(copy);
+            func.layout.insert_inst(copy, user);
+            func.dfg
+                .map_inst_values(user, |v| if v == result { copy_result } else { v });
+            copies += 1;
+        }
+        func.layout.remove_inst(constant);
+    }
+    copies
 }

@@ -29,11 +29,17 @@ pub enum Reason {
     KeepPressure,
     /// Seeded random choice.
     Random,
+    /// Placed by the driver right before its user: a constant (for every strategy) or a node
+    /// the strategy binds ([`Strategy::binds_to_user`]).
+    Bound,
+    /// A load issued about one step ahead of its use: early enough to cover its latency,
+    /// late enough not to hold a register longer.
+    LoadAhead,
 }
 
 impl Reason {
     /// Every reason, in report order.
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 12] = [
         Reason::Only,
         Reason::SourceOrder,
         Reason::LoadFirst,
@@ -44,6 +50,8 @@ impl Reason {
         Reason::ReducePressure,
         Reason::KeepPressure,
         Reason::Random,
+        Reason::Bound,
+        Reason::LoadAhead,
     ];
 
     /// Short kebab-case name used in reports.
@@ -59,6 +67,8 @@ impl Reason {
             Reason::ReducePressure => "reduce-pressure",
             Reason::KeepPressure => "keep-pressure",
             Reason::Random => "random",
+            Reason::Bound => "bound",
+            Reason::LoadAhead => "load-ahead",
         }
     }
 }
@@ -90,6 +100,14 @@ pub trait Strategy {
     /// Whether the driver should rematerialise loads of never-written memory before building
     /// the DAGs (one load per use, placed right before it).
     fn remat_loads(&self) -> bool {
+        false
+    }
+
+    /// Whether the driver should place `node` right before its first user instead of offering
+    /// it (e.g. a load that folds into its user as a memory operand). Asked once per node after
+    /// [`Strategy::init_block`]; the driver binds only nodes that nothing but their users and
+    /// the terminator depend on, and binds integer constants for every strategy.
+    fn binds_to_user(&self, _view: &SchedView<'_>, _node: NodeId) -> bool {
         false
     }
 

@@ -1,6 +1,7 @@
 //! The strategies, one per file. Each file ends with its registry entry (`ENTRY`).
 
 pub mod hoist_loads;
+pub mod latency_pressure;
 pub mod list_latency;
 pub mod pressure;
 pub mod pressure_remat;

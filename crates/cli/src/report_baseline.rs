@@ -1,0 +1,75 @@
+//! The `cranelift-speed` baseline row of `schedlab report --baseline`: the kernel as built,
+//! compiled by stock Cranelift at `opt_level=speed` (its e-graph optimiser and elaboration
+//! place every pure instruction), with none of schedlab's passes — no bounds-check
+//! elimination, no rewrites, no schedule.
+
+use crate::kernel::Kernel;
+use crate::report::Row;
+use schedlab_backend::mca::{mca_cpus, mca_cycles};
+use schedlab_backend::stats::code_stats;
+use schedlab_backend::{IsaChoice, Target, compile_speed};
+use std::collections::BTreeMap;
+
+/// The strategy column of the baseline rows.
+pub const NAME: &str = "cranelift-speed";
+
+/// Compiles `k` for `target` as stock Cranelift does and measures it like a pipeline row
+/// (pressure columns are 0: no scheduler ran). llvm-mca problems are added to `problems`.
+pub fn row(
+    k: &Kernel,
+    target: Target,
+    isa: IsaChoice,
+    mca: bool,
+    problems: &mut Vec<String>,
+) -> Result<Row, String> {
+    let compiled = compile_speed(&k.func, target, isa).map_err(|e| e.to_string())?;
+    let code = code_stats(&compiled);
+    let mca = mca.then(|| {
+        let mut out = BTreeMap::new();
+        for cpu in mca_cpus(target) {
+            match mca_cycles(&compiled, cpu) {
+                Ok(c) => {
+                    out.insert((*cpu).to_string(), (c * 10.0).round() / 10.0);
+                }
+                Err(e) => {
+                    let msg = format!("{target} {cpu} ({NAME}): {e}");
+                    if !problems.contains(&msg) {
+                        problems.push(msg);
+                    }
+                }
+            }
+        }
+        out
+    });
+    let mut cost_problems = Vec::new();
+    let cost = crate::report_cost::row_cost(&compiled, &mut cost_problems);
+    problems.extend(
+        cost_problems
+            .into_iter()
+            .map(|p| format!("own model ({NAME}): {p}")),
+    );
+    Ok(Row {
+        kernel: k.name.clone(),
+        strategy: NAME.to_string(),
+        target: target.name().to_string(),
+        spills: code.spills,
+        reloads: code.reloads,
+        frame_bytes: code.frame_bytes,
+        insts: code.insts,
+        code_bytes: code.code_bytes,
+        callee_saved: code.callee_saved.len(),
+        max_pressure: 0,
+        max_pressure_before: 0,
+        checks_per_block: None,
+        checks_per_block_unoptimized: None,
+        mca_below_bound: mca
+            .as_ref()
+            .map(|m| crate::report_cost::below_bound(&cost, m)),
+        model: mca.is_some().then(|| cost.model.clone()),
+        mca,
+        loop_spills: cost.loop_spills,
+        loop_reloads: cost.loop_reloads,
+        recurrence_bound: cost.recurrence_bound,
+        error: None,
+    })
+}
