@@ -10,6 +10,7 @@
 pub mod compile;
 pub mod emulate;
 pub mod emulate_bigint;
+pub mod emulate_mb;
 pub mod jit;
 pub mod mca;
 pub mod object;

@@ -3,6 +3,7 @@
 
 mod bench;
 mod check;
+mod check_mb;
 mod dump;
 mod kernel;
 mod report;
