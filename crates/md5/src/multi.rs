@@ -2,7 +2,9 @@
 
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};
+use cranelift_codegen::isa::CallConv;
 use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES};
+use schedlab_passes::deopt::SlowPathCall;
 
 pub use schedlab_kernels::md5_mb::state_index;
 
@@ -19,6 +21,38 @@ const _: () = assert!(std::mem::size_of::<LaneDescriptor>() == LANE_DESCRIPTOR_B
 
 /// The kernel's machine-level type: `(state, lanes, blocks) -> blocks | OUT_OF_BOUNDS`.
 type LanesFn = unsafe extern "C" fn(*mut u32, *const LaneDescriptor, i32) -> i32;
+
+/// The kernel's slow path, called by its preheader test when it cannot prove every read in
+/// bounds: the same semantics in Rust ([`md5_mb::java_compress_lanes`]).
+///
+/// # Safety
+/// `lanes` is the lane count; `state` holds four words per lane and `descriptors` one
+/// descriptor per lane, each describing `len` readable bytes (as
+/// [`MultiCompressor::compress_lanes`] builds them).
+unsafe extern "C" fn run_slow_path(
+    lanes: usize,
+    state: *mut u32,
+    descriptors: *const LaneDescriptor,
+    blocks: i32,
+) -> i32 {
+    // SAFETY: per the contract above.
+    let (state, descriptors) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(state, 4 * lanes),
+            std::slice::from_raw_parts(descriptors, lanes),
+        )
+    };
+    let inputs: Vec<md5_mb::LaneInput<'_>> = descriptors
+        .iter()
+        .map(|d| md5_mb::LaneInput {
+            // SAFETY: `buf` is readable for `len` bytes (a slice's pointer, never null).
+            buf: unsafe { std::slice::from_raw_parts(d.buf, usize::try_from(d.len).unwrap_or(0)) },
+            len: d.len.max(0),
+            ofs: d.ofs,
+        })
+        .collect();
+    md5_mb::java_compress_lanes(state, &inputs, blocks)
+}
 
 /// One lane's input to [`MultiCompressor::compress_lanes`]: a buffer and the offset of the
 /// lane's first block.
@@ -47,14 +81,22 @@ impl std::fmt::Debug for MultiCompressor {
 
 impl MultiCompressor {
     /// Builds the kernel with `groups` (1 or 2) four-lane groups, runs the pipeline's IR stages
-    /// with `config` (both loops of a predicated kernel are compiled) and JIT-compiles it.
+    /// with `config` and JIT-compiles it. Only the check-free loop is compiled; ranges the
+    /// preheader test cannot prove in bounds run the Rust model of the kernel.
     pub fn compile(config: &PipelineConfig, groups: usize) -> Result<Self, crate::BuildError> {
         if !(1..=2).contains(&groups) {
             return Err(crate::BuildError::Lanes(groups * GROUP_LANES));
         }
         let target = Target::host().ok_or(crate::BuildError::UnsupportedHost)?;
         let mut func = md5_mb::compress_lanes(groups);
-        run_ir_stages_with(&mut func, target, config, &StageOptions::jit(None))?;
+        // The checked loop is not compiled: a failing preheader test calls the Rust model
+        // (the context is the lane count). Valid input never takes it.
+        let slow_path = SlowPathCall {
+            callee: run_slow_path as *const () as usize as u64,
+            context: (groups * GROUP_LANES) as u64,
+            call_conv: CallConv::triple_default(&target.triple()),
+        };
+        run_ir_stages_with(&mut func, target, config, &StageOptions::jit(Some(slow_path)))?;
         let options = JitOptions {
             verify: false,
             listing: false,

@@ -10,6 +10,21 @@ use crate::tier::{Backend, JIT_THRESHOLD_BLOCKS, Tier};
 use digest::{Digest, Output};
 use schedlab_backend::pipeline::PipelineConfig;
 
+/// One message hashed by the portable code alone.
+fn portable_digest(message: &[u8]) -> Output<Md5> {
+    let mut tail = [0u8; 128];
+    let whole = message.len() - message.len() % 64;
+    let mut state = schedlab_kernels::md5::INITIAL_STATE;
+    portable::compress_blocks(&mut state, &message[..whole]);
+    let blocks = crate::batch::padded_tail(message, &mut tail);
+    portable::compress_blocks(&mut state, &tail[..64 * blocks]);
+    let mut out = Output::<Md5>::default();
+    for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
 /// Lane groups of the batch kernel the library compiles (2 × 4 lanes, interleaved).
 pub const BATCH_GROUPS: usize = 2;
 
@@ -64,20 +79,35 @@ impl TieredEngine {
     }
 
     /// The MD5 of every message, in order: with the multi-buffer kernel once it is compiled
-    /// (lanes refilled as messages finish), one by one before that. Identical to
-    /// [`TieredEngine::digest`] of each.
+    /// (lanes refilled as messages finish), one by one with the portable code while it
+    /// compiles (readiness is checked before each message), one by one with the single-stream
+    /// tiers if it cannot be compiled. Identical to [`TieredEngine::digest`] of each.
     pub fn digest_many(&'static self, messages: &[&[u8]]) -> Vec<Output<Md5>> {
-        let blocks: u64 = messages.iter().map(|m| m.len() as u64 / 64 + 1).sum();
-        match self.batch.code_or_count(blocks) {
-            Some(kernel) if messages.len() > 1 => {
-                let single = |state: &mut [u32; 4], data: &[u8]| self.compress_blocks(state, data);
-                digest_many_with(kernel, &single, messages)
-                    .into_iter()
-                    .map(Output::<Md5>::from)
-                    .collect()
+        let mut out = Vec::with_capacity(messages.len());
+        let mut rest = messages;
+        while let [first, tail @ ..] = rest {
+            if tail.is_empty() {
+                out.push(self.digest(first));
+                break;
             }
-            _ => messages.iter().map(|m| self.digest(m)).collect(),
+            if let Some(kernel) = self.batch.code_or_count(first.len() as u64 / 64 + 1) {
+                let single = |state: &mut [u32; 4], data: &[u8]| self.compress_blocks(state, data);
+                out.extend(
+                    digest_many_with(kernel, &single, rest)
+                        .into_iter()
+                        .map(Output::<Md5>::from),
+                );
+                break;
+            }
+            // Not compiled yet: this message now, the next ones in lanes if it is ready by then.
+            out.push(match self.batch.backend() {
+                Backend::Failed(_) => self.digest(first),
+                // Leave the core to the batch compile rather than start a second one.
+                _ => portable_digest(first),
+            });
+            rest = tail;
         }
+        out
     }
 
     /// Compresses whole blocks with the single-stream kernel, or portably until it is ready.

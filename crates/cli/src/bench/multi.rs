@@ -27,6 +27,8 @@ struct MultiRow {
     lanes: usize,
     strategy: String,
     kernel: MultiCompressor,
+    /// Wall time of the compile (IR build, passes, code generation), in milliseconds.
+    compile_ms: f64,
 }
 
 /// Runs the multi-buffer bench.
@@ -46,6 +48,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             if wanted.as_ref().is_some_and(|w| !w.contains(&name)) {
                 continue;
             }
+            let started = Instant::now();
             let kernel = MultiCompressor::compile(&PipelineConfig::with_strategy(strategy), groups)
                 .map_err(|e| CliError::failure(format!("cannot compile {name}: {e}")))?;
             rows.push(MultiRow {
@@ -53,6 +56,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 lanes,
                 strategy: strategy.to_string(),
                 kernel,
+                compile_ms: started.elapsed().as_secs_f64() * 1e3,
             });
         }
     }
@@ -101,6 +105,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                         "size": size,
                         "mb_per_s": median(&mbs[r][si]),
                         "ratio_to_openssl": median(&ratios[r][si]),
+                        "compile_ms": row.compile_ms,
                     }));
                 }
             }
@@ -129,13 +134,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 "md5-mb aggregate MB/s (ratio to OpenSSL MD5() single-stream, same repetition); \
                  {machine}; {reps} repetitions"
             );
-            let mut header = format!("{:<30}", "impl");
+            let mut header = format!("{:<30} {:>10}", "impl", "compile");
             for &size in &sizes {
                 header.push_str(&format!(" {:>22}", format!("{} B/lane", size)));
             }
             println!("{header}");
             for (r, row) in rows.iter().enumerate() {
-                let mut line = format!("{:<30}", row.name);
+                let mut line = format!("{:<30} {:>7.1} ms", row.name, row.compile_ms);
                 for si in 0..sizes.len() {
                     let cell = match (median(&mbs[r][si]), median(&ratios[r][si])) {
                         (Some(m), Some(q)) => format!("{m:.0} ({q:.2}x)"),
@@ -145,7 +150,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 }
                 println!("{line}");
             }
-            let mut line = format!("{:<30}", "openssl (1 stream)");
+            let mut line = format!("{:<30} {:>10}", "openssl (1 stream)", "");
             for samples in &openssl {
                 let cell = median(samples).map_or("-".into(), |m| format!("{m:.0} (1.00x)"));
                 line.push_str(&format!(" {cell:>22}"));
