@@ -139,7 +139,7 @@ fn check_one(
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
     match k.kind {
         KernelKind::Md5 => check_md5(&func, target, args, prefix, tally),
-        KernelKind::Md5Mb => crate::check_mb::check(&func, target, args.random, args.seed)
+        KernelKind::Md5Mb => crate::check_mb::check(&func, target, args.random, args.seed, prefix)
             .map(|verdicts| verdicts.into_iter().for_each(|v| tally.record(prefix, v))),
         KernelKind::MulAdd => {
             let mut cases = random_mul_add_cases(args.seed, 1..=args.random.max(1));

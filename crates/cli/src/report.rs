@@ -105,6 +105,10 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     for k in &kernels {
         for strategy in &strategies {
             for &target in &targets {
+                if let Some(reason) = crate::check_mb::unsupported(k.kind, target) {
+                    eprintln!("schedlab: {} / {target}: {reason}; skipped", k.name);
+                    continue;
+                }
                 let config = PipelineConfig {
                     bce: args.bce,
                     optimize: args.optimize,
