@@ -61,9 +61,11 @@ impl MbCase {
         if self.state.len() != 4 * self.lanes.len() {
             return Err(bad("four state words per lane"));
         }
-        if self.lanes.iter().any(|(buf, len, _)| {
-            usize::try_from(*len).map_or(true, |l| l > buf.len())
-        }) {
+        if self
+            .lanes
+            .iter()
+            .any(|(buf, len, _)| usize::try_from(*len).map_or(true, |l| l > buf.len()))
+        {
             return Err(bad("a lane's len is negative or exceeds its buffer"));
         }
         Ok(())

@@ -150,7 +150,10 @@ fn random_cases(lanes: usize, count: usize, seed: u64) -> Vec<(String, MbCase)> 
                 .collect();
             let state = (0..4 * lanes).map(|_| rng.random()).collect();
             (
-                format!("random {i} blocks={blocks}{}", if hostile { " hostile" } else { "" }),
+                format!(
+                    "random {i} blocks={blocks}{}",
+                    if hostile { " hostile" } else { "" }
+                ),
                 MbCase {
                     state,
                     lanes: lanes_data,

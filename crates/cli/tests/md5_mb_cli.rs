@@ -21,8 +21,16 @@ fn report_has_both_lane_counts_and_no_check_left_in_the_hot_loop() {
     let doc = json(&out);
     let rows = doc.as_array().expect("report rows");
     let kernels: Vec<&str> = rows.iter().filter_map(|r| r["kernel"].as_str()).collect();
-    assert_eq!(kernels.iter().filter(|k| **k == "md5-mb-x4").count(), 2, "{doc}");
-    assert_eq!(kernels.iter().filter(|k| **k == "md5-mb-x8").count(), 2, "{doc}");
+    assert_eq!(
+        kernels.iter().filter(|k| **k == "md5-mb-x4").count(),
+        2,
+        "{doc}"
+    );
+    assert_eq!(
+        kernels.iter().filter(|k| **k == "md5-mb-x8").count(),
+        2,
+        "{doc}"
+    );
     assert!(
         stderr(&out).contains("riscv64") && stderr(&out).contains("unsupported"),
         "{}",
@@ -46,7 +54,10 @@ fn check_runs_on_the_host_and_reports_riscv64_unsupported() {
     let text = stdout(&out);
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
     assert!(text.contains("riscv64 UNSUPPORTED"), "{text}");
-    assert!(text.contains("in lane 7"), "RFC vectors in every lane: {text}");
+    assert!(
+        text.contains("in lane 7"),
+        "RFC vectors in every lane: {text}"
+    );
     assert!(text.trim_end().ends_with(" 0 failed"), "{text}");
 }
 
@@ -69,7 +80,11 @@ fn bench_json_rows_have_aggregate_throughput_and_ratio() {
     let names: Vec<&str> = rows.iter().filter_map(|r| r["impl"].as_str()).collect();
     assert_eq!(
         names,
-        ["schedlab-mb/x4/remat-loads", "schedlab-mb/x8/remat-loads", "openssl"]
+        [
+            "schedlab-mb/x4/remat-loads",
+            "schedlab-mb/x8/remat-loads",
+            "openssl"
+        ]
     );
     for row in rows {
         for key in ["impl", "size", "mb_per_s", "ratio_to_openssl", "lanes"] {

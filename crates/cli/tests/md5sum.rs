@@ -388,8 +388,11 @@ fn hashes_like_coreutils() {
             .env("SCHEDLAB_MD5_JIT", "eager"),
     );
     cases.push(
-        Case::new("many files in lanes, --ignore-missing", &with(&["--ignore-missing"], &many))
-            .env("SCHEDLAB_MD5_JIT", "eager"),
+        Case::new(
+            "many files in lanes, --ignore-missing",
+            &with(&["--ignore-missing"], &many),
+        )
+        .env("SCHEDLAB_MD5_JIT", "eager"),
     );
     cases.push(Case::new("stdout write error", &[b"one", b"b55"]).dev_full());
     cases.push(Case::new("stdout write error, missing file", &[b"one", b"nope"]).dev_full());

@@ -102,10 +102,8 @@ pub fn compress_lanes(groups: usize) -> Function {
     );
     let lanes = groups * GROUP_LANES;
     let vectors = 4 * groups;
-    let mut func = Function::with_name_signature(
-        UserFuncName::testcase(function_name(groups)),
-        signature(),
-    );
+    let mut func =
+        Function::with_name_signature(UserFuncName::testcase(function_name(groups)), signature());
     let mut fn_ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
 
@@ -145,7 +143,10 @@ pub fn compress_lanes(groups: usize) -> Function {
     b.seal_block(entry);
     let [state, lane_table, blocks] = param_array(&b, entry);
     let chain: Vec<Value> = (0..vectors)
-        .map(|k| b.ins().load(types::I32X4, state_flags, state, 16 * k as i32))
+        .map(|k| {
+            b.ins()
+                .load(types::I32X4, state_flags, state, 16 * k as i32)
+        })
         .collect();
     let mut arrays = Vec::with_capacity(lanes);
     let mut offsets = Vec::with_capacity(lanes);
@@ -351,7 +352,11 @@ mod tests {
     #[test]
     fn model_matches_the_scalar_reference_per_lane() {
         let bufs: Vec<Vec<u8>> = (0..4u8)
-            .map(|l| (0..200u8).map(|i| i.wrapping_mul(7).wrapping_add(l)).collect())
+            .map(|l| {
+                (0..200u8)
+                    .map(|i| i.wrapping_mul(7).wrapping_add(l))
+                    .collect()
+            })
             .collect();
         let lanes: Vec<LaneInput<'_>> = bufs
             .iter()

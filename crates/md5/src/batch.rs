@@ -164,7 +164,13 @@ fn next_lane_message(
         if messages[message].len() < MAX_LANE_MESSAGE {
             return Some(message);
         }
-        out[message] = digest_single(INITIAL_STATE, messages[message], 0, single, messages[message].len());
+        out[message] = digest_single(
+            INITIAL_STATE,
+            messages[message],
+            0,
+            single,
+            messages[message].len(),
+        );
     }
     None
 }

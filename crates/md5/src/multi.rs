@@ -1,8 +1,8 @@
 //! The JIT-compiled multi-buffer kernel (`md5-mb`): one message per SIMD lane.
 
+use cranelift_codegen::isa::CallConv;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};
-use cranelift_codegen::isa::CallConv;
 use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES};
 use schedlab_passes::deopt::SlowPathCall;
 
@@ -96,7 +96,12 @@ impl MultiCompressor {
             context: (groups * GROUP_LANES) as u64,
             call_conv: CallConv::triple_default(&target.triple()),
         };
-        run_ir_stages_with(&mut func, target, config, &StageOptions::jit(Some(slow_path)))?;
+        run_ir_stages_with(
+            &mut func,
+            target,
+            config,
+            &StageOptions::jit(Some(slow_path)),
+        )?;
         let options = JitOptions {
             verify: false,
             listing: false,

@@ -64,7 +64,11 @@ fn rfc1321_in_every_lane_position() {
                 let mut batch: Vec<&[u8]> = filler.iter().map(Vec::as_slice).collect();
                 batch[position] = message.as_bytes();
                 let got = kernel.digest_many(&batch);
-                assert_eq!(hex(&got[position]), *digest, "{message:?} in lane {position}/{lanes}");
+                assert_eq!(
+                    hex(&got[position]),
+                    *digest,
+                    "{message:?} in lane {position}/{lanes}"
+                );
                 for (l, (m, g)) in batch.iter().zip(&got).enumerate() {
                     assert_eq!(g.as_slice(), md5::Md5::digest(m).as_slice(), "lane {l}");
                 }
@@ -75,7 +79,9 @@ fn rfc1321_in_every_lane_position() {
 
 #[test]
 fn every_lane_reads_up_to_its_guard_page_and_no_further() {
-    let sizes = [0usize, 1, 55, 56, 63, 64, 65, 119, 120, 128, 1000, 4096, 4097, 9000];
+    let sizes = [
+        0usize, 1, 55, 56, 63, 64, 65, 119, 120, 128, 1000, 4096, 4097, 9000,
+    ];
     let buffers: Vec<GuardedBuffer> = sizes
         .iter()
         .map(|&n| GuardedBuffer::new(n, |i| (i * 5 + n) as u8))
@@ -83,7 +89,12 @@ fn every_lane_reads_up_to_its_guard_page_and_no_further() {
     let refs: Vec<&[u8]> = buffers.iter().map(GuardedBuffer::bytes).collect();
     for kernel in kernels() {
         for (m, g) in refs.iter().zip(kernel.digest_many(&refs)) {
-            assert_eq!(g.as_slice(), md5::Md5::digest(m).as_slice(), "{} bytes", m.len());
+            assert_eq!(
+                g.as_slice(),
+                md5::Md5::digest(m).as_slice(),
+                "{} bytes",
+                m.len()
+            );
         }
     }
 }
@@ -94,9 +105,13 @@ fn hostile_raw_lanes_fail_without_reading_outside_and_keep_completed_blocks() {
     use schedlab_md5::{Lane, OUT_OF_BOUNDS};
     for kernel in kernels() {
         let lanes = kernel.lanes();
-        for (blocks, short_lane, shortfall, ofs) in
-            [(3, 0, 1, 0), (2, lanes - 1, 16, 5), (1, 1, 0, -16), (4, 2, 64, 0), (0, 0, 64, 0)]
-        {
+        for (blocks, short_lane, shortfall, ofs) in [
+            (3, 0, 1, 0),
+            (2, lanes - 1, 16, 5),
+            (1, 1, 0, -16),
+            (4, 2, 64, 0),
+            (0, 0, 64, 0),
+        ] {
             let buffers: Vec<GuardedBuffer> = (0..lanes)
                 .map(|l| {
                     let mut n = 64 * blocks as usize + ofs.max(0) as usize;
@@ -126,7 +141,10 @@ fn hostile_raw_lanes_fail_without_reading_outside_and_keep_completed_blocks() {
                 .collect();
             let want = java_compress_lanes(&mut want_state, &model, blocks);
             let got = kernel.compress_lanes(&mut state, &inputs, blocks);
-            assert_eq!(got, want, "blocks {blocks}, lane {short_lane} short by {shortfall}");
+            assert_eq!(
+                got, want,
+                "blocks {blocks}, lane {short_lane} short by {shortfall}"
+            );
             assert_eq!(state, want_state);
             if shortfall > 0 && blocks > 0 {
                 assert_eq!(got, OUT_OF_BOUNDS);

@@ -234,13 +234,25 @@ fn md5_mb_per_lane_checks_merge_then_vanish() {
         ] {
             let mut func = build();
             let stats = bce::run(&mut func, level).expect("bce runs");
-            assert_eq!(stats.checks_per_block_unoptimized, 4 * lanes, "{lanes} lanes {level}");
+            assert_eq!(
+                stats.checks_per_block_unoptimized,
+                4 * lanes,
+                "{lanes} lanes {level}"
+            );
             assert_eq!(stats.checks_per_block, per_block, "{lanes} lanes {level}");
         }
         let mut func = build();
         let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
-        assert_eq!(stats.versioned.len(), 1, "{lanes} lanes: the block loop is versioned");
+        assert_eq!(
+            stats.versioned.len(),
+            1,
+            "{lanes} lanes: the block loop is versioned"
+        );
         let (loads, _, _) = hot_body(&func);
-        assert_eq!(loads, 4 * lanes, "{lanes} lanes: all reads in one check-free block");
+        assert_eq!(
+            loads,
+            4 * lanes,
+            "{lanes} lanes: all reads in one check-free block"
+        );
     }
 }

@@ -49,7 +49,11 @@ impl GuardedBuffer {
 
     fn start(&self) -> *mut u8 {
         // SAFETY: `len` bytes before the guard page are inside the mapping.
-        unsafe { self.map.cast::<u8>().add(self.map_len - self.page - self.len) }
+        unsafe {
+            self.map
+                .cast::<u8>()
+                .add(self.map_len - self.page - self.len)
+        }
     }
 
     /// The readable bytes.
