@@ -243,8 +243,8 @@ fn store_vectors(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, vec
 /// 16 message-word vectors (`x[k]` = word `k` of lanes 0..4).
 fn transpose_group(b: &mut FunctionBuilder, rows: &[[Value; 4]]) -> Vec<Value> {
     let mut x = Vec::with_capacity(16);
-    for q in 0..4 {
-        let [r0, r1, r2, r3] = [rows[0][q], rows[1][q], rows[2][q], rows[3][q]];
+    let [l0, l1, l2, l3] = [rows[0], rows[1], rows[2], rows[3]];
+    for (((r0, r1), r2), r3) in l0.into_iter().zip(l1).zip(l2).zip(l3) {
         let t0 = shuffle_words(b, r0, r1, [0, 4, 1, 5]);
         let t1 = shuffle_words(b, r2, r3, [0, 4, 1, 5]);
         let t2 = shuffle_words(b, r0, r1, [2, 6, 3, 7]);

@@ -55,11 +55,15 @@ mod tests {
 
     #[test]
     fn message_order_formulas_match_the_table() {
-        for i in 0..16 {
-            assert_eq!(MESSAGE_ORDER[0][i], i);
-            assert_eq!(MESSAGE_ORDER[1][i], (5 * i + 1) % 16);
-            assert_eq!(MESSAGE_ORDER[2][i], (3 * i + 5) % 16);
-            assert_eq!(MESSAGE_ORDER[3][i], (7 * i) % 16);
+        let formulas: [fn(usize) -> usize; 4] = [
+            |i| i,
+            |i| (5 * i + 1) % 16,
+            |i| (3 * i + 5) % 16,
+            |i| (7 * i) % 16,
+        ];
+        for (table, formula) in MESSAGE_ORDER.iter().zip(formulas) {
+            let computed: Vec<usize> = (0..16).map(formula).collect();
+            assert_eq!(table.as_slice(), computed.as_slice());
         }
     }
 
