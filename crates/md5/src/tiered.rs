@@ -84,13 +84,19 @@ impl TieredEngine {
     /// tiers if it cannot be compiled. Identical to [`TieredEngine::digest`] of each.
     pub fn digest_many(&'static self, messages: &[&[u8]]) -> Vec<Output<Md5>> {
         let mut out = Vec::with_capacity(messages.len());
+        if messages.len() > 1 {
+            // The whole batch counts at once: a large one starts the compile before its first
+            // message is hashed.
+            let blocks: u64 = messages.iter().map(|m| m.len() as u64 / 64 + 1).sum();
+            self.batch.code_or_count(blocks);
+        }
         let mut rest = messages;
         while let [first, tail @ ..] = rest {
             if tail.is_empty() {
                 out.push(self.digest(first));
                 break;
             }
-            if let Some(kernel) = self.batch.code_or_count(first.len() as u64 / 64 + 1) {
+            if let Some(kernel) = self.batch.ready() {
                 let single = |state: &mut [u32; 4], data: &[u8]| self.compress_blocks(state, data);
                 out.extend(
                     digest_many_with(kernel, &single, rest)
