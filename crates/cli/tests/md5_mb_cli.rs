@@ -94,3 +94,52 @@ fn bench_json_rows_have_aggregate_throughput_and_ratio() {
         assert!(row["mb_per_s"].as_f64().is_some_and(|v| v > 0.0), "{row}");
     }
 }
+
+/// Emulator-dependent: skipped with a message unless the tools are present, mandatory when
+/// `SCHEDLAB_REQUIRE_EMULATORS=1` or `SCHEDLAB_REQUIRE_TOOLS=1`.
+fn emulators_ready() -> bool {
+    let tools = [
+        "qemu-aarch64",
+        "qemu-s390x",
+        "aarch64-linux-gnu-gcc",
+        "s390x-linux-gnu-gcc",
+    ];
+    let have = tools
+        .iter()
+        .all(|p| schedlab_backend::emulate::find_program(p).is_some());
+    let required = ["SCHEDLAB_REQUIRE_EMULATORS", "SCHEDLAB_REQUIRE_TOOLS"]
+        .iter()
+        .any(|v| std::env::var(v).as_deref() == Ok("1"));
+    if !have && required {
+        panic!(
+            "qemu-user / cross gcc missing (Debian: qemu-user gcc-aarch64-linux-gnu \
+             gcc-s390x-linux-gnu libc6-dev-arm64-cross libc6-dev-s390x-cross)"
+        );
+    }
+    if !have {
+        eprintln!("skipping: qemu-user or cross gcc missing");
+    }
+    have
+}
+
+#[test]
+fn check_passes_on_aarch64_and_s390x_under_qemu() {
+    if !emulators_ready() {
+        return;
+    }
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        "md5-mb",
+        "--strategy",
+        "remat-loads,pressure",
+        "--target",
+        "aarch64,s390x",
+        "--random",
+        "6",
+        "--quiet",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert!(text.trim_end().ends_with(" 0 failed"), "{text}");
+}
