@@ -13,7 +13,8 @@ use std::path::PathBuf;
 /// Arguments of `schedlab report`.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Kernel(s): md5, muladd, square-to-len, or a .clif file (comma-separated).
+    /// Kernel(s): md5, md5-mb (md5-mb-x4, md5-mb-x8), muladd, square-to-len, or a .clif file
+    /// (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
