@@ -27,6 +27,8 @@ const BATCH_FILE_MAX: u64 = 16 << 20;
 /// Bytes read ahead into one batch before it is hashed (small enough that the buffers are
 /// reused from batch to batch instead of faulting in fresh memory).
 const BATCH_BYTES: u64 = 8 << 20;
+/// Bytes in the first two files of a batch from which the lanes kernel is worth compiling.
+const BATCH_JIT_BYTES: u64 = 256 << 10;
 /// Files in one batch (a multiple of the kernel's 8 lanes).
 const BATCH_FILES: usize = 16;
 /// Size of stdio's stdout buffer, flushed when full even without a newline.
@@ -186,6 +188,10 @@ impl Ctx {
                 match self.open_for_batch(name, batch.spare.pop().unwrap_or_default()) {
                     Some(opened) => {
                         batch.push(name, opened);
+                        if batch.files.len() == 2 && batch.bytes >= BATCH_JIT_BYTES {
+                            // Several files to hash: compile the lanes kernel while reading.
+                            Md5::start_batch_jit();
+                        }
                         if batch.is_full() {
                             ok &= self.flush_batch(&mut batch);
                         }

@@ -68,6 +68,12 @@ impl Md5 {
         TieredEngine::default_instance().backend()
     }
 
+    /// Starts compiling the batch kernel in the background now (a program that knows it will
+    /// call [`Md5::digest_many`] on much input, e.g. while it reads the files); returns at once.
+    pub fn start_batch_jit() {
+        TieredEngine::default_instance().start_batch_jit()
+    }
+
     /// Which code [`Md5::digest_many`] runs now.
     pub fn batch_backend() -> Backend {
         TieredEngine::default_instance().batch_backend()

@@ -129,6 +129,12 @@ impl TieredEngine {
         self.single.backend()
     }
 
+    /// Starts the batch kernel's background compile if it has not started (no effect when the
+    /// JIT is off or has failed); never waits.
+    pub fn start_batch_jit(&'static self) {
+        self.batch.start();
+    }
+
     /// Which code [`TieredEngine::digest_many`] runs now.
     pub fn batch_backend(&self) -> Backend {
         self.batch.backend()
