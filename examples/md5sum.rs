@@ -22,8 +22,49 @@ const HEX_LEN: usize = 32;
 const MIN_LINE_LEN: usize = HEX_LEN + 2;
 /// Bytes read from a file per `update` (coreutils' `BLOCKSIZE`).
 const CHUNK: usize = 32 * 1024;
+/// Largest regular file read whole and hashed in a batch; larger ones are streamed.
+const BATCH_FILE_MAX: u64 = 16 << 20;
+/// Bytes read ahead into one batch before it is hashed (small enough that the buffers are
+/// reused from batch to batch instead of faulting in fresh memory).
+const BATCH_BYTES: u64 = 8 << 20;
+/// Bytes in the first two files of a batch from which the lanes kernel is worth compiling.
+const BATCH_JIT_BYTES: u64 = 256 << 10;
+/// Files in one batch (a multiple of the kernel's 8 lanes).
+const BATCH_FILES: usize = 16;
 /// Size of stdio's stdout buffer, flushed when full even without a newline.
 const STDOUT_BUF: usize = 4096;
+
+/// A file operand read for a batch.
+enum Opened {
+    /// Its contents.
+    Read(Vec<u8>),
+    /// Missing, and `--ignore-missing`: no output.
+    Missing,
+    /// The error to report for it.
+    Failed(io::Error),
+}
+
+/// File operands read ahead, hashed together with [`Md5::digest_many`].
+#[derive(Default)]
+struct Batch {
+    files: Vec<(Vec<u8>, Opened)>,
+    bytes: u64,
+    /// Buffers of hashed files, reused for the next ones.
+    spare: Vec<Vec<u8>>,
+}
+
+impl Batch {
+    fn push(&mut self, name: &[u8], opened: Opened) {
+        if let Opened::Read(data) = &opened {
+            self.bytes += data.len() as u64;
+        }
+        self.files.push((name.to_vec(), opened));
+    }
+
+    fn is_full(&self) -> bool {
+        self.bytes >= BATCH_BYTES || self.files.len() >= BATCH_FILES
+    }
+}
 
 fn main() {
     restore_sigpipe();
@@ -137,16 +178,99 @@ impl Ctx {
             operands.push(b"-".to_vec());
         }
         let mut ok = true;
-        for name in &operands {
-            if self.check {
+        if self.check {
+            for name in &operands {
                 ok &= self.digest_check(name);
-            } else if let Ok(Some(digest)) = self.digest_file(name) {
-                self.output_line(name, &digest);
-            } else {
-                ok = false;
             }
+        } else {
+            let mut batch = Batch::default();
+            for name in &operands {
+                match self.open_for_batch(name, batch.spare.pop().unwrap_or_default()) {
+                    Some(opened) => {
+                        batch.push(name, opened);
+                        if batch.files.len() == 2 && batch.bytes >= BATCH_JIT_BYTES {
+                            // Several files to hash: compile the lanes kernel while reading.
+                            Md5::start_batch_jit();
+                        }
+                        if batch.is_full() {
+                            ok &= self.flush_batch(&mut batch);
+                        }
+                    }
+                    None => {
+                        ok &= self.flush_batch(&mut batch);
+                        if let Ok(Some(digest)) = self.digest_file(name) {
+                            self.output_line(name, &digest);
+                        } else {
+                            ok = false;
+                        }
+                    }
+                }
+            }
+            ok &= self.flush_batch(&mut batch);
         }
         i32::from(!ok)
+    }
+
+    /// Opens and reads `name` for a batch if it is a small enough regular file (`Some`), or
+    /// leaves it to [`Ctx::digest_file`] (`None`: stdin, anything not a regular file, large
+    /// files). Opening errors are kept for the batch to report in order.
+    fn open_for_batch(&self, name: &[u8], mut data: Vec<u8>) -> Option<Opened> {
+        if name == b"-" {
+            return None;
+        }
+        let mut file = match File::open(OsStr::from_bytes(name)) {
+            Ok(file) => file,
+            Err(e) if self.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+                return Some(Opened::Missing);
+            }
+            Err(e) => return Some(Opened::Failed(e)),
+        };
+        let size = match file.metadata() {
+            Ok(meta) if meta.is_file() && meta.len() <= BATCH_FILE_MAX => meta.len(),
+            _ => return None,
+        };
+        data.clear();
+        data.reserve(size as usize + 1);
+        loop {
+            match file.read_to_end(&mut data) {
+                Ok(_) => return Some(Opened::Read(data)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Some(Opened::Failed(e)),
+            }
+        }
+    }
+
+    /// Hashes the batch's files together ([`Md5::digest_many`]) and prints their lines and
+    /// errors in operand order; true if every file was read.
+    fn flush_batch(&mut self, batch: &mut Batch) -> bool {
+        let files = std::mem::take(&mut batch.files);
+        batch.bytes = 0;
+        let messages: Vec<&[u8]> = files
+            .iter()
+            .filter_map(|(_, opened)| match opened {
+                Opened::Read(data) => Some(data.as_slice()),
+                _ => None,
+            })
+            .collect();
+        let mut digests = Md5::digest_many(&messages).into_iter();
+        let mut ok = true;
+        for (name, opened) in files {
+            match opened {
+                Opened::Read(data) => {
+                    if let Some(digest) = digests.next() {
+                        self.output_line(&name, &digest.into());
+                    }
+                    batch.spare.push(data);
+                }
+                Opened::Missing => {}
+                Opened::Failed(e) => {
+                    let quoted = quotef(&name, self.utf8);
+                    self.error(&quoted, Some(&e));
+                    ok = false;
+                }
+            }
+        }
+        ok
     }
 
     /// `getopt_long` with coreutils' option table: options may follow operands (unless

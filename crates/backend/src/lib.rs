@@ -11,6 +11,7 @@ pub mod compile;
 pub mod cost;
 pub mod emulate;
 pub mod emulate_bigint;
+pub mod emulate_mb;
 pub mod exec;
 pub mod jit;
 pub mod mca;

@@ -17,7 +17,7 @@ use schedlab_kernels::md5::{INITIAL_STATE, pad_message};
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Kernel(s): md5, muladd, square-to-len, `.clif` files or directories of them
+    /// Kernel(s): md5, md5-mb, muladd, square-to-len, `.clif` files or directories of them
     /// (comma-separated); a `.clif` file's run lines are its checks.
     #[arg(long, default_value = "md5")]
     kernel: String,
@@ -53,10 +53,10 @@ fn hex_digest(state: [u32; 4]) -> String {
 }
 
 /// A labelled case with its expected outcome, printed on one line.
-struct Verdict {
-    label: String,
-    ok: bool,
-    detail: String,
+pub(crate) struct Verdict {
+    pub(crate) label: String,
+    pub(crate) ok: bool,
+    pub(crate) detail: String,
 }
 
 /// Tallies results and prints one line per case.
@@ -165,6 +165,8 @@ fn check_one(
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
     match k.kind {
         KernelKind::Md5 => check_md5(&func, target, args, prefix, tally),
+        KernelKind::Md5Mb => crate::check_mb::check(&func, target, args.random, args.seed, prefix)
+            .map(|verdicts| verdicts.into_iter().for_each(|v| tally.record(prefix, v))),
         KernelKind::MulAdd => {
             let mut cases = random_mul_add_cases(args.seed, 1..=args.random.max(1));
             cases.extend(hostile_mul_add_cases(args.seed));

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The built-in kernels, by name.
-pub const BUILTIN: &[&str] = &["md5", "muladd", "square-to-len"];
+pub const BUILTIN: &[&str] = &["md5", "md5-mb", "muladd", "square-to-len"];
 
 /// What a kernel computes, which decides how `check` runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +18,8 @@ pub enum KernelKind {
     MulAdd,
     /// `BigInteger.implSquareToLen` with its wrapper's checks.
     SquareToLen,
+    /// Multi-buffer MD5 (`md5-mb`), 4 or 8 lanes.
+    Md5Mb,
     /// A function read from a `.clif` file: reported, not executed.
     Clif,
 }
@@ -73,6 +75,9 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
             KernelKind::Md5,
             schedlab_kernels::md5::compress_multi_block(),
         ),
+        "md5-mb" => Ok(crate::check_mb::kernels(&[1, 2])),
+        "md5-mb-x4" => Ok(crate::check_mb::kernels(&[1])),
+        "md5-mb-x8" => Ok(crate::check_mb::kernels(&[2])),
         "muladd" | "mul-add" => builtin("muladd", KernelKind::MulAdd, bigint::mul_add()),
         "square-to-len" | "squaretolen" => builtin(
             "square-to-len",

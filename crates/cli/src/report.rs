@@ -15,8 +15,8 @@ use std::path::PathBuf;
 /// Arguments of `schedlab report`.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Kernel(s): md5, muladd, square-to-len, a .clif file, a directory of them or a pattern
-    /// like `dir/*.clif` (comma-separated).
+    /// Kernel(s): md5, md5-mb (md5-mb-x4, md5-mb-x8), muladd, square-to-len, a .clif file, a
+    /// directory of them or a pattern like `dir/*.clif` (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
@@ -136,7 +136,14 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let targets = kernel::targets(args.target.as_deref())?;
     let mut jobs = Vec::new();
     for k in &kernels {
-        let kernel_targets = k.targets(&targets)?;
+        let mut kernel_targets = k.targets(&targets)?;
+        kernel_targets.retain(|&target| match crate::check_mb::unsupported(k.kind, target) {
+            Some(reason) => {
+                eprintln!("schedlab: {} / {target}: {reason}; skipped", k.name);
+                false
+            }
+            None => true,
+        });
         for strategy in &strategies {
             for &target in &kernel_targets {
                 jobs.push(Job::Pipeline(k, strategy.as_str(), target));

@@ -375,6 +375,25 @@ fn hashes_like_coreutils() {
         )
         .env("LC_ALL", "C"),
     );
+    // Many operands: batches of files hashed in SIMD lanes (compiled at once with
+    // SCHEDLAB_MD5_JIT=eager, which GNU md5sum ignores), errors and stdin in between.
+    let mut many: Vec<&[u8]> = Vec::new();
+    for round in 0..3 {
+        many.extend(all_files());
+        many.push([&b"missing"[..], b"subdir", b"-"][round]);
+    }
+    cases.push(
+        Case::new("many files in lanes", &many)
+            .stdin(b"abc")
+            .env("SCHEDLAB_MD5_JIT", "eager"),
+    );
+    cases.push(
+        Case::new(
+            "many files in lanes, --ignore-missing",
+            &with(&["--ignore-missing"], &many),
+        )
+        .env("SCHEDLAB_MD5_JIT", "eager"),
+    );
     cases.push(Case::new("stdout write error", &[b"one", b"b55"]).dev_full());
     cases.push(Case::new("stdout write error, missing file", &[b"one", b"nope"]).dev_full());
     cases.push(Case::new("stdout write error with -z", &[b"-z", b"one"]).dev_full());

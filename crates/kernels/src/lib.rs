@@ -10,5 +10,6 @@ pub mod bigint;
 pub mod int_sum;
 pub mod java;
 pub mod md5;
+pub mod md5_mb;
 
 pub use java::OUT_OF_BOUNDS;

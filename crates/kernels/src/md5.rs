@@ -201,7 +201,7 @@ pub fn compress_multi_block() -> Function {
     func
 }
 
-fn param_array<const N: usize>(
+pub(crate) fn param_array<const N: usize>(
     b: &FunctionBuilder,
     block: cranelift_codegen::ir::Block,
 ) -> [Value; N] {
@@ -209,7 +209,7 @@ fn param_array<const N: usize>(
     std::array::from_fn(|i| params[i])
 }
 
-fn jump(b: &mut FunctionBuilder, to: cranelift_codegen::ir::Block, args: &[Value]) {
+pub(crate) fn jump(b: &mut FunctionBuilder, to: cranelift_codegen::ir::Block, args: &[Value]) {
     let args: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
     b.ins().jump(to, &args);
 }
@@ -232,21 +232,54 @@ pub fn frontend_config() -> TargetFrontendConfig {
 
 /// The 64 steps of one block; returns the new (a, b, c, d) before the feed-forward add.
 fn sixty_four_steps(b: &mut FunctionBuilder, input: [Value; 4], x: &[Value]) -> [Value; 4] {
-    let [mut va, mut vb, mut vc, mut vd] = input;
-    for round in 0..4 {
-        for i in 0..16 {
-            let step = 16 * round + i;
-            let mixed = round_function(b, round, vb, vc, vd);
-            // Java: `a += F + x + ac;` evaluates ((F + x) + ac) and then adds it to a.
-            let plus_x = b.ins().iadd(mixed, x[MESSAGE_ORDER[round][i]]);
-            let plus_ac = b.ins().iadd_imm_s(plus_x, i64::from(SINES[step] as i32));
-            let sum = b.ins().iadd(va, plus_ac);
-            let rotated = b.ins().rotl_imm_u(sum, SHIFTS[round][i % 4]);
-            let new_a = b.ins().iadd(rotated, vb);
-            (va, vb, vc, vd) = (vd, new_a, vb, vc);
-        }
+    let mut chain = input;
+    for step_index in 0..64 {
+        chain = step(b, &ScalarOps, step_index, chain, x);
     }
-    [va, vb, vc, vd]
+    chain
+}
+
+/// The operations of one MD5 step that depend on the lane shape: adding the round constant and
+/// rotating. Everything else ([`round_function`], the additions) is the same CLIF on `i32` and
+/// on `i32x4`, so the scalar and the multi-buffer kernels share one generator ([`step`]).
+pub(crate) trait StepOps {
+    /// `v + sine` (wrapping, per lane).
+    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value;
+    /// `v` rotated left by `amount` bits (per lane).
+    fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value;
+}
+
+/// One `i32`: `iadd_imm` and `rotl_imm`.
+struct ScalarOps;
+
+impl StepOps for ScalarOps {
+    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value {
+        b.ins().iadd_imm_s(v, i64::from(sine as i32))
+    }
+
+    fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value {
+        b.ins().rotl_imm_u(v, amount)
+    }
+}
+
+/// Step `step_index` (0..64) of MD5 in Java's evaluation order: `a += ((F + x) + ac);
+/// a = rotl(a, s) + b`; returns the rotated chain (d, a', b, c).
+pub(crate) fn step(
+    b: &mut FunctionBuilder,
+    ops: &dyn StepOps,
+    step_index: usize,
+    [va, vb, vc, vd]: [Value; 4],
+    x: &[Value],
+) -> [Value; 4] {
+    let (round, i) = (step_index / 16, step_index % 16);
+    let mixed = round_function(b, round, vb, vc, vd);
+    // Java: `a += F + x + ac;` evaluates ((F + x) + ac) and then adds it to a.
+    let plus_x = b.ins().iadd(mixed, x[MESSAGE_ORDER[round][i]]);
+    let plus_ac = ops.add_sine(b, plus_x, SINES[step_index]);
+    let sum = b.ins().iadd(va, plus_ac);
+    let rotated = ops.rotl(b, sum, SHIFTS[round][i % 4]);
+    let new_a = b.ins().iadd(rotated, vb);
+    [vd, new_a, vb, vc]
 }
 
 /// `MD5.java`'s round functions in its operand order.

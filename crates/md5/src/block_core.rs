@@ -1,6 +1,7 @@
 //! The block-level MD5 core that the `digest` crate wraps into [`crate::Md5`].
 
 use crate::compressor::Compressor;
+use crate::tiered::TieredEngine;
 use digest::{
     HashMarker, Output,
     block_api::{
@@ -12,29 +13,57 @@ use digest::{
 use schedlab_kernels::md5::INITIAL_STATE;
 use std::fmt;
 
-/// Block-level MD5 state: the chaining value, the number of blocks so far, and the compiled
-/// compressor it uses.
+/// What compresses a core's blocks.
+#[derive(Clone, Copy)]
+enum Engine {
+    /// One compiled configuration.
+    Fixed(&'static Compressor),
+    /// Portable code until the background compile is done ([`TieredEngine`]).
+    Tiered(&'static TieredEngine),
+}
+
+impl Engine {
+    fn compress_blocks(self, state: &mut [u32; 4], data: &[u8]) {
+        match self {
+            Engine::Fixed(compressor) => compressor.compress_blocks(state, data),
+            Engine::Tiered(engine) => engine.compress_blocks(state, data),
+        }
+    }
+}
+
+/// Block-level MD5 state: the chaining value, the number of blocks so far, and the engine
+/// that compresses its blocks.
 #[derive(Clone)]
 pub struct Md5Core {
     state: [u32; 4],
     blocks: u64,
-    compressor: &'static Compressor,
+    engine: Engine,
 }
 
 impl Md5Core {
     /// A fresh core that compresses with `compressor`.
     pub fn with_compressor(compressor: &'static Compressor) -> Self {
+        Self::with(Engine::Fixed(compressor))
+    }
+
+    /// A fresh core that compresses with a tiered engine.
+    pub fn with_engine(engine: &'static TieredEngine) -> Self {
+        Self::with(Engine::Tiered(engine))
+    }
+
+    fn with(engine: Engine) -> Self {
         Self {
             state: INITIAL_STATE,
             blocks: 0,
-            compressor,
+            engine,
         }
     }
 }
 
 impl Default for Md5Core {
+    /// Compresses with [`TieredEngine::default_instance`]: never waits for the JIT.
     fn default() -> Self {
-        Self::with_compressor(Compressor::default_instance())
+        Self::with_engine(TieredEngine::default_instance())
     }
 }
 
@@ -56,7 +85,7 @@ impl UpdateCore for Md5Core {
     fn update_blocks(&mut self, blocks: &[Block<Self>]) {
         self.blocks = self.blocks.wrapping_add(blocks.len() as u64);
         let bytes = digest::array::Array::slice_as_flattened(blocks);
-        self.compressor.compress_blocks(&mut self.state, bytes);
+        self.engine.compress_blocks(&mut self.state, bytes);
     }
 }
 
@@ -68,10 +97,8 @@ impl FixedOutputCore for Md5Core {
             .wrapping_add(buffer.get_pos() as u64)
             .wrapping_mul(8);
         let mut state = self.state;
-        let compressor = self.compressor;
-        buffer.len64_padding_le(bit_len, |block| {
-            compressor.compress_blocks(&mut state, block)
-        });
+        let engine = self.engine;
+        buffer.len64_padding_le(bit_len, |block| engine.compress_blocks(&mut state, block));
         for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
             chunk.copy_from_slice(&word.to_le_bytes());
         }
@@ -80,7 +107,7 @@ impl FixedOutputCore for Md5Core {
 
 impl Reset for Md5Core {
     fn reset(&mut self) {
-        *self = Self::with_compressor(self.compressor);
+        *self = Self::with(self.engine);
     }
 }
 

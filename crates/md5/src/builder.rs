@@ -2,6 +2,7 @@
 
 use crate::Md5;
 use crate::compressor::Compressor;
+use crate::tiered::TieredEngine;
 use digest::{Digest, Output};
 use schedlab_backend::pipeline::{PipelineConfig, PipelineError};
 use std::collections::HashMap;
@@ -19,6 +20,9 @@ pub enum BuildError {
     /// The JIT failed.
     #[error(transparent)]
     Jit(#[from] schedlab_backend::JitError),
+    /// The multi-buffer kernel has 4 or 8 lanes.
+    #[error("md5-mb has 4 or 8 lanes, not {0}")]
+    Lanes(usize),
 }
 
 /// The configuration [`Md5::default`] uses.
@@ -52,6 +56,23 @@ impl Md5Builder {
     pub fn config(mut self, config: PipelineConfig) -> Self {
         self.config = Some(config);
         self
+    }
+
+    /// A tiered engine for the configuration: portable hashing at once, its kernels compiled
+    /// on a background thread (once per configuration and process). A configuration that cannot
+    /// compile (e.g. an unknown strategy) gives an engine that stays portable and reports
+    /// [`crate::Backend::Failed`].
+    pub fn tiered(self) -> &'static TieredEngine {
+        let config = self.config.unwrap_or_else(default_config);
+        static ENGINES: OnceLock<Mutex<HashMap<PipelineConfig, &'static TieredEngine>>> =
+            OnceLock::new();
+        let mut engines = ENGINES
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        engines
+            .entry(config.clone())
+            .or_insert_with(|| TieredEngine::leak(config))
     }
 
     /// Compiles the configuration (once per process: later builds of an equal configuration

@@ -194,19 +194,6 @@ impl Compressor {
         Ok((compressor, timings))
     }
 
-    /// The process-wide compressor of the default configuration, compiled on first use.
-    ///
-    /// # Panics
-    /// If the host JIT cannot compile the kernel (an architecture schedlab has no backend for);
-    /// use [`crate::Md5Builder::build`] to get that as an error instead.
-    pub fn default_instance() -> &'static Compressor {
-        static DEFAULT: OnceLock<Compressor> = OnceLock::new();
-        DEFAULT.get_or_init(|| {
-            Compressor::compile(&crate::builder::default_config())
-                .unwrap_or_else(|e| panic!("schedlab-md5 cannot compile its kernel: {e}"))
-        })
-    }
-
     /// The pipeline configuration this compressor was built with.
     pub fn config(&self) -> &PipelineConfig {
         &self.config

@@ -5,62 +5,8 @@ use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_kernels::md5::{INITIAL_STATE, java_compress_multi_block};
 use schedlab_md5::{Compressor, SlowPath};
 
-/// `len` readable bytes ending exactly at an inaccessible page.
-struct GuardedBuffer {
-    map: *mut libc::c_void,
-    map_len: usize,
-    len: usize,
-}
-
-impl GuardedBuffer {
-    fn new(len: usize, fill: impl Fn(usize) -> u8) -> Self {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
-        let data_pages = len.div_ceil(page).max(1);
-        let map_len = (data_pages + 1) * page;
-        // SAFETY: anonymous private mapping, checked below.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(map, libc::MAP_FAILED, "mmap failed");
-        // SAFETY: the last page lies inside the mapping.
-        let guard = unsafe { map.cast::<u8>().add(data_pages * page) };
-        // SAFETY: as above; page-aligned.
-        let rc = unsafe { libc::mprotect(guard.cast(), page, libc::PROT_NONE) };
-        assert_eq!(rc, 0, "mprotect failed");
-        let buf = Self { map, map_len, len };
-        // SAFETY: the slice lies in the writable part of the mapping.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(buf.start(), len) };
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = fill(i);
-        }
-        buf
-    }
-
-    fn start(&self) -> *mut u8 {
-        // SAFETY: `len` bytes before the guard page are inside the mapping.
-        unsafe { self.map.cast::<u8>().add(self.map_len - 4096 - self.len) }
-    }
-
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: readable, initialised, ends right before the guard page.
-        unsafe { std::slice::from_raw_parts(self.start(), self.len) }
-    }
-}
-
-impl Drop for GuardedBuffer {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly what `new` mapped.
-        unsafe { libc::munmap(self.map, self.map_len) };
-    }
-}
+mod common;
+use common::GuardedBuffer;
 
 fn check(compressor: &Compressor, len: usize, ofs: i32, limit: i32) {
     let buf = GuardedBuffer::new(len, |i| (i * 7 + 3) as u8);

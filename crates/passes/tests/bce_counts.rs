@@ -218,3 +218,41 @@ fn bigint_loops_counting_down_and_in_lockstep_are_predicated() {
         );
     }
 }
+
+/// The multi-buffer kernel: per block 16 checks per four-lane group (four 16-byte reads per
+/// lane), merged to one per lane, none in the predicated hot loop.
+#[test]
+fn md5_mb_per_lane_checks_merge_then_vanish() {
+    use schedlab_kernels::md5_mb;
+    for groups in [1, 2] {
+        let lanes = 4 * groups;
+        let build = || md5_mb::compress_lanes(groups);
+        for (level, per_block) in [
+            (BceLevel::Off, 4 * lanes),
+            (BceLevel::Merge, lanes),
+            (BceLevel::Predicate, 0),
+        ] {
+            let mut func = build();
+            let stats = bce::run(&mut func, level).expect("bce runs");
+            assert_eq!(
+                stats.checks_per_block_unoptimized,
+                4 * lanes,
+                "{lanes} lanes {level}"
+            );
+            assert_eq!(stats.checks_per_block, per_block, "{lanes} lanes {level}");
+        }
+        let mut func = build();
+        let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
+        assert_eq!(
+            stats.versioned.len(),
+            1,
+            "{lanes} lanes: the block loop is versioned"
+        );
+        let (loads, _, _) = hot_body(&func);
+        assert_eq!(
+            loads,
+            4 * lanes,
+            "{lanes} lanes: all reads in one check-free block"
+        );
+    }
+}

@@ -18,6 +18,7 @@ mod compile_time;
 pub mod impls;
 mod java;
 mod measure;
+mod multi;
 mod output;
 mod plot;
 mod validate;
@@ -84,6 +85,9 @@ pub enum BenchKernel {
     /// `BigInteger.mulAdd` against `num-bigint` and HotSpot's MulAdd intrinsic.
     #[value(name = "muladd")]
     MulAdd,
+    /// Multi-buffer MD5 (4 or 8 lanes, aggregate) against OpenSSL's single-stream `MD5()`.
+    #[value(name = "md5-mb")]
+    Md5Mb,
 }
 
 /// How results are printed.
@@ -155,6 +159,9 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     }
     if args.validate_model {
         return validate::run(&args);
+    }
+    if args.kernel == BenchKernel::Md5Mb {
+        return multi::run(&args);
     }
     if args.kernel != BenchKernel::Md5 {
         return bigint::run(&args);

@@ -155,7 +155,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let kernel = match args.kernel {
         BenchKernel::SquareToLen => BigKernel::SquareToLen,
         BenchKernel::MulAdd => BigKernel::MulAdd,
-        BenchKernel::Md5 => return Err(CliError::failure("the MD5 bench is not a BigInteger one")),
+        BenchKernel::Md5 | BenchKernel::Md5Mb => {
+            return Err(CliError::failure("the MD5 bench is not a BigInteger one"));
+        }
     };
     if args.callgrind {
         return Err(CliError::usage(

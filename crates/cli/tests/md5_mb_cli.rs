@@ -1,0 +1,145 @@
+//! `md5-mb` through the CLI: registered, `report`, `check` (riscv64 reported unsupported)
+//! and `bench --kernel md5-mb` JSON rows.
+
+mod common;
+
+use common::{json, rows, schedlab, stderr, stdout};
+
+#[test]
+fn report_has_both_lane_counts_and_no_check_left_in_the_hot_loop() {
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        "md5-mb",
+        "--strategy",
+        "remat-loads",
+        "--target",
+        "x86_64,aarch64,riscv64",
+        "--format",
+        "json",
+    ]);
+    let doc = json(&out);
+    let rows = doc.as_array().expect("report rows");
+    let kernels: Vec<&str> = rows.iter().filter_map(|r| r["kernel"].as_str()).collect();
+    assert_eq!(
+        kernels.iter().filter(|k| **k == "md5-mb-x4").count(),
+        2,
+        "{doc}"
+    );
+    assert_eq!(
+        kernels.iter().filter(|k| **k == "md5-mb-x8").count(),
+        2,
+        "{doc}"
+    );
+    assert!(
+        stderr(&out).contains("riscv64") && stderr(&out).contains("unsupported"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn check_runs_on_the_host_and_reports_riscv64_unsupported() {
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        "md5-mb",
+        "--strategy",
+        "remat-loads",
+        "--target",
+        "x86_64,riscv64",
+        "--random",
+        "9",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert!(text.contains("riscv64 UNSUPPORTED"), "{text}");
+    assert!(
+        text.contains("in lane 7"),
+        "RFC vectors in every lane: {text}"
+    );
+    assert!(text.trim_end().ends_with(" 0 failed"), "{text}");
+}
+
+#[test]
+fn bench_json_rows_have_aggregate_throughput_and_ratio() {
+    let out = schedlab(&[
+        "bench",
+        "--kernel",
+        "md5-mb",
+        "--quick",
+        "--size",
+        "4k",
+        "--impl",
+        "schedlab-mb/x4/remat-loads,schedlab-mb/x8/remat-loads",
+        "--format",
+        "json",
+    ]);
+    let doc = json(&out);
+    let rows = rows(&doc);
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["impl"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "schedlab-mb/x4/remat-loads",
+            "schedlab-mb/x8/remat-loads",
+            "openssl"
+        ]
+    );
+    for row in rows {
+        for key in ["impl", "size", "mb_per_s", "ratio_to_openssl", "lanes"] {
+            assert!(row.get(key).is_some(), "missing {key} in {row}");
+        }
+        assert_eq!(row["size"], 4096);
+        assert!(row["mb_per_s"].as_f64().is_some_and(|v| v > 0.0), "{row}");
+    }
+}
+
+/// Emulator-dependent: skipped with a message unless the tools are present, mandatory when
+/// `SCHEDLAB_REQUIRE_EMULATORS=1` or `SCHEDLAB_REQUIRE_TOOLS=1`.
+fn emulators_ready() -> bool {
+    let tools = [
+        "qemu-aarch64",
+        "qemu-s390x",
+        "aarch64-linux-gnu-gcc",
+        "s390x-linux-gnu-gcc",
+    ];
+    let have = tools
+        .iter()
+        .all(|p| schedlab_backend::emulate::find_program(p).is_some());
+    let required = ["SCHEDLAB_REQUIRE_EMULATORS", "SCHEDLAB_REQUIRE_TOOLS"]
+        .iter()
+        .any(|v| std::env::var(v).as_deref() == Ok("1"));
+    if !have && required {
+        panic!(
+            "qemu-user / cross gcc missing (Debian: qemu-user gcc-aarch64-linux-gnu \
+             gcc-s390x-linux-gnu libc6-dev-arm64-cross libc6-dev-s390x-cross)"
+        );
+    }
+    if !have {
+        eprintln!("skipping: qemu-user or cross gcc missing");
+    }
+    have
+}
+
+#[test]
+fn check_passes_on_aarch64_and_s390x_under_qemu() {
+    if !emulators_ready() {
+        return;
+    }
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        "md5-mb",
+        "--strategy",
+        "remat-loads,pressure",
+        "--target",
+        "aarch64,s390x",
+        "--random",
+        "6",
+        "--quiet",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert!(text.trim_end().ends_with(" 0 failed"), "{text}");
+}

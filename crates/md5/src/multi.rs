@@ -1,0 +1,166 @@
+//! The JIT-compiled multi-buffer kernel (`md5-mb`): one message per SIMD lane.
+
+use cranelift_codegen::isa::CallConv;
+use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
+use schedlab_backend::{JitFunction, JitOptions, Target};
+use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES};
+use schedlab_passes::deopt::SlowPathCall;
+
+pub use schedlab_kernels::md5_mb::state_index;
+
+/// One lane as the kernel reads it (`LANE_DESCRIPTOR_BYTES` bytes: address, length, offset).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct LaneDescriptor {
+    buf: *const u8,
+    len: i32,
+    ofs: i32,
+}
+
+const _: () = assert!(std::mem::size_of::<LaneDescriptor>() == LANE_DESCRIPTOR_BYTES as usize);
+
+/// The kernel's machine-level type: `(state, lanes, blocks) -> blocks | OUT_OF_BOUNDS`.
+type LanesFn = unsafe extern "C" fn(*mut u32, *const LaneDescriptor, i32) -> i32;
+
+/// The kernel's slow path, called by its preheader test when it cannot prove every read in
+/// bounds: the same semantics in Rust ([`md5_mb::java_compress_lanes`]).
+///
+/// # Safety
+/// `lanes` is the lane count; `state` holds four words per lane and `descriptors` one
+/// descriptor per lane, each describing `len` readable bytes (as
+/// [`MultiCompressor::compress_lanes`] builds them).
+unsafe extern "C" fn run_slow_path(
+    lanes: usize,
+    state: *mut u32,
+    descriptors: *const LaneDescriptor,
+    blocks: i32,
+) -> i32 {
+    // SAFETY: per the contract above.
+    let (state, descriptors) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(state, 4 * lanes),
+            std::slice::from_raw_parts(descriptors, lanes),
+        )
+    };
+    let inputs: Vec<md5_mb::LaneInput<'_>> = descriptors
+        .iter()
+        .map(|d| md5_mb::LaneInput {
+            // SAFETY: `buf` is readable for `len` bytes (a slice's pointer, never null).
+            buf: unsafe { std::slice::from_raw_parts(d.buf, usize::try_from(d.len).unwrap_or(0)) },
+            len: d.len.max(0),
+            ofs: d.ofs,
+        })
+        .collect();
+    md5_mb::java_compress_lanes(state, &inputs, blocks)
+}
+
+/// One lane's input to [`MultiCompressor::compress_lanes`]: a buffer and the offset of the
+/// lane's first block.
+#[derive(Clone, Copy, Debug)]
+pub struct Lane<'a> {
+    /// The lane's bytes (seen as at most `i32::MAX` bytes, like a Java array).
+    pub buf: &'a [u8],
+    /// Offset of the first block to compress.
+    pub ofs: i32,
+}
+
+/// A JIT-compiled `md5-mb` kernel with `lanes()` lanes.
+pub struct MultiCompressor {
+    entry: LanesFn,
+    groups: usize,
+    _jit: JitFunction,
+}
+
+impl std::fmt::Debug for MultiCompressor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MultiCompressor")
+            .field("lanes", &self.lanes())
+            .finish_non_exhaustive()
+    }
+}
+
+impl MultiCompressor {
+    /// Builds the kernel with `groups` (1 or 2) four-lane groups, runs the pipeline's IR stages
+    /// with `config` and JIT-compiles it. Only the check-free loop is compiled; ranges the
+    /// preheader test cannot prove in bounds run the Rust model of the kernel.
+    pub fn compile(config: &PipelineConfig, groups: usize) -> Result<Self, crate::BuildError> {
+        if !(1..=2).contains(&groups) {
+            return Err(crate::BuildError::Lanes(groups * GROUP_LANES));
+        }
+        let target = Target::host().ok_or(crate::BuildError::UnsupportedHost)?;
+        let mut func = md5_mb::compress_lanes(groups);
+        // The checked loop is not compiled: a failing preheader test calls the Rust model
+        // (the context is the lane count). Valid input never takes it.
+        let slow_path = SlowPathCall {
+            callee: run_slow_path as *const () as usize as u64,
+            context: (groups * GROUP_LANES) as u64,
+            call_conv: CallConv::triple_default(&target.triple()),
+        };
+        run_ir_stages_with(
+            &mut func,
+            target,
+            config,
+            &StageOptions::jit(Some(slow_path)),
+        )?;
+        let options = JitOptions {
+            verify: false,
+            listing: false,
+        };
+        let jit = JitFunction::compile_with(func, &options)?;
+        // SAFETY: the JIT compiled a function with exactly `LanesFn`'s signature in the host's
+        // default (C) calling convention; the code lives for the process.
+        let entry = unsafe { std::mem::transmute::<*const u8, LanesFn>(jit.code_ptr()) };
+        Ok(Self {
+            entry,
+            groups,
+            _jit: jit,
+        })
+    }
+
+    /// Lanes per call (4 or 8).
+    pub fn lanes(&self) -> usize {
+        self.groups * GROUP_LANES
+    }
+
+    /// The MD5 of every message, in order, through this kernel's lanes (refilled as messages
+    /// finish); the few lanes left busy at the end, and messages of 1 GiB or more, finish on
+    /// the default engine's single-stream path. Identical to `Md5::digest` of each.
+    pub fn digest_many(&self, messages: &[&[u8]]) -> Vec<digest::Output<crate::Md5>> {
+        let engine = crate::TieredEngine::default_instance();
+        let single = |state: &mut [u32; 4], data: &[u8]| engine.compress_blocks(state, data);
+        crate::batch::digest_many_with(self, &single, messages)
+            .into_iter()
+            .map(digest::Output::<crate::Md5>::from)
+            .collect()
+    }
+
+    /// The raw entry point with Java semantics: compresses `blocks` blocks of every lane, lane
+    /// `l`'s starting at `lanes[l].ofs`; `state` holds four words per lane in the kernel's layout
+    /// ([`state_index`]).
+    ///
+    /// Returns `max(blocks, 0)`, or [`crate::OUT_OF_BOUNDS`] if some lane's read would leave its
+    /// buffer — then every lane's state holds exactly the blocks completed before that one.
+    /// Never reads outside a lane's buffer: the kernel bounds-checks every read.
+    ///
+    /// # Panics
+    /// If `lanes` or `state` does not match [`MultiCompressor::lanes`].
+    pub fn compress_lanes(&self, state: &mut [u32], lanes: &[Lane<'_>], blocks: i32) -> i32 {
+        assert_eq!(lanes.len(), self.lanes(), "one input per lane");
+        assert_eq!(state.len(), 4 * self.lanes(), "four state words per lane");
+        let mut descriptors = [LaneDescriptor {
+            buf: std::ptr::null(),
+            len: 0,
+            ofs: 0,
+        }; 2 * GROUP_LANES];
+        for (d, lane) in descriptors.iter_mut().zip(lanes) {
+            *d = LaneDescriptor {
+                buf: lane.buf.as_ptr(),
+                len: i32::try_from(lane.buf.len()).unwrap_or(i32::MAX),
+                ofs: lane.ofs,
+            };
+        }
+        // SAFETY: `state` holds four words per lane; each descriptor describes `len` readable
+        // bytes of a live slice, and the kernel bounds-checks every read against `len`.
+        unsafe { (self.entry)(state.as_mut_ptr(), descriptors.as_ptr(), blocks) }
+    }
+}
