@@ -536,6 +536,33 @@ mod tests {
     }
 
     #[test]
+    fn odd_text_never_panics() {
+        let odd = [
+            "",
+            " ",
+            "]x[",
+            "ldr w1, ]sp[",
+            "str",
+            "movl (",
+            "movl )(",
+            "leal",
+            "addl ,,",
+            "b.ne",
+            "ldp w1, w2, [x3], #",
+            "mulq",
+            "jmp *",
+            "é, ü(",
+            "ldr x1, [sp, #é]",
+        ];
+        for text in odd {
+            for target in [Target::X86_64, Target::Aarch64] {
+                let _ = decode(target, text);
+            }
+            let _ = textual_stack_access(Target::S390x, text);
+        }
+    }
+
+    #[test]
     fn targets_without_tables_are_errors() {
         let b = body(Target::Riscv64, &["addw a0, a0, a1"]);
         assert!(matches!(
