@@ -111,7 +111,15 @@ fn spills_on_the_chain_do_not_lower_the_bound() {
     let compiled = md5(target, "remat-loads");
     let body = hot_loop(&compiled).expect("loop");
     for model in core_models(target) {
+        // Printed for the notes, not asserted (no timed assertions).
+        let start = std::time::Instant::now();
         let clean = bound_of(target, &body, model).expect("bound");
+        eprintln!(
+            "{}: graph + solver for {} instructions in {:?}",
+            model.name,
+            body.insts.len(),
+            start.elapsed()
+        );
         // Spill the destination of the first rotate on the critical cycle and reload it.
         let rotate = clean
             .critical

@@ -74,10 +74,11 @@ pub fn below_bound(cost: &RowCost, mca: &BTreeMap<String, f64>) -> Vec<String> {
 }
 
 /// Printed under a table where some llvm-mca figure is marked.
-pub const FOOTNOTE: &str = "* llvm-mca figure below schedlab's bound for that core (recurrence \
-     through spill slots, or issue width): impossible on that core. llvm-mca assumes loads never \
-     alias earlier stores, so a spill -> reload leaves its dependence chain. The figure before \
-     the parentheses (schedlab's model) is what the report leads with.";
+pub const FOOTNOTE: &str = "* llvm-mca figure below schedlab's bound for that core (the loop's \
+     longest dependence cycle, spill slots included, or its issue slots over the core's width). \
+     llvm-mca assumes loads never alias earlier stores, so a spill -> reload leaves its \
+     dependence chain. The figure before the parentheses (schedlab's model) is what the report \
+     leads with.";
 
 /// `cpu model (mca llvm-mca[*])` per core, over the cores either side has.
 pub fn mca_cell(row: &Row, mca: &BTreeMap<String, f64>) -> String {

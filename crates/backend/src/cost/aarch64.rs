@@ -30,7 +30,7 @@ fn reg(op: &str) -> Option<u16> {
 /// `[base, #imm]`, `[base, index, lsl #2]`, `[base], #imm` (post-index), `[base, #imm]!`.
 fn mem(op: &str) -> Option<(Vec<Loc>, MemRef, Option<u16>)> {
     let start = op.find('[')?;
-    let end = op.find(']')?;
+    let end = start + op[start..].find(']')?;
     let inner = &op[start + 1..end];
     let writeback = op.ends_with('!') || op[end + 1..].trim_start().starts_with(',');
     let parts: Vec<&str> = inner.split(',').map(str::trim).collect();

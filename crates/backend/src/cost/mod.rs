@@ -20,8 +20,8 @@
 //!
 //! **The bounds.** The recurrence bound is the graph's maximum cycle ratio ([`ratio`]): cycles
 //! per iteration that no amount of parallel hardware beats. The resource bound is
-//! `max(instructions / issue width, ALU instructions / ALU ports)` (moves eliminated at rename
-//! and branches need no ALU). The bound reported is the larger of the two. Without a loop
+//! `max(issue slots / issue width, ALU instructions / ALU ports)` (moves eliminated at rename
+//! and branches need no ALU; a compare fused with its conditional branch takes one slot). The bound reported is the larger of the two. Without a loop
 //! (straight-line code) the recurrence figure is the critical path of one run.
 //!
 //! **Approximations** (each makes the bound lower, i.e. still a bound, or is stated):
@@ -29,8 +29,8 @@
 //! conditional side path (the built-in kernels' hot loops are straight-line after bounds-check
 //! elimination); only stack-slot memory dependences are linked (the kernels' other stores go
 //! to addresses no later load of the same iteration window reads); ports other than the
-//! integer ALUs (load/store, multiplier) are not modelled in the resource bound; macro-fusion
-//! is ignored (an x86 compare-and-branch pair counts two instructions of issue width).
+//! integer ALUs (load/store, multiplier) are not modelled in the resource bound; of the
+//! fusions only compare + conditional branch is (as one issue slot).
 //! s390x and riscv64 have no latency table: no bound is computed for them.
 
 mod aarch64;
@@ -425,7 +425,20 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
     } else {
         (longest_acyclic_path(graph.nodes, &graph.edges)?, Vec::new())
     };
-    let insts = effects.len() as f64;
+    // Issue slots: a conditional branch right after the flag-setting ALU instruction it tests
+    // is fused with it (x86 macro-fusion; Arm cores fuse `cmp` + `b.cond` likewise), so the
+    // pair takes one slot; counting it twice would lift the floor above what the core can do.
+    let fused = effects
+        .windows(2)
+        .filter(|w| {
+            w[1].class == OpClass::Branch
+                && w[1].reads.contains(&Loc::Flags)
+                && matches!(w[0].class, OpClass::Alu)
+                && w[0].writes.contains(&Loc::Flags)
+                && w[0].load.is_none()
+        })
+        .count();
+    let insts = (effects.len() - fused) as f64;
     let alu_ops = effects
         .iter()
         .filter(|fx| match fx.class {
@@ -533,6 +546,44 @@ mod tests {
         // 8 instructions / 4 wide = 2; 7 ALU ops / 4 ports = 1.75; recurrence 7.
         assert!((got.resource - 2.0).abs() < 1e-9, "{got:?}");
         assert!((got.bound() - 7.0).abs() < 1e-9);
+        // A compare fused with its branch takes one slot: 6 adds + cmp/jb = 7 slots, not 8.
+        let lines: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 6)
+            .chain(["cmpq %rsi, %rdi", "jb 0x0"])
+            .collect();
+        let fused = bound_of(
+            Target::X86_64,
+            &body(Target::X86_64, &lines),
+            model("skylake"),
+        )
+        .expect("bound");
+        assert!((fused.resource - 7.0 / 4.0).abs() < 1e-9, "{fused:?}");
+    }
+
+    #[test]
+    fn odd_text_never_panics() {
+        let odd = [
+            "",
+            " ",
+            "]x[",
+            "ldr w1, ]sp[",
+            "str",
+            "movl (",
+            "movl )(",
+            "leal",
+            "addl ,,",
+            "b.ne",
+            "ldp w1, w2, [x3], #",
+            "mulq",
+            "jmp *",
+            "é, ü(",
+            "ldr x1, [sp, #é]",
+        ];
+        for text in odd {
+            for target in [Target::X86_64, Target::Aarch64] {
+                let _ = decode(target, text);
+            }
+            let _ = textual_stack_access(Target::S390x, text);
+        }
     }
 
     #[test]

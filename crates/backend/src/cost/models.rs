@@ -182,15 +182,15 @@ pub const MODELS: &[CoreModel] = &[
         name: "neoverse-v2",
         target: Target::Aarch64,
         alu: 1.0,           // [ARM-SOG] V2: ALU basic 1
-        alu_complex: 2.0,   // [ARM-SOG] V2: ALU shifted register 2 (1 for LSL #0-4: approx.)
+        alu_complex: 1.0,   // [ARM-SOG] V2: shifted register 1 (LSL #0-4) .. 2: lower end
         reg_move: 0.0,      // [ARM-SOG] V2: register MOVs handled at rename (zero latency)
         mul: 2.0,           // [ARM-SOG] V2: MUL 2
         mul_high: 3.0,      // [ARM-SOG] V2: UMULH 3
         div: 5.0,           // [ARM-SOG] V2: UDIV 5-12 (lower end)
         load: 4.0,          // [ARM-SOG] V2: load 4
         store_forward: 4.0, // approx.: taken = load-to-use
-        issue_width: 6.0,   // [ARM-SOG] V2: 6-wide decode
-        alu_ports: 6.0,     // [ARM-SOG] V2: 6 integer ALUs (4 simple + 2 complex)
+        issue_width: 8.0, // [ARM-SOG] V2: 6-wide decode, 8 MOPs/cycle from the MOP cache: upper end as floor
+        alu_ports: 6.0,   // [ARM-SOG] V2: 6 integer ALUs (4 simple + 2 complex)
         eliminates_moves: true,
     },
 ];
