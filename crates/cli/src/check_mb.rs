@@ -17,6 +17,7 @@ pub fn kernels(groups: &[usize]) -> Vec<Kernel> {
             name: format!("md5-mb-x{}", g * GROUP_LANES),
             kind: KernelKind::Md5Mb,
             func: md5_mb::compress_lanes(g),
+            clif: None,
         })
         .collect()
 }
