@@ -193,19 +193,7 @@ pub(crate) fn split_operands(text: &str) -> (&str, Vec<&str>) {
     (mnemonic, ops)
 }
 
-/// Parses a decimal or `0x` hexadecimal immediate, with optional sign and `#`/`$` prefix.
-pub(crate) fn parse_imm(text: &str) -> Option<i64> {
-    let t = text.trim().trim_start_matches(['#', '$']);
-    let (neg, t) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t),
-    };
-    let v = match t.strip_prefix("0x") {
-        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
-        None => t.parse::<i64>().ok()?,
-    };
-    Some(if neg { -v } else { v })
-}
+pub(crate) use crate::stats::parse_imm;
 
 fn decode(target: Target, text: &str) -> Option<Effects> {
     match target {
