@@ -4,6 +4,7 @@ use crate::Md5;
 use crate::compressor::Compressor;
 use crate::tiered::TieredEngine;
 use digest::{Digest, Output};
+use schedlab_backend::Target;
 use schedlab_backend::pipeline::{PipelineConfig, PipelineError};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -23,6 +24,12 @@ pub enum BuildError {
     /// The multi-buffer kernel has 4 or 8 lanes.
     #[error("md5-mb has 4 or 8 lanes, not {0}")]
     Lanes(usize),
+    /// The host has no SIMD lowering for the multi-buffer kernel's `i32x4` vectors.
+    #[error(
+        "md5-mb needs SIMD: Cranelift lowers i32x4 on {0} only with its vector extension, \
+         which schedlab's {0} target does not enable; batches use the single-stream path"
+    )]
+    NoSimd(Target),
 }
 
 /// The configuration [`Md5::default`] uses.

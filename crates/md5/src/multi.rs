@@ -102,6 +102,10 @@ impl MultiCompressor {
             config,
             &StageOptions::jit(Some(slow_path)),
         )?;
+        // The configuration is checked first (its errors name what to fix); then the host.
+        if target == Target::Riscv64 {
+            return Err(crate::BuildError::NoSimd(target));
+        }
         let options = JitOptions {
             verify: false,
             listing: false,

@@ -44,7 +44,16 @@ fn the_default_engine_hashes_right_before_and_after_the_jit() {
     }
     let (single, batch) = Md5::wait_for_jit();
     assert_eq!(single, Backend::Jit);
-    assert_eq!(batch, Backend::Jit);
+    if cfg!(target_arch = "riscv64") {
+        // RV64GC has no SIMD lowering for the lane kernel: batches stay on the single-stream
+        // path and the backend says why.
+        assert!(
+            matches!(&batch, Backend::Failed(why) if why.contains("needs SIMD")),
+            "{batch:?}"
+        );
+    } else {
+        assert_eq!(batch, Backend::Jit);
+    }
     assert_eq!(Md5::backend(), Backend::Jit);
     for m in &refs {
         assert_eq!(Md5::digest(m), md5::Md5::digest(m));
