@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 
 pub mod bigint;
+pub mod case;
 pub mod int_sum;
 pub mod java;
 pub mod md5;

@@ -1,0 +1,103 @@
+//! `schedlab`: compile Java-semantics kernels through Cranelift with pluggable scheduling
+//! strategies, and report spills, code, static cost and speed against hand-written code.
+//!
+//! The library is the command line itself ([`run_cli`]), so that a program outside this
+//! workspace can run `report`, `check` and `bench` with strategies it registers.
+
+mod bench;
+mod check;
+mod check_clif;
+mod check_mb;
+mod clif;
+mod dump;
+mod guard;
+mod kernel;
+mod report;
+mod report_baseline;
+mod report_cost;
+mod report_plot;
+mod report_pressure;
+mod report_summary;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Command-line interface.
+#[derive(Parser, Debug)]
+#[command(name = "schedlab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Spills, code size and (with --mca) static cycles per strategy × target.
+    Report(report::ReportArgs),
+    /// Run each target's machine code on test vectors and random inputs against the reference.
+    Check(check::CheckArgs),
+    /// Print one pipeline stage (CLIF after build/bce/sched, or the machine code listing).
+    Dump(dump::DumpArgs),
+    /// Time schedlab's kernels against md-5/OpenSSL/num-bigint and the JVM in one run.
+    Bench(bench::BenchArgs),
+    /// Compile the `Md5` library's default configuration once in this process and print the
+    /// phase timings as JSON (`bench` runs it in fresh processes for the first-compile figure).
+    #[command(hide = true)]
+    CompileProbe,
+}
+
+/// An error the CLI reports as one message and an exit code (2 = bad input, 1 = failure).
+#[derive(Debug)]
+pub struct CliError {
+    /// What to print after `schedlab: `.
+    pub message: String,
+    /// Process exit code.
+    pub code: u8,
+}
+
+impl CliError {
+    /// Bad user input (unknown name, malformed file): exit 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: 2,
+        }
+    }
+
+    /// A failure while doing the work (a mismatch, a tool that failed): exit 1.
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: 1,
+        }
+    }
+}
+
+/// Runs the command line `args` (the first item is the program name, as in
+/// [`std::env::args_os`]) and returns the process's exit code. `clap` prints help and usage
+/// errors itself and exits.
+///
+/// This is what the `schedlab` binary does; a program that registers its own scheduling
+/// strategy ([`schedlab_passes::sched::register`]) calls it to get a report, check or bench row
+/// for that strategy next to the built-in ones.
+pub fn run_cli<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::parse_from(args);
+    let result = match cli.command {
+        Command::Report(args) => report::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Dump(args) => dump::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::CompileProbe => bench::compile_probe(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("schedlab: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
