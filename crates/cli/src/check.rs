@@ -1,18 +1,16 @@
 //! `schedlab check`: runs each target's machine code (natively on the host, under qemu-user
-//! elsewhere) on test vectors and random inputs, against the reference.
+//! elsewhere) on every case the kernel's registry entry generates, each array flush against a
+//! guard page at its end and then at its start, against the entry's Rust model of the Java
+//! code. One executor ([`schedlab_backend::exec`]) serves every kernel and every target.
 
 use crate::CliError;
-use crate::kernel::{self, Kernel, KernelKind};
-use rand::{Rng, SeedableRng, rngs::StdRng};
+use crate::kernel::{self, Kernel};
+use rayon::prelude::*;
 use schedlab_backend::Target;
-use schedlab_backend::emulate::{Md5Case, run_md5_cases};
-use schedlab_backend::emulate_bigint::{
-    Layout, hostile_mul_add_cases, hostile_square_cases, random_mul_add_cases, random_square_cases,
-    run_cases,
-};
+use schedlab_backend::exec::{self, Call, Outcome, Unit};
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
-use schedlab_kernels::bigint::Entry;
-use schedlab_kernels::md5::{INITIAL_STATE, pad_message};
+use schedlab_kernels::case::{Case, Effect, Placement};
+use schedlab_kernels::registry::{CaseOptions, Kernel as Registered};
 
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
@@ -40,16 +38,6 @@ pub struct CheckArgs {
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
-}
-
-use schedlab_kernels::md5::RFC1321_SUITE as RFC1321;
-
-fn hex_digest(state: [u32; 4]) -> String {
-    state
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// A labelled case with its expected outcome, printed on one line.
@@ -84,7 +72,7 @@ impl Tally {
 pub fn run(args: CheckArgs) -> Result<(), CliError> {
     let (clif_kernels, kernels): (Vec<Kernel>, Vec<Kernel>) = kernel::resolve_list(&args.kernel)?
         .into_iter()
-        .partition(|k| k.kind == KernelKind::Clif);
+        .partition(|k| k.builtin.is_none());
     // `off` (no IR stages) is always part of a `.clif` check; accept it by name too.
     let strategy_spec = args.strategy.as_deref().map(|s| {
         kernel::split_list(s)
@@ -123,14 +111,26 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         quiet: args.quiet,
     };
     let mut errors = Vec::new();
-    for k in &kernels {
-        for strategy in &strategies {
-            for &target in &targets {
-                let prefix = format!("{} {strategy} {target}", k.name);
-                if let Err(e) = check_one(k, strategy, target, &args, &prefix, &mut tally) {
-                    println!("{prefix} ERROR {e}");
-                    errors.push(format!("{prefix}: {e}"));
-                }
+    let jobs: Vec<(&Kernel, &String, Target)> = kernels
+        .iter()
+        .flat_map(|k| {
+            strategies
+                .iter()
+                .flat_map(move |s| targets.iter().map(move |&t| (k, s, t)))
+        })
+        .collect();
+    // Compile and run every kernel × strategy × target in parallel; print in order.
+    let results: Vec<Result<Vec<Verdict>, String>> = jobs
+        .par_iter()
+        .map(|&(k, strategy, target)| check_one(k, strategy, target, &args))
+        .collect();
+    for ((k, strategy, target), result) in jobs.iter().zip(results) {
+        let prefix = format!("{} {strategy} {target}", k.name);
+        match result {
+            Ok(verdicts) => verdicts.into_iter().for_each(|v| tally.record(&prefix, v)),
+            Err(e) => {
+                println!("{prefix} ERROR {e}");
+                errors.push(format!("{prefix}: {e}"));
             }
         }
     }
@@ -149,135 +149,125 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
     clif_result
 }
 
+/// Runs one kernel × strategy × target: the IR stages, then every case in both placements
+/// through the executor. A target that cannot compile the kernel gives one `UNSUPPORTED`
+/// verdict line and no cases.
 fn check_one(
     k: &Kernel,
     strategy: &str,
     target: Target,
     args: &CheckArgs,
-    prefix: &str,
-    tally: &mut Tally,
-) -> Result<(), String> {
+) -> Result<Vec<Verdict>, String> {
+    let Some(entry) = k.builtin else {
+        return Ok(Vec::new());
+    };
+    if let Some(reason) = k.unsupported(target) {
+        return Ok(vec![Verdict {
+            label: "UNSUPPORTED".into(),
+            ok: true,
+            detail: reason,
+        }]);
+    }
     let mut func = k.func.clone();
     let config = PipelineConfig {
         bce: args.bce,
         ..PipelineConfig::with_strategy(strategy)
     };
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
-    match k.kind {
-        KernelKind::Md5 => check_md5(&func, target, args, prefix, tally),
-        KernelKind::Md5Mb => crate::check_mb::check(&func, target, args.random, args.seed, prefix)
-            .map(|verdicts| verdicts.into_iter().for_each(|v| tally.record(prefix, v))),
-        KernelKind::MulAdd => {
-            let mut cases = random_mul_add_cases(args.seed, 1..=args.random.max(1));
-            cases.extend(hostile_mul_add_cases(args.seed));
-            for layout in Layout::ALL {
-                let got = run_cases(&func, target, layout, &cases).map_err(|e| e.to_string())?;
-                for (i, (case, out)) in cases.iter().zip(got).enumerate() {
-                    let want = case.expected(Entry::Wrapper);
-                    tally.record(prefix, verdict(format!("case {i} {layout:?}"), &want, &out));
-                }
-            }
-            Ok(())
-        }
-        KernelKind::SquareToLen => {
-            let mut cases = random_square_cases(args.seed, 1..=args.random.max(1));
-            cases.extend(hostile_square_cases(args.seed));
-            for layout in Layout::ALL {
-                let got = run_cases(&func, target, layout, &cases).map_err(|e| e.to_string())?;
-                for (i, (case, out)) in cases.iter().zip(got).enumerate() {
-                    let want = case.expected(Entry::Wrapper);
-                    tally.record(prefix, verdict(format!("case {i} {layout:?}"), &want, &out));
-                }
-            }
-            Ok(())
-        }
-        KernelKind::Clif => Ok(()),
-    }
+    let options = CaseOptions {
+        seed: args.seed,
+        random: args.random,
+    };
+    run_cases(entry, func, target, &entry.cases(&options))
 }
 
-fn verdict<T: PartialEq + std::fmt::Debug>(label: String, want: &T, got: &T) -> Verdict {
-    let ok = want == got;
-    Verdict {
-        label,
-        ok,
-        detail: if ok {
-            String::new()
-        } else {
-            format!("expected {want:?}, got {got:?}")
-        },
-    }
-}
-
-fn check_md5(
-    func: &cranelift_codegen::ir::Function,
+/// Runs `cases` of `entry` on `func` (after the IR stages) for `target`, every case with its
+/// arrays against the guard page at their end and then at their start; one verdict per case
+/// and placement.
+pub(crate) fn run_cases(
+    entry: &dyn Registered,
+    func: cranelift_codegen::ir::Function,
     target: Target,
-    args: &CheckArgs,
-    prefix: &str,
-    tally: &mut Tally,
-) -> Result<(), String> {
-    let mut cases: Vec<(String, Md5Case)> = RFC1321
+    cases: &[Case],
+) -> Result<Vec<Verdict>, String> {
+    let isa = target
+        .isa(cranelift_codegen::settings::OptLevel::None)
+        .map_err(|e| format!("ISA: {e}"))?;
+    let units = [Unit {
+        label: entry.name().to_string(),
+        functions: vec![func],
+    }];
+    let runs: Vec<(&Case, Placement)> = Placement::ALL
         .iter()
-        .map(|(msg, _)| {
-            (
-                format!("rfc1321 {:?}", truncate(msg)),
-                Md5Case::whole_blocks(INITIAL_STATE, pad_message(msg.as_bytes()), 0),
-            )
+        .flat_map(|&p| cases.iter().map(move |c| (c, p)))
+        .collect();
+    let calls: Vec<Call> = runs
+        .iter()
+        .map(|(case, placement)| Call {
+            unit: 0,
+            function: 0,
+            args: case.args.clone(),
+            memory: case.memory.clone(),
+            placement: *placement,
         })
         .collect();
-    let mut rng = StdRng::seed_from_u64(args.seed);
-    for i in 0..args.random {
-        let len = rng.random_range(0..600usize);
-        let mut buf = vec![0u8; len];
-        rng.fill(buf.as_mut_slice());
-        let state: [u32; 4] = rng.random();
-        // Mostly in-bounds block runs, sometimes hostile offsets and limits.
-        let (ofs, limit) = if i % 3 == 2 {
-            (
-                rng.random_range(-80..len as i32 + 80),
-                rng.random_range(-80..len as i32 + 80),
-            )
-        } else {
-            let ofs = rng.random_range(0..=len.min(70) as i32);
-            (ofs, len as i32 - 64)
-        };
-        let case = Md5Case {
-            state,
-            buf,
-            len: len as i32,
-            ofs,
-            limit,
-        };
-        cases.push((
-            format!("random {i} len={len} ofs={ofs} limit={limit}"),
-            case,
-        ));
-    }
-    let just_cases: Vec<Md5Case> = cases.iter().map(|(_, c)| c.clone()).collect();
-    let outcomes = run_md5_cases(func, target, &just_cases).map_err(|e| e.to_string())?;
-    for (i, ((label, case), got)) in cases.iter().zip(outcomes).enumerate() {
-        let want = case.expected();
-        let mut v = verdict(label.clone(), &want, &got);
-        if let Some((_, digest)) = RFC1321.get(i) {
-            // The RFC's digest itself, not only the reference implementation.
-            let rfc_ok = got.ret == case.len && hex_digest(got.state) == *digest;
-            if !rfc_ok {
-                v.ok = false;
-                v.detail = format!("digest {} != RFC {digest}", hex_digest(got.state));
-            } else {
-                v.detail = digest.to_string();
+    let outcomes = crate::guard::catch(|| exec::execute(target, &isa, &units, &calls))
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    Ok(runs
+        .iter()
+        .zip(outcomes)
+        .map(|((case, placement), got)| {
+            let label = format!("{} [{}]", case.label, placement.name());
+            match entry.expected(case) {
+                Ok(want) => judge(label, &want, &got),
+                Err(e) => Verdict {
+                    label,
+                    ok: false,
+                    detail: format!("malformed case: {e}"),
+                },
             }
-        }
-        tally.record(prefix, v);
-    }
-    Ok(())
+        })
+        .collect())
 }
 
-fn truncate(s: &str) -> String {
-    if s.len() > 12 {
-        format!("{}…", &s[..12])
-    } else {
-        s.to_string()
+/// Compares what the call did with what the Java code does; the detail names the first
+/// difference (arrays by index and byte offset, not in full).
+fn judge(label: String, want: &Effect, got: &Outcome) -> Verdict {
+    let detail = match got {
+        Outcome::Returned(effect) if effect == want => String::new(),
+        Outcome::Returned(effect) if effect.returns != want.returns => format!(
+            "returned {:?}, expected {:?}",
+            effect.returns, want.returns
+        ),
+        Outcome::Returned(effect) => first_array_difference(&want.arrays, &effect.arrays),
+        other => format!("{other}, expected it to return {:?}", want.returns),
+    };
+    Verdict {
+        ok: detail.is_empty(),
+        label,
+        detail,
     }
+}
+
+fn first_array_difference(want: &[Vec<u8>], got: &[Vec<u8>]) -> String {
+    if want.len() != got.len() {
+        return format!("{} arrays back, expected {}", got.len(), want.len());
+    }
+    for (i, (w, g)) in want.iter().zip(got).enumerate() {
+        if w.len() != g.len() {
+            return format!("array {i}: {} bytes back, expected {}", g.len(), w.len());
+        }
+        if let Some(at) = w.iter().zip(g).position(|(a, b)| a != b) {
+            let end = (at + 8).min(w.len());
+            return format!(
+                "array {i} differs at byte {at}: {:02x?}, expected {:02x?}",
+                &g[at..end],
+                &w[at..end]
+            );
+        }
+    }
+    String::new()
 }
 
 fn parse_bce(s: &str) -> Result<schedlab_passes::bce::BceLevel, String> {

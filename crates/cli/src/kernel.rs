@@ -6,31 +6,15 @@ use cranelift_codegen::ir::Function;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The built-in kernels, by name.
-pub const BUILTIN: &[&str] = &["md5", "md5-mb", "muladd", "square-to-len"];
-
-/// What a kernel computes, which decides how `check` runs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KernelKind {
-    /// MD5's multi-block compression.
-    Md5,
-    /// `BigInteger.implMulAdd` with its wrapper's checks.
-    MulAdd,
-    /// `BigInteger.implSquareToLen` with its wrapper's checks.
-    SquareToLen,
-    /// Multi-buffer MD5 (`md5-mb`), 4 or 8 lanes.
-    Md5Mb,
-    /// A function read from a `.clif` file: reported, not executed.
-    Clif,
-}
+use schedlab_kernels::registry::{self, Kernel as Registered};
 
 /// One kernel to run through the pipeline.
 #[derive(Clone)]
 pub struct Kernel {
     /// Display name (built-in name, or `file.clif:function`).
     pub name: String,
-    /// What it computes.
-    pub kind: KernelKind,
+    /// The registry entry of a built-in kernel (its cases and reference model).
+    pub builtin: Option<&'static dyn Registered>,
     /// The function as built (before any pass).
     pub func: Function,
     /// For a `.clif` kernel: its file (targets, ISA flags, run lines) and function index.
@@ -38,6 +22,28 @@ pub struct Kernel {
 }
 
 impl Kernel {
+    /// A built-in kernel from the registry.
+    pub fn builtin(entry: &'static dyn Registered) -> Self {
+        Self {
+            name: entry.name().to_string(),
+            builtin: Some(entry),
+            func: entry.build(),
+            clif: None,
+        }
+    }
+
+    /// Why `target` cannot compile this kernel, if it cannot: a SIMD kernel on riscv64.
+    pub fn unsupported(&self, target: schedlab_backend::Target) -> Option<String> {
+        let simd = self.builtin.is_some_and(|k| k.needs_simd());
+        (simd && target == schedlab_backend::Target::Riscv64).then(|| {
+            format!(
+                "{} needs SIMD: schedlab's riscv64 target is RV64GC, and Cranelift lowers i32x4 \
+                 only with the V extension (not enabled for this target); unsupported",
+                self.name
+            )
+        })
+    }
+
     /// The targets this kernel is compiled for: `requested`, intersected with a `.clif`
     /// file's `target` lines (an empty intersection is a usage error naming them).
     pub fn targets(
@@ -60,30 +66,11 @@ impl Kernel {
 /// Resolves a `--kernel` argument: a built-in name or a path to a `.clif` file (every function
 /// in it becomes one kernel).
 pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
-    use schedlab_kernels::bigint;
-    let builtin = |name: &str, kind, func| {
-        Ok(vec![Kernel {
-            name: name.to_string(),
-            kind,
-            func,
-            clif: None,
-        }])
-    };
+    let builtins = registry::select(spec);
+    if !builtins.is_empty() {
+        return Ok(builtins.into_iter().map(Kernel::builtin).collect());
+    }
     match spec {
-        "md5" => builtin(
-            "md5",
-            KernelKind::Md5,
-            schedlab_kernels::md5::compress_multi_block(),
-        ),
-        "md5-mb" => Ok(crate::check_mb::kernels(&[1, 2])),
-        "md5-mb-x4" => Ok(crate::check_mb::kernels(&[1])),
-        "md5-mb-x8" => Ok(crate::check_mb::kernels(&[2])),
-        "muladd" | "mul-add" => builtin("muladd", KernelKind::MulAdd, bigint::mul_add()),
-        "square-to-len" | "squaretolen" => builtin(
-            "square-to-len",
-            KernelKind::SquareToLen,
-            bigint::square_to_len(),
-        ),
         pattern if pattern.contains(['*', '?']) => {
             let mut kernels = Vec::new();
             for file in crate::clif::files_matching(pattern)? {
@@ -107,7 +94,7 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
         other => Err(CliError::usage(format!(
             "unknown kernel `{other}`; valid kernels: {}, a path to a .clif file, a \
              directory of .clif files, or a pattern like `dir/*.clif`",
-            BUILTIN.join(", ")
+            registry::names().join(", ")
         ))),
     }
 }
@@ -130,7 +117,7 @@ fn clif_kernels(path: &Path, name: String, from_directory: bool) -> Result<Vec<K
         .enumerate()
         .map(|(i, func)| Kernel {
             name: format!("{}:{}", file.name, func.name),
-            kind: KernelKind::Clif,
+            builtin: None,
             func: func.clone(),
             clif: Some((Arc::clone(&file), i)),
         })

@@ -7,7 +7,6 @@
 mod bench;
 mod check;
 mod check_clif;
-mod check_mb;
 mod clif;
 mod dump;
 mod guard;

@@ -138,7 +138,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     for k in &kernels {
         let mut kernel_targets = k.targets(&targets)?;
         kernel_targets.retain(
-            |&target| match crate::check_mb::unsupported(k.kind, target) {
+            |&target| match k.unsupported(target) {
                 Some(reason) => {
                     eprintln!("schedlab: {} / {target}: {reason}; skipped", k.name);
                     false

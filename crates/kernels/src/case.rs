@@ -159,6 +159,23 @@ impl Case {
             })
             .chain(&self.memory)
     }
+
+    /// Argument `index` as a Java `int`.
+    pub fn int(&self, index: usize) -> Result<i32, String> {
+        match self.args.get(index) {
+            Some(Arg::Value(DataValue::I32(v))) => Ok(*v),
+            other => Err(format!("argument {index} is {other:?}, not an i32")),
+        }
+    }
+
+    /// Argument `index` as an array (following [`Arg::SameArray`]).
+    pub fn array(&self, index: usize) -> Result<&ArrayArg, String> {
+        match self.args.get(index) {
+            Some(Arg::Array(array)) => Ok(array),
+            Some(Arg::SameArray(earlier)) if *earlier < index => self.array(*earlier),
+            other => Err(format!("argument {index} is {other:?}, not an array")),
+        }
+    }
 }
 
 /// What a call that returned left behind.

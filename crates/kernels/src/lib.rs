@@ -12,5 +12,6 @@ pub mod int_sum;
 pub mod java;
 pub mod md5;
 pub mod md5_mb;
+pub mod registry;
 
 pub use java::OUT_OF_BOUNDS;

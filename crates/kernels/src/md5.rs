@@ -18,7 +18,11 @@
 //! and the 64 steps follow `MD5.java`'s `FF`/`GG`/`HH`/`II` helpers operation for operation, in
 //! Java's evaluation order. They are generated from [`SHIFTS`], [`MESSAGE_ORDER`] and [`SINES`].
 
+use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
+use crate::registry::{CaseOptions, Kernel};
+use cranelift_codegen::data_value::DataValue;
+use rand::{Rng, SeedableRng, rngs::StdRng};
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, Signature, UserFuncName,
     Value, condcodes::IntCC, types,
@@ -448,5 +452,101 @@ mod tests {
                 0x42, 0x7e
             ]
         );
+    }
+}
+
+/// The registry entry of [`compress_multi_block`] (`md5`).
+pub static KERNEL: Md5Kernel = Md5Kernel;
+
+/// `md5`: the multi-block compression loop; see [`KERNEL`].
+#[derive(Clone, Copy, Debug)]
+pub struct Md5Kernel;
+
+impl Md5Kernel {
+    /// A call on `buf` (a Java `byte[]` of exactly its length) from the chaining value `state`.
+    pub fn case(label: String, state: [u32; 4], buf: Vec<u8>, ofs: i32, limit: i32) -> Case {
+        let len = i32::try_from(buf.len()).unwrap_or(i32::MAX);
+        Case::new(
+            label,
+            vec![
+                Arg::Array(ArrayArg::words(&state)),
+                Arg::Array(ArrayArg::bytes(buf)),
+                Arg::Value(DataValue::I32(len)),
+                Arg::Value(DataValue::I32(ofs)),
+                Arg::Value(DataValue::I32(limit)),
+            ],
+        )
+    }
+}
+
+impl Kernel for Md5Kernel {
+    fn name(&self) -> &'static str {
+        "md5"
+    }
+
+    fn summary(&self) -> &'static str {
+        "MD5's multi-block compression (DigestBase.implCompressMultiBlock + MD5.implCompress0), 16 checked reads per block"
+    }
+
+    fn build(&self) -> Function {
+        compress_multi_block()
+    }
+
+    fn cases(&self, options: &CaseOptions) -> Vec<Case> {
+        let mut cases: Vec<Case> = RFC1321_SUITE
+            .iter()
+            .map(|(msg, digest)| {
+                let padded = pad_message(msg.as_bytes());
+                let limit = padded.len() as i32 - 64;
+                Self::case(
+                    format!("rfc1321 {digest}"),
+                    INITIAL_STATE,
+                    padded,
+                    0,
+                    limit,
+                )
+            })
+            .collect();
+        let mut rng = StdRng::seed_from_u64(options.seed);
+        for i in 0..options.random {
+            let len = rng.random_range(0..600usize);
+            let mut buf = vec![0u8; len];
+            rng.fill(buf.as_mut_slice());
+            let state: [u32; 4] = rng.random();
+            // Mostly in-bounds block runs, every third one with hostile offsets and limits.
+            let (ofs, limit) = if i % 3 == 2 {
+                (
+                    rng.random_range(-80..len as i32 + 80),
+                    rng.random_range(-80..len as i32 + 80),
+                )
+            } else {
+                (rng.random_range(0..=len.min(70) as i32), len as i32 - 64)
+            };
+            let label = format!("random {i} len={len} ofs={ofs} limit={limit}");
+            cases.push(Self::case(label, state, buf, ofs, limit));
+        }
+        // The last block ends one byte past the array; a negative offset; a wrapping limit.
+        for (len, ofs, limit) in [(127, 0, 63), (128, -1, 64), (64, 0, i32::MAX)] {
+            let label = format!("hostile len={len} ofs={ofs} limit={limit}");
+            cases.push(Self::case(label, INITIAL_STATE, vec![0x5a; len], ofs, limit));
+        }
+        cases
+    }
+
+    fn expected(&self, case: &Case) -> Result<Effect, String> {
+        let words = ArrayArg::to_words(&case.array(0)?.bytes);
+        let mut state: [u32; 4] = words
+            .try_into()
+            .map_err(|_| "the state must hold four words".to_string())?;
+        let buf = &case.array(1)?.bytes;
+        let (len, ofs, limit) = (case.int(2)?, case.int(3)?, case.int(4)?);
+        if usize::try_from(len).map_or(true, |l| l > buf.len()) {
+            return Err(format!("len {len} must be between 0 and {}", buf.len()));
+        }
+        let ret = java_compress_multi_block(&mut state, buf, len, ofs, limit);
+        Ok(Effect {
+            returns: vec![DataValue::I32(ret)],
+            arrays: vec![ArrayArg::words(&state).bytes, buf.clone()],
+        })
     }
 }

@@ -30,9 +30,13 @@
 //! Vectors have no rotate on x86_64 and AArch64 in Cranelift, so a rotation is
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
 
+use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
+use crate::registry::{CaseOptions, Kernel};
+use cranelift_codegen::data_value::DataValue;
+use rand::{Rng, SeedableRng, rngs::StdRng};
 use crate::md5::{
-    BLOCK_BYTES, StepOps, frontend_config, jump, param_array, reference_compress, step,
+    BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, pad_message, StepOps, frontend_config, jump, param_array, reference_compress, step,
 };
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
@@ -323,6 +327,205 @@ pub fn java_compress_lanes(state: &mut [u32], lanes: &[LaneInput<'_>], blocks: i
         }
     }
     blocks.max(0)
+}
+
+/// The registry entry of the four-lane kernel (`md5-mb-x4`).
+pub static KERNEL_X4: MultiBufferKernel = MultiBufferKernel { groups: 1 };
+/// The registry entry of the eight-lane kernel (`md5-mb-x8`).
+pub static KERNEL_X8: MultiBufferKernel = MultiBufferKernel { groups: 2 };
+
+/// `md5-mb-x4` / `md5-mb-x8`: [`compress_lanes`] with `groups` four-lane groups.
+#[derive(Clone, Copy, Debug)]
+pub struct MultiBufferKernel {
+    /// Four-lane groups (1 or 2).
+    pub groups: usize,
+}
+
+/// One lane of a [`MultiBufferKernel::case`]: its `byte[]` (the Java length is its size) and
+/// the offset of its first block.
+#[derive(Clone, Debug)]
+pub struct Lane {
+    /// The lane's array.
+    pub buf: Vec<u8>,
+    /// Its first block's offset.
+    pub ofs: i32,
+}
+
+impl MultiBufferKernel {
+    fn lanes(&self) -> usize {
+        self.groups * GROUP_LANES
+    }
+
+    /// A call: the state in the kernel's layout, one descriptor per lane pointing at the lane's
+    /// array (each against its own guard page), and the block count.
+    pub fn case(label: String, state: &[u32], lanes: Vec<Lane>, blocks: i32) -> Case {
+        let mut table = Vec::with_capacity(16 * lanes.len());
+        let mut pointers = Vec::with_capacity(lanes.len());
+        for (l, lane) in lanes.iter().enumerate() {
+            let len = i32::try_from(lane.buf.len()).unwrap_or(i32::MAX);
+            pointers.push(PointerSlot {
+                offset: table.len(),
+                array: 2 + l,
+            });
+            table.extend_from_slice(&[0; 8]);
+            table.extend_from_slice(&len.to_le_bytes());
+            table.extend_from_slice(&lane.ofs.to_le_bytes());
+        }
+        Case {
+            label,
+            args: vec![
+                Arg::Array(ArrayArg::words(state)),
+                Arg::Array(ArrayArg {
+                    elem_bytes: 4,
+                    bytes: table,
+                    pointers,
+                }),
+                Arg::Value(DataValue::I32(blocks)),
+            ],
+            memory: lanes.into_iter().map(|l| ArrayArg::bytes(l.buf)).collect(),
+        }
+    }
+
+    fn initial_state(&self) -> Vec<u32> {
+        let mut state = vec![0u32; 4 * self.lanes()];
+        for lane in 0..self.lanes() {
+            for (w, word) in INITIAL_STATE.into_iter().enumerate() {
+                state[state_index(lane, w)] = word;
+            }
+        }
+        state
+    }
+
+    /// Every RFC 1321 message of one or two padded blocks in every lane position (the other
+    /// lanes hashing other suite messages of the same block count).
+    fn rfc_cases(&self) -> Vec<Case> {
+        let padded: Vec<Vec<u8>> = RFC1321_SUITE
+            .iter()
+            .map(|(m, _)| pad_message(m.as_bytes()))
+            .collect();
+        let mut cases = Vec::new();
+        for blocks in [1usize, 2] {
+            let same: Vec<&Vec<u8>> = padded.iter().filter(|p| p.len() == 64 * blocks).collect();
+            for (i, msg) in same.iter().enumerate() {
+                for position in 0..self.lanes() {
+                    let lanes = (0..self.lanes())
+                        .map(|l| {
+                            let m = if l == position {
+                                msg
+                            } else {
+                                &same[(i + l + 1) % same.len()]
+                            };
+                            Lane {
+                                buf: m.to_vec(),
+                                ofs: 0,
+                            }
+                        })
+                        .collect();
+                    let label = format!("rfc1321 #{i}/{blocks} in lane {position}");
+                    cases.push(Self::case(
+                        label,
+                        &self.initial_state(),
+                        lanes,
+                        blocks as i32,
+                    ));
+                }
+            }
+        }
+        cases
+    }
+}
+
+impl Kernel for MultiBufferKernel {
+    fn name(&self) -> &'static str {
+        if self.groups == 1 { "md5-mb-x4" } else { "md5-mb-x8" }
+    }
+
+    fn summary(&self) -> &'static str {
+        if self.groups == 1 {
+            "multi-buffer MD5, four messages in i32x4 lanes, 16 checked vector reads per block"
+        } else {
+            "multi-buffer MD5, eight messages: two interleaved i32x4 groups"
+        }
+    }
+
+    fn aliases(&self) -> &'static [&'static str] {
+        &["md5-mb"]
+    }
+
+    fn build(&self) -> Function {
+        compress_lanes(self.groups)
+    }
+
+    fn cases(&self, options: &CaseOptions) -> Vec<Case> {
+        let mut cases = self.rfc_cases();
+        let mut rng = StdRng::seed_from_u64(options.seed);
+        for i in 0..options.random {
+            let blocks = rng.random_range(0..5i32);
+            // Every third case: one lane's array too short, or its offset negative.
+            let hostile = i % 3 == 2;
+            let bad_lane = rng.random_range(0..self.lanes());
+            let lanes = (0..self.lanes())
+                .map(|l| {
+                    let mut ofs = rng.random_range(0..70i32);
+                    let mut len = (ofs + 64 * blocks) as usize;
+                    if hostile && l == bad_lane {
+                        len = len.saturating_sub(rng.random_range(1..20));
+                        if rng.random_bool(0.3) {
+                            ofs = rng.random_range(-80..0);
+                        }
+                    }
+                    let mut buf = vec![0u8; len];
+                    rng.fill(buf.as_mut_slice());
+                    Lane { buf, ofs }
+                })
+                .collect();
+            let state: Vec<u32> = (0..4 * self.lanes()).map(|_| rng.random()).collect();
+            let label = format!(
+                "random {i} blocks={blocks}{}",
+                if hostile { " hostile" } else { "" }
+            );
+            cases.push(Self::case(label, &state, lanes, blocks));
+        }
+        cases
+    }
+
+    fn expected(&self, case: &Case) -> Result<Effect, String> {
+        let mut state = ArrayArg::to_words(&case.array(0)?.bytes);
+        let table = case.array(1)?;
+        if state.len() != 4 * self.lanes() || case.memory.len() != self.lanes() {
+            return Err(format!("{} lanes expected", self.lanes()));
+        }
+        let field = |at: usize| -> Result<i32, String> {
+            table
+                .bytes
+                .get(at..at + 4)
+                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .ok_or_else(|| "the lane table is too short".to_string())
+        };
+        let mut lanes = Vec::with_capacity(self.lanes());
+        for (l, buf) in case.memory.iter().enumerate() {
+            let len = field(16 * l + 8)?;
+            if usize::try_from(len).map_or(true, |n| n > buf.bytes.len()) {
+                return Err(format!("lane {l}: len {len} exceeds its array"));
+            }
+            lanes.push(LaneInput {
+                buf: &buf.bytes,
+                len,
+                ofs: field(16 * l + 12)?,
+            });
+        }
+        let ret = java_compress_lanes(&mut state, &lanes, case.int(2)?);
+        let mut arrays = vec![ArrayArg::words(&state).bytes, table.bytes.clone()];
+        arrays.extend(case.memory.iter().map(|m| m.bytes.clone()));
+        Ok(Effect {
+            returns: vec![DataValue::I32(ret)],
+            arrays,
+        })
+    }
+
+    fn needs_simd(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@
 //! [`INT_ARRAY_REGION`] (type-based aliasing: all `int[]` may alias, nothing else is accessed).
 //! No access is `readonly`.
 
+pub mod cases;
+pub mod entry;
 mod mul_add;
 pub mod reference;
 mod square_to_len;
