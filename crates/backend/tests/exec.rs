@@ -72,11 +72,7 @@ fn calls_of_any_signature_return_their_results_and_traps_are_reported_on_every_t
             outcomes[1]
         );
         // After the trap the next call runs: 2*5 + 3*(-2) = 4.
-        assert_eq!(
-            outcomes[2],
-            returned(vec![DataValue::I32(4)]),
-            "{target}"
-        );
+        assert_eq!(outcomes[2], returned(vec![DataValue::I32(4)]), "{target}");
     }
 }
 

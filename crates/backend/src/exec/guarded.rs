@@ -38,7 +38,10 @@ impl GuardedLayout {
 pub(crate) fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(page).ok().filter(|&p| p > 0).unwrap_or(4096)
+    usize::try_from(page)
+        .ok()
+        .filter(|&p| p > 0)
+        .unwrap_or(4096)
 }
 
 #[cfg(test)]

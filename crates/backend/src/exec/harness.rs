@@ -198,9 +198,15 @@ mod tests {
         assert!(matches!(parse_line("ok 0102", &r),
             RawOutcome::Returned { buffer, arrays } if buffer == [1, 2] && arrays.is_empty()));
         assert!(matches!(parse_line("ok 01", &r), RawOutcome::NotRun(_)));
-        assert!(matches!(parse_line("ok 0102 1:00", &r), RawOutcome::NotRun(_)));
+        assert!(matches!(
+            parse_line("ok 0102 1:00", &r),
+            RawOutcome::NotRun(_)
+        ));
         assert!(matches!(parse_line("trap SIGILL", &r), RawOutcome::Trapped(s) if s == "SIGILL"));
-        assert!(matches!(parse_line("bad no such trampoline", &r), RawOutcome::NotRun(_)));
+        assert!(matches!(
+            parse_line("bad no such trampoline", &r),
+            RawOutcome::NotRun(_)
+        ));
     }
 
     #[test]
@@ -208,9 +214,18 @@ mod tests {
         let r = request(1, &[2, 0]);
         assert!(matches!(parse_line("ok 00 2:0102 0:", &r),
             RawOutcome::Returned { arrays, .. } if arrays == [vec![1, 2], vec![]]));
-        for bad in ["ok 00 2:01 0:", "ok 00 3:010203 0:", "ok 00 2:0102", "ok 00 2:0102 0: 1:00",
-            "ok 00 2:01zz 0:", "ok 00 x:0102 0:"] {
-            assert!(matches!(parse_line(bad, &r), RawOutcome::NotRun(_)), "{bad}");
+        for bad in [
+            "ok 00 2:01 0:",
+            "ok 00 3:010203 0:",
+            "ok 00 2:0102",
+            "ok 00 2:0102 0: 1:00",
+            "ok 00 2:01zz 0:",
+            "ok 00 x:0102 0:",
+        ] {
+            assert!(
+                matches!(parse_line(bad, &r), RawOutcome::NotRun(_)),
+                "{bad}"
+            );
         }
     }
 }
