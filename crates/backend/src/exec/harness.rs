@@ -228,4 +228,59 @@ mod tests {
             );
         }
     }
+
+    /// The C side refuses malformed lines one by one (a `bad` line each) and keeps going.
+    #[test]
+    fn the_harness_answers_malformed_lines_with_bad_and_goes_on() {
+        use crate::emulate::toolchain_status;
+        use crate::exec::{Call, Unit, isa::isa_with_flags, link::compile_units};
+        use cranelift_codegen::data_value::DataValue;
+        let target = Target::Aarch64;
+        if !crate::tools::test_can_use(toolchain_status(target)) {
+            return;
+        }
+        let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
+        let isa = isa_with_flags(target, &flags, None).expect("isa");
+        let functions = cranelift_reader::parse_functions(
+            "function %id(i64) -> i64 {\nblock0(v0: i64):\n    return v0\n}",
+        )
+        .expect("parses");
+        let units = [Unit {
+            label: "id".into(),
+            functions,
+        }];
+        let calls = [Call::scalars(0, 0, &[DataValue::I64(5)])];
+        let linked = compile_units(target, &isa, &units, &calls);
+        let object = build_object(target, &isa, &linked).expect("object");
+        let two_slots = format!("05{}", "00".repeat(31));
+        let malformed = [
+            "garbage".to_string(),
+            "0".to_string(),
+            "7 e 00 0 0".to_string(),
+            "0 x 00 0 0".to_string(),
+            "0 e 0 0 0".to_string(),
+            "0 e 00 99 0".to_string(),
+            "0 e 00 1 4:0102 0".to_string(),
+            "0 e 00 1 2:01".to_string(),
+            "0 e 00 1 99999999999999999999999:00 0".to_string(),
+            "0 e 00 1 2:0102 1 0:3".to_string(),
+            format!("0 e {two_slots} 1 2:0102 1 2:0"),
+            format!("0 e {two_slots} 0 0 trailing"),
+        ];
+        let mut input = malformed.join("\n");
+        input.push_str(&format!("\n0 s {two_slots} 1 3:aabbcc 0\n"));
+        let output = run_harness_source(&object, "exec_harness", &harness_source(&linked), &input)
+            .expect("the harness runs to the end");
+        let lines: Vec<&str> = output.lines().collect();
+        assert_eq!(lines.len(), malformed.len() + 1, "{output}");
+        for (line, sent) in lines.iter().zip(&malformed) {
+            assert!(line.starts_with("bad "), "{sent:?} gave {line:?}");
+        }
+        // `id` copies its argument slot into its result slot; the array comes back untouched.
+        let five = format!("05{}", "00".repeat(15));
+        assert_eq!(
+            lines.last().copied(),
+            Some(format!("ok {five}{five} 3:aabbcc").as_str())
+        );
+    }
 }
