@@ -39,6 +39,21 @@ pub struct ArrayArg {
     pub elem_bytes: usize,
     /// The elements, little-endian.
     pub bytes: Vec<u8>,
+    /// Places in `bytes` where the executor writes another array's address (a descriptor
+    /// table such as multi-buffer MD5's lanes). Empty for plain Java arrays.
+    pub pointers: Vec<PointerSlot>,
+}
+
+/// An address stored inside an array: at byte `offset`, a pointer-sized word (8 bytes on
+/// every target schedlab has, in the target's byte order) holding the address of the array
+/// numbered `array` in [`Case::all_arrays`] order. The executor overwrites those bytes before
+/// the call; after it they read back as zero in [`Effect::arrays`] (addresses differ per run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointerSlot {
+    /// Byte offset in the containing array (a multiple of 8).
+    pub offset: usize,
+    /// The addressed array: an index into [`Case::all_arrays`].
+    pub array: usize,
 }
 
 impl ArrayArg {
@@ -47,6 +62,7 @@ impl ArrayArg {
         Self {
             elem_bytes: 1,
             bytes,
+            pointers: Vec::new(),
         }
     }
 
@@ -55,6 +71,7 @@ impl ArrayArg {
         Self {
             elem_bytes: 4,
             bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            pointers: Vec::new(),
         }
     }
 
@@ -63,6 +80,7 @@ impl ArrayArg {
         Self {
             elem_bytes: 4,
             bytes: words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            pointers: Vec::new(),
         }
     }
 
@@ -115,15 +133,31 @@ pub struct Case {
     pub label: String,
     /// One per parameter of the kernel's function.
     pub args: Vec<Arg>,
+    /// Arrays passed to no parameter, reachable only through [`PointerSlot`]s of other
+    /// arrays (each one also against a guard page).
+    pub memory: Vec<ArrayArg>,
 }
 
 impl Case {
-    /// The array arguments, in argument order (what [`Effect::arrays`] lists).
-    pub fn arrays(&self) -> impl Iterator<Item = &ArrayArg> {
-        self.args.iter().filter_map(|a| match a {
-            Arg::Array(array) => Some(array),
-            _ => None,
-        })
+    /// A case whose arrays are all arguments.
+    pub fn new(label: impl Into<String>, args: Vec<Arg>) -> Self {
+        Self {
+            label: label.into(),
+            args,
+            memory: Vec::new(),
+        }
+    }
+
+    /// The array arguments in argument order, then [`Case::memory`]: the order of
+    /// [`Effect::arrays`] and of [`PointerSlot::array`].
+    pub fn all_arrays(&self) -> impl Iterator<Item = &ArrayArg> {
+        self.args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(array) => Some(array),
+                _ => None,
+            })
+            .chain(&self.memory)
     }
 }
 
@@ -132,7 +166,8 @@ impl Case {
 pub struct Effect {
     /// The returned values.
     pub returns: Vec<DataValue>,
-    /// Every [`Arg::Array`]'s canonical bytes after the call, in argument order.
+    /// Every array's canonical bytes after the call, in [`Case::all_arrays`] order (pointer
+    /// slots read as zero).
     pub arrays: Vec<Vec<u8>>,
 }
 
@@ -156,16 +191,19 @@ mod tests {
     }
 
     #[test]
-    fn arrays_lists_only_array_arguments() {
-        let case = Case {
-            label: "x".into(),
-            args: vec![
+    fn all_arrays_lists_array_arguments_then_memory() {
+        let mut case = Case::new(
+            "x",
+            vec![
                 Arg::Array(ArrayArg::ints(&[1])),
                 Arg::Value(DataValue::I32(3)),
                 Arg::SameArray(0),
                 Arg::Array(ArrayArg::bytes(vec![9])),
             ],
-        };
-        assert_eq!(case.arrays().count(), 2);
+        );
+        assert_eq!(case.all_arrays().count(), 2);
+        case.memory.push(ArrayArg::bytes(vec![1]));
+        let sizes: Vec<usize> = case.all_arrays().map(|a| a.bytes.len()).collect();
+        assert_eq!(sizes, [4, 1, 1]);
     }
 }
