@@ -6,10 +6,13 @@
  *
  * Protocol, one call per stdin line, fields separated by single spaces:
  *     <trampoline> <e|s> <buffer hex> <n> <len>:<hex> ... <m> <slot>:<array> ...
+ *         <k> <container>.<offset>:<array> ...
  * the trampoline's number; the arrays' placement (e: each array ends right before a guard
  * page, s: each begins right after one); the trampoline's buffer (16-byte little-endian
  * slots); n arrays, each its length in bytes and its bytes in the target's order; m pointer
- * slots, each receiving (little-endian) the address of one of the n arrays.
+ * slots of the buffer, each receiving (little-endian) the address of one of the n arrays;
+ * k pointer slots inside arrays, each receiving (in the target's byte order) at byte offset
+ * of array container the address of an array.
  * One stdout line per call:
  *     ok <buffer after the call as hex> <len>:<hex> ...   (every array after the call)
  *     trap <SIGILL|SIGSEGV|SIGBUS|SIGFPE|SIGTRAP|timeout>
@@ -215,6 +218,18 @@ static const char *parse_call(char *p, long count, size_t *trampoline) {
         if (slot >= buffer_len / SLOT_BYTES) return "pointer slot outside the buffer";
         uint64_t address = (uint64_t)(uintptr_t)arrays[array].data;
         for (int b = 0; b < 8; b++) buffer[slot * SLOT_BYTES + b] = (unsigned char)(address >> (8 * b));
+    }
+    if (!expect_char(&p, ' ') || !read_number(&p, &m)) return "bad inner pointer count";
+    for (size_t i = 0; i < m; i++) {
+        size_t container, offset, array;
+        if (!expect_char(&p, ' ') || !read_number(&p, &container) || !expect_char(&p, '.') ||
+            !read_number(&p, &offset) || !expect_char(&p, ':') || !read_number(&p, &array))
+            return "bad inner pointer slot";
+        if (container >= array_count || array >= array_count) return "inner pointer to no array";
+        if (offset > arrays[container].len || arrays[container].len - offset < 8)
+            return "inner pointer slot outside its array";
+        uint64_t address = (uint64_t)(uintptr_t)arrays[array].data;
+        memcpy(arrays[container].data + offset, &address, sizeof address);
     }
     if (*p != '\n' && *p != '\0') return "trailing characters";
     return 0;

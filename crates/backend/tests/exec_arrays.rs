@@ -9,7 +9,7 @@ use common::runnable;
 use cranelift_codegen::data_value::DataValue;
 use schedlab_backend::Target;
 use schedlab_backend::exec::{Call, ExecError, Outcome, Unit, execute, isa::isa_with_flags};
-use schedlab_kernels::case::{Arg, ArrayArg, Placement};
+use schedlab_kernels::case::{Arg, ArrayArg, Placement, PointerSlot};
 
 const FUNCTIONS: &str = "
 function %load(i64, i32) -> i32 {
@@ -48,6 +48,28 @@ block0(v0: i64, v1: i32, v2: i32):
     return
 }
 
+function %deref_load(i64, i32) -> i32 {
+block0(v0: i64, v1: i32):
+    v2 = load.i64 v0
+    v3 = sextend.i64 v1
+    v10 = iconst.i64 2
+    v4 = ishl v3, v10
+    v5 = iadd v2, v4
+    v6 = load.i32 v5
+    return v6
+}
+
+function %deref_store(i64, i32, i32) {
+block0(v0: i64, v1: i32, v2: i32):
+    v3 = load.i64 v0
+    v4 = sextend.i64 v1
+    v10 = iconst.i64 2
+    v5 = ishl v4, v10
+    v6 = iadd v3, v5
+    store v2, v6
+    return
+}
+
 function %store_b_load_a(i64, i64, i32) -> i32 {
 block0(v0: i64, v1: i64, v2: i32):
     store v2, v1
@@ -60,7 +82,9 @@ const LOAD: usize = 0;
 const STORE: usize = 1;
 const LOAD_BYTE: usize = 2;
 const STORE_BYTE: usize = 3;
-const STORE_B_LOAD_A: usize = 4;
+const DEREF_LOAD: usize = 4;
+const DEREF_STORE: usize = 5;
+const STORE_B_LOAD_A: usize = 6;
 
 const INTS: [i32; 5] = [10, 0x0102_0304, -7, i32::MIN, 0x7fee_dd01];
 const BYTES: [u8; 5] = [1, 2, 3, 4, 0xf5];
@@ -82,8 +106,45 @@ fn call(function: usize, placement: Placement, args: Vec<Arg>) -> Call {
         unit: 0,
         function,
         args,
+        memory: vec![],
         placement,
     }
+}
+
+/// The marker in a descriptor table's second word (left alone by the callee).
+const MARKER: u64 = 0x0102_0304_0506_0708;
+
+/// A table of two longs whose first holds the address of array 1, [`INTS`], which is passed
+/// to no parameter.
+fn through_table(function: usize, placement: Placement, rest: Vec<Arg>) -> Call {
+    let table = ArrayArg {
+        elem_bytes: 8,
+        bytes: [0xeeu64, MARKER]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect(),
+        pointers: vec![PointerSlot {
+            offset: 0,
+            array: 1,
+        }],
+    };
+    let mut args = vec![Arg::Array(table)];
+    args.extend(rest);
+    Call {
+        unit: 0,
+        function,
+        args,
+        memory: vec![ArrayArg::ints(&INTS)],
+        placement,
+    }
+}
+
+/// The table after a call: the pointer slot reads as zero.
+fn table_after() -> Vec<u8> {
+    [0u64, MARKER]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect()
 }
 
 /// What a check expects of one call.
@@ -184,6 +245,26 @@ fn checks() -> Vec<(&'static str, Call, Expect)> {
                 vec![ints(), Arg::Array(ArrayArg::ints(&[5])), i32v(77)],
             ),
             Returns(i32r(10), vec![ints_bytes(&INTS), ints_bytes(&[77])]),
+        ),
+        (
+            "memory array through a pointer slot: m[1]",
+            through_table(DEREF_LOAD, End, vec![i32v(1)]),
+            Returns(i32r(0x0102_0304), vec![table_after(), ints_bytes(&INTS)]),
+        ),
+        (
+            "memory array through a pointer slot: m[len] traps",
+            through_table(DEREF_LOAD, End, vec![i32v(last)]),
+            Faults,
+        ),
+        (
+            "memory array through a pointer slot: start: m[-1] traps",
+            through_table(DEREF_LOAD, Start, vec![i32v(-1)]),
+            Faults,
+        ),
+        (
+            "memory array through a pointer slot: m[4] = v comes back",
+            through_table(DEREF_STORE, Start, vec![i32v(4), i32v(0x1122_3344)]),
+            Returns(vec![], vec![table_after(), ints_bytes(&written)]),
         ),
         (
             "odd byte[]: end: b[4]",
@@ -308,7 +389,21 @@ fn arrays_of_partial_elements_are_refused() {
     let ragged = ArrayArg {
         elem_bytes: 4,
         bytes: vec![1, 2, 3],
+        pointers: vec![],
     };
     let err = refusal(vec![Arg::Array(ragged), i32v(0)], LOAD);
     assert!(err.contains("whole number"), "{err}");
+}
+
+#[test]
+fn pointer_slots_must_fit_and_name_an_array() {
+    for (offset, array) in [(4, 0), (8, 0), (0, 2)] {
+        let table = ArrayArg {
+            elem_bytes: 8,
+            bytes: vec![0; 8],
+            pointers: vec![PointerSlot { offset, array }],
+        };
+        let err = refusal(vec![Arg::Array(table), i32v(0)], DEREF_LOAD);
+        assert!(err.contains("pointer slot"), "{err}");
+    }
 }

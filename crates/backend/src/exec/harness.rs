@@ -57,6 +57,10 @@ fn input_line(input: &mut String, request: &Request) {
     for (slot, array) in &request.pointers {
         let _ = write!(input, " {slot}:{array}");
     }
+    let _ = write!(input, " {}", request.inner_pointers.len());
+    for (container, offset, array) in &request.inner_pointers {
+        let _ = write!(input, " {container}.{offset}:{array}");
+    }
     input.push('\n');
 }
 
@@ -70,7 +74,7 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
 }
 
 fn parse_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     (0..hex.len() / 2)
@@ -179,6 +183,7 @@ mod tests {
             buffer: vec![0; buffer],
             arrays: arrays.iter().map(|&n| vec![0xab; n]).collect(),
             pointers: arrays.iter().enumerate().map(|(j, _)| (j, j)).collect(),
+            inner_pointers: vec![],
             placement: Placement::Start,
         }
     }
@@ -187,9 +192,10 @@ mod tests {
     fn input_lines_follow_the_protocol() {
         let mut r = request(2, &[3, 0]);
         r.pointers.push((1, 0));
+        r.inner_pointers.push((0, 8, 1));
         let mut line = String::new();
         input_line(&mut line, &r);
-        assert_eq!(line, "2 s 0000 2 3:ababab 0: 3 0:0 1:1 1:0\n");
+        assert_eq!(line, "2 s 0000 2 3:ababab 0: 3 0:0 1:1 1:0 1 0.8:1\n");
     }
 
     #[test]
@@ -260,15 +266,18 @@ mod tests {
             "0 x 00 0 0".to_string(),
             "0 e 0 0 0".to_string(),
             "0 e 00 99 0".to_string(),
-            "0 e 00 1 4:0102 0".to_string(),
+            "0 e 00 1 4:0102 0 0".to_string(),
             "0 e 00 1 2:01".to_string(),
-            "0 e 00 1 99999999999999999999999:00 0".to_string(),
-            "0 e 00 1 2:0102 1 0:3".to_string(),
-            format!("0 e {two_slots} 1 2:0102 1 2:0"),
-            format!("0 e {two_slots} 0 0 trailing"),
+            "0 e 00 1 99999999999999999999999:00 0 0".to_string(),
+            "0 e 00 1 2:0102 1 0:3 0".to_string(),
+            format!("0 e {two_slots} 1 2:0102 1 2:0 0"),
+            format!("0 e {two_slots} 0 0"),
+            format!("0 e {two_slots} 0 0 0 trailing"),
+            format!("0 e {two_slots} 1 8:0000000000000000 0 1 0.4:0"),
+            format!("0 e {two_slots} 1 8:0000000000000000 0 1 0.0:1"),
         ];
         let mut input = malformed.join("\n");
-        input.push_str(&format!("\n0 s {two_slots} 1 3:aabbcc 0\n"));
+        input.push_str(&format!("\n0 s {two_slots} 1 3:aabbcc 0 0\n"));
         let output = run_harness_source(&object, "exec_harness", &harness_source(&linked), &input)
             .expect("the harness runs to the end");
         let lines: Vec<&str> = output.lines().collect();

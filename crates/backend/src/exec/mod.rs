@@ -41,7 +41,7 @@ use crate::target::Target;
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Function, Type};
 use cranelift_codegen::isa::OwnedTargetIsa;
-use schedlab_kernels::case::{Arg, Effect, Placement};
+use schedlab_kernels::case::{Arg, ArrayArg, Case, Effect, Placement};
 use std::fmt;
 use std::time::Duration;
 
@@ -71,6 +71,9 @@ pub struct Call {
     /// The arguments, one per parameter: a scalar of the parameter's type, or an array (or
     /// the same array again) for a parameter of the target's pointer type.
     pub args: Vec<Arg>,
+    /// Arrays passed to no parameter, reachable only through pointer slots of other arrays
+    /// ([`Case::memory`]).
+    pub memory: Vec<ArrayArg>,
     /// Where the call's arrays sit relative to their guard pages.
     pub placement: Placement,
 }
@@ -82,8 +85,33 @@ impl Call {
             unit,
             function,
             args: args.iter().cloned().map(Arg::Value).collect(),
+            memory: Vec::new(),
             placement: Placement::End,
         }
+    }
+
+    /// The call of function `function` of unit `unit` that `case` describes, its arrays
+    /// placed so.
+    pub fn of_case(unit: usize, function: usize, case: &Case, placement: Placement) -> Self {
+        Call {
+            unit,
+            function,
+            args: case.args.clone(),
+            memory: case.memory.clone(),
+            placement,
+        }
+    }
+
+    /// The array arguments in argument order, then [`Call::memory`] (the order of
+    /// [`Effect::arrays`] and of every [`schedlab_kernels::case::PointerSlot::array`]).
+    pub fn all_arrays(&self) -> impl Iterator<Item = &ArrayArg> {
+        self.args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(array) => Some(array),
+                _ => None,
+            })
+            .chain(&self.memory)
     }
 }
 
@@ -206,10 +234,13 @@ pub(crate) struct Request {
     /// The trampoline's buffer: one little-endian slot per argument (an array's slot is
     /// filled with its pointer by the runner), then room for the results.
     pub buffer: Vec<u8>,
-    /// Every [`Arg::Array`]'s bytes in the target's order, in argument order.
+    /// Every array's bytes in the target's order ([`Call::all_arrays`] order).
     pub arrays: Vec<Vec<u8>>,
-    /// `(slot, array)`: the slot that receives a pointer to that array.
+    /// `(slot, array)`: the buffer slot that receives a pointer to that array.
     pub pointers: Vec<(usize, usize)>,
+    /// `(container, offset, array)`: the 8 bytes at `offset` in array `container` receive the
+    /// address of `array`, in the target's byte order.
+    pub inner_pointers: Vec<(usize, usize, usize)>,
     /// Where the arrays sit relative to their guard pages.
     pub placement: Placement,
 }
@@ -241,11 +272,22 @@ impl Request {
                 }
             }
         }
+        arrays.extend(call.memory.iter().map(|a| a.target_bytes(big_endian)));
+        let inner_pointers = call
+            .all_arrays()
+            .enumerate()
+            .flat_map(|(container, a)| {
+                a.pointers
+                    .iter()
+                    .map(move |slot| (container, slot.offset, slot.array))
+            })
+            .collect();
         Request {
             trampoline,
             buffer,
             arrays,
             pointers,
+            inner_pointers,
             placement: call.placement,
         }
     }
@@ -300,32 +342,20 @@ fn validate_calls(units: &[Unit], calls: &[Call], pointer: Type) -> Result<(), E
             )));
         }
         for (i, arg) in call.args.iter().enumerate() {
-            match arg {
-                Arg::SameArray(earlier)
-                    if *earlier >= i || !matches!(call.args[*earlier], Arg::Array(_)) =>
-                {
-                    return Err(bad(format!(
-                        "argument {i} of {} is the same array as argument {earlier}, which is \
-                         not an earlier array argument",
-                        func.name
-                    )));
-                }
-                Arg::Array(array) if !matches!(array.elem_bytes, 1 | 2 | 4 | 8) => {
-                    return Err(bad(format!(
-                        "argument {i} of {}: arrays have elements of 1, 2, 4 or 8 bytes, not {}",
-                        func.name, array.elem_bytes
-                    )));
-                }
-                Arg::Array(array) if array.bytes.len() % array.elem_bytes != 0 => {
-                    return Err(bad(format!(
-                        "argument {i} of {}: {} bytes are not a whole number of {}-byte elements",
-                        func.name,
-                        array.bytes.len(),
-                        array.elem_bytes
-                    )));
-                }
-                _ => {}
+            if let Arg::SameArray(earlier) = arg
+                && (*earlier >= i || !matches!(call.args[*earlier], Arg::Array(_)))
+            {
+                return Err(bad(format!(
+                    "argument {i} of {} is the same array as argument {earlier}, which is not \
+                     an earlier array argument",
+                    func.name
+                )));
             }
+        }
+        let total = call.all_arrays().count();
+        for (k, array) in call.all_arrays().enumerate() {
+            validate_array(array, total)
+                .map_err(|e| bad(format!("{}: array {k}: {e}", func.name)))?;
         }
         if func.signature.returns.len() > MAX_RESULTS {
             return Err(bad(format!(
@@ -348,6 +378,45 @@ fn validate_calls(units: &[Unit], calls: &[Call], pointer: Type) -> Result<(), E
     }
     Ok(())
 }
+
+/// Whether `array` can be laid out: whole elements of a supported size, pointer slots inside
+/// it naming one of the call's `total` arrays.
+fn validate_array(array: &ArrayArg, total: usize) -> Result<(), String> {
+    if !matches!(array.elem_bytes, 1 | 2 | 4 | 8) {
+        return Err(format!(
+            "elements have 1, 2, 4 or 8 bytes, not {}",
+            array.elem_bytes
+        ));
+    }
+    if !array.bytes.len().is_multiple_of(array.elem_bytes) {
+        return Err(format!(
+            "{} bytes are not a whole number of {}-byte elements",
+            array.bytes.len(),
+            array.elem_bytes
+        ));
+    }
+    for slot in &array.pointers {
+        if !slot.offset.is_multiple_of(POINTER_BYTES)
+            || slot.offset.saturating_add(POINTER_BYTES) > array.bytes.len()
+        {
+            return Err(format!(
+                "a pointer slot at byte {} does not fit {} bytes of 8-byte words",
+                slot.offset,
+                array.bytes.len()
+            ));
+        }
+        if slot.array >= total {
+            return Err(format!(
+                "a pointer slot names array {}, the call has {total}",
+                slot.array
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Bytes of an address stored inside an array (every target schedlab has is 64-bit).
+pub const POINTER_BYTES: usize = 8;
 
 fn type_list(types: &[Type]) -> String {
     types
@@ -389,14 +458,7 @@ fn decode_effect(
         };
         returns.push(DataValue::read_from_slice_le(slot, ret.value_type));
     }
-    let sent: Vec<_> = call
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            Arg::Array(array) => Some(array),
-            _ => None,
-        })
-        .collect();
+    let sent: Vec<&ArrayArg> = call.all_arrays().collect();
     if sent.len() != arrays.len() {
         return Outcome::NotRun(format!(
             "{} arrays came back for {} sent",
@@ -413,7 +475,14 @@ fn decode_effect(
                 array.bytes.len()
             ));
         }
-        contents.push(array.canonical_bytes(back, big_endian));
+        // Addresses differ per run: pointer slots read as zero.
+        let mut back = back.clone();
+        for slot in &array.pointers {
+            if let Some(word) = back.get_mut(slot.offset..slot.offset + POINTER_BYTES) {
+                word.fill(0);
+            }
+        }
+        contents.push(array.canonical_bytes(&back, big_endian));
     }
     Outcome::Returned(Effect {
         returns,

@@ -4,7 +4,8 @@
 //! The argument buffers and the arrays' bytes live in one shared anonymous mapping with a
 //! progress counter in front. The child runs the calls in order and advances the counter
 //! before each; per call it maps every array on its own between guard pages
-//! ([`super::guarded`]), copies the bytes in, puts the pointers into the buffer, calls, and
+//! ([`super::guarded`]), copies the bytes in, puts the pointers into the buffer (and into
+//! the arrays' pointer slots), calls, and
 //! copies the bytes back into the shared mapping. When the child dies of a signal, the call the
 //! counter names trapped, and a new child continues after it. The child never allocates (the
 //! parent may have other threads, whose locks a forked child must not wait for).
@@ -282,6 +283,16 @@ unsafe fn child(
                 let data = map.add(layout.data_offset);
                 let len = p.request.arrays[j].len();
                 std::ptr::copy_nonoverlapping(shared.base.add(p.arrays[j]), data, len);
+            }
+        }
+        for &(container, offset, j) in &p.request.inner_pointers {
+            // SAFETY: both arrays were mapped above; the slot lies inside the container's data
+            // (validated); the host is the target, so its byte order is the target's.
+            unsafe {
+                let pointer = mappings[j].add(p.layouts[j].data_offset) as u64;
+                let bytes = pointer.to_ne_bytes();
+                let at = mappings[container].add(p.layouts[container].data_offset + offset);
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, bytes.len());
             }
         }
         for &(slot, j) in &p.request.pointers {
