@@ -98,6 +98,11 @@ impl Target {
         Target::host() == Some(self)
     }
 
+    /// Whether the target stores multi-byte values big-endian (s390x).
+    pub fn is_big_endian(self) -> bool {
+        self == Target::S390x
+    }
+
     /// Builds the ISA at the named feature level ([`IsaChoice::Level`]): x86_64 `x86-64-v3`,
     /// AArch64 the ARMv8.0 baseline, s390x Cranelift's z13 baseline and riscv64 RV64GC,
     /// whatever the host.

@@ -6,6 +6,15 @@ use common::runnable;
 use cranelift_codegen::data_value::DataValue;
 use schedlab_backend::Target;
 use schedlab_backend::exec::{Call, Outcome, Unit, execute, isa::isa_with_flags};
+use schedlab_kernels::case::Effect;
+
+/// What a call that returned `returns` and had no arrays did.
+fn returned(returns: Vec<DataValue>) -> Outcome {
+    Outcome::Returned(Effect {
+        returns,
+        arrays: vec![],
+    })
+}
 
 const FUNCTIONS: &str = "
 function %mul_add(i64, i32, i8) -> i64, i32 {
@@ -42,11 +51,7 @@ fn calls_of_any_signature_return_their_results_and_traps_are_reported_on_every_t
             label: "as written".into(),
             functions: functions.clone(),
         }];
-        let call = |function, args| Call {
-            unit: 0,
-            function,
-            args,
-        };
+        let call = |function, args: Vec<DataValue>| Call::scalars(0, function, &args);
         let calls = [
             call(
                 0,
@@ -58,7 +63,7 @@ fn calls_of_any_signature_return_their_results_and_traps_are_reported_on_every_t
         let outcomes = execute(target, &isa, &units, &calls).expect("executes");
         assert_eq!(
             outcomes[0],
-            Outcome::Returned(vec![DataValue::I64(-21), DataValue::I32(-8)]),
+            returned(vec![DataValue::I64(-21), DataValue::I32(-8)]),
             "{target}"
         );
         assert!(
@@ -67,11 +72,7 @@ fn calls_of_any_signature_return_their_results_and_traps_are_reported_on_every_t
             outcomes[1]
         );
         // After the trap the next call runs: 2*5 + 3*(-2) = 4.
-        assert_eq!(
-            outcomes[2],
-            Outcome::Returned(vec![DataValue::I32(4)]),
-            "{target}"
-        );
+        assert_eq!(outcomes[2], returned(vec![DataValue::I32(4)]), "{target}");
     }
 }
 
@@ -85,11 +86,7 @@ fn a_call_with_the_wrong_argument_types_is_refused() {
         label: "x".into(),
         functions,
     }];
-    let calls = [Call {
-        unit: 0,
-        function: 1,
-        args: vec![DataValue::I64(1)],
-    }];
+    let calls = [Call::scalars(0, 1, &[DataValue::I64(1)])];
     let err = execute(target, &isa, &units, &calls)
         .err()
         .map(|e| e.to_string())

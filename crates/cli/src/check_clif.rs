@@ -261,11 +261,7 @@ pub fn check_target(
     for (u, &s) in unit_strategy.iter().enumerate() {
         for &i in &runnable {
             if let Ok(spec) = &file.run_lines[i].spec {
-                calls.push(Call {
-                    unit: u,
-                    function: spec.function,
-                    args: spec.args.clone(),
-                });
+                calls.push(Call::scalars(u, spec.function, &spec.args));
                 call_slots.push((i, s));
             }
         }
@@ -390,15 +386,16 @@ pub fn judge(expect: &Expect, outcome: &Outcome) -> Verdict {
         (Expect::Trap, Outcome::Trapped(signal)) if signal != "timeout" => Verdict::Pass,
         (Expect::Trap, other) => Verdict::Fail(format!("expected a trap, got {other}")),
         (_, Outcome::Trapped(signal)) => Verdict::Fail(format!("unexpected trap ({signal})")),
-        (Expect::Equal(want), Outcome::Returned(got)) => {
+        (Expect::Equal(want), Outcome::Returned(effect)) => {
+            let got = &effect.returns;
             if same_values(want, got) {
                 Verdict::Pass
             } else {
                 Verdict::Fail(format!("expected {}, got {}", list(want), list(got)))
             }
         }
-        (Expect::NotEqual(want), Outcome::Returned(got)) => {
-            if same_values(want, got) {
+        (Expect::NotEqual(want), Outcome::Returned(effect)) => {
+            if same_values(want, &effect.returns) {
                 Verdict::Fail(format!("expected anything but {}, got it", list(want)))
             } else {
                 Verdict::Pass

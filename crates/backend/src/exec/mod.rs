@@ -1,25 +1,33 @@
 //! One executor for Cranelift functions of any signature, on every target.
 //!
 //! The caller describes what to run generically — groups of functions ([`Unit`]s, e.g. one
-//! `.clif` file after one scheduling strategy) and [`Call`]s with [`DataValue`] arguments — and
-//! gets one [`Outcome`] per call: the results, the trap (a signal) or the reason it did not run.
-//! Nothing here knows a kernel.
+//! `.clif` file after one scheduling strategy) and [`Call`]s whose arguments are scalars or
+//! Java arrays ([`Arg`], the call model of [`schedlab_kernels::case`]) — and gets one
+//! [`Outcome`] per call: the results and every array's contents after the call, the trap (a
+//! signal) or the reason it did not run. Nothing here knows a kernel.
+//!
+//! Every array gets its own mapping per call, flush against a `PROT_NONE` guard page
+//! ([`Placement::End`]: the data ends where the guard page begins, so `a[length]` traps;
+//! [`Placement::Start`]: it begins right after one, so `a[-1]` traps; the other side is
+//! guarded too, and an empty array points between two guard pages). Arrays cross to the
+//! target in its byte order and come back in canonical (little-endian) order.
 //!
 //! How a call of any signature is made: for every called function a *trampoline* is generated
 //! as Cranelift IR (`fn(buf: ptr)`: load each argument from a 16-byte slot of `buf`, call,
 //! store each result into the following slots; every access little-endian, so the buffer's
-//! bytes are the same on every target). The trampolines are compiled for the same ISA and
-//! linked with the functions:
+//! bytes are the same on every target; an array's slot holds its pointer). The trampolines
+//! are compiled for the same ISA and linked with the functions:
 //!
 //! - on the host into a JIT module, called in a forked child per batch of calls (a trap kills
 //!   the child, never this process; the parent re-forks after the trapping call);
 //! - elsewhere into one object file per target, linked with one generated C file (a table of
-//!   trampolines, a hex reader/writer and `sigsetjmp` around every call) by the cross `gcc`
-//!   and run under `qemu-<arch>` through [`crate::emulate::run_harness_source`].
+//!   trampolines, a hex reader/writer, guarded arrays and `sigsetjmp` around every call) by
+//!   the cross `gcc` and run under `qemu-<arch>` through [`crate::emulate::run_harness_source`].
 //!
 //! Calls between the unit's functions go through ordinary relocations: `%name` references
 //! in the IR are renamed to the module's function ids before code generation.
 
+mod guarded;
 mod harness;
 pub mod isa;
 mod link;
@@ -33,6 +41,7 @@ use crate::target::Target;
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Function, Type};
 use cranelift_codegen::isa::OwnedTargetIsa;
+use schedlab_kernels::case::{Arg, ArrayArg, Case, Effect, Placement};
 use std::fmt;
 use std::time::Duration;
 
@@ -59,15 +68,58 @@ pub struct Call {
     pub unit: usize,
     /// Index of the function in its unit.
     pub function: usize,
-    /// The arguments, one per parameter, of the parameter's type.
-    pub args: Vec<DataValue>,
+    /// The arguments, one per parameter: a scalar of the parameter's type, or an array (or
+    /// the same array again) for a parameter of the target's pointer type.
+    pub args: Vec<Arg>,
+    /// Arrays passed to no parameter, reachable only through pointer slots of other arrays
+    /// ([`Case::memory`]).
+    pub memory: Vec<ArrayArg>,
+    /// Where the call's arrays sit relative to their guard pages.
+    pub placement: Placement,
+}
+
+impl Call {
+    /// A call with scalar arguments only.
+    pub fn scalars(unit: usize, function: usize, args: &[DataValue]) -> Self {
+        Call {
+            unit,
+            function,
+            args: args.iter().cloned().map(Arg::Value).collect(),
+            memory: Vec::new(),
+            placement: Placement::End,
+        }
+    }
+
+    /// The call of function `function` of unit `unit` that `case` describes, its arrays
+    /// placed so.
+    pub fn of_case(unit: usize, function: usize, case: &Case, placement: Placement) -> Self {
+        Call {
+            unit,
+            function,
+            args: case.args.clone(),
+            memory: case.memory.clone(),
+            placement,
+        }
+    }
+
+    /// The array arguments in argument order, then [`Call::memory`] (the order of
+    /// [`Effect::arrays`] and of every [`schedlab_kernels::case::PointerSlot::array`]).
+    pub fn all_arrays(&self) -> impl Iterator<Item = &ArrayArg> {
+        self.args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Array(array) => Some(array),
+                _ => None,
+            })
+            .chain(&self.memory)
+    }
 }
 
 /// What one call did.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    /// The function returned these values.
-    Returned(Vec<DataValue>),
+    /// The function returned: its results and every array argument's contents afterwards.
+    Returned(Effect),
     /// The function trapped: the signal's name (`SIGILL`, `SIGSEGV`, …) or `timeout`.
     Trapped(String),
     /// The call could not be made (its unit failed to compile or link, the harness failed).
@@ -77,9 +129,13 @@ pub enum Outcome {
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Outcome::Returned(values) => {
-                let text: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-                write!(f, "[{}]", text.join(", "))
+            Outcome::Returned(effect) => {
+                let text: Vec<String> = effect.returns.iter().map(|v| v.to_string()).collect();
+                write!(f, "[{}]", text.join(", "))?;
+                for array in &effect.arrays {
+                    write!(f, " {}", hex(array))?;
+                }
+                Ok(())
             }
             Outcome::Trapped(signal) => write!(f, "trap ({signal})"),
             Outcome::NotRun(why) => write!(f, "not run: {why}"),
@@ -135,9 +191,8 @@ pub fn execute(
             found: isa.triple().to_string(),
         });
     }
-    validate_calls(units, calls)?;
+    validate_calls(units, calls, isa.pointer_type())?;
     let linked = link::compile_units(target, isa, units, calls);
-    let buffers: Vec<Vec<u8>> = calls.iter().map(encode_args).collect();
     let mut outcomes: Vec<Option<Outcome>> = calls
         .iter()
         .map(|c| linked.call_error(c).map(|e| Outcome::NotRun(e.clone())))
@@ -146,9 +201,10 @@ pub fn execute(
         .filter(|&i| outcomes[i].is_none())
         .collect();
     if !runnable.is_empty() {
-        let requests: Vec<(usize, Vec<u8>)> = runnable
+        let big_endian = target.is_big_endian();
+        let requests: Vec<Request> = runnable
             .iter()
-            .map(|&i| (linked.trampoline_of(&calls[i]), buffers[i].clone()))
+            .map(|&i| Request::new(&calls[i], linked.trampoline_of(&calls[i]), big_endian))
             .collect();
         let raw = if target.is_host() {
             native::run(isa, &linked, &requests)?
@@ -157,7 +213,9 @@ pub fn execute(
         };
         for (&i, result) in runnable.iter().zip(raw) {
             outcomes[i] = Some(match result {
-                RawOutcome::Returned(bytes) => decode_results(units, &calls[i], &bytes),
+                RawOutcome::Returned { buffer, arrays } => {
+                    decode_effect(units, &calls[i], &buffer, &arrays, big_endian)
+                }
                 RawOutcome::Trapped(signal) => Outcome::Trapped(signal),
                 RawOutcome::NotRun(why) => Outcome::NotRun(why),
             });
@@ -169,17 +227,88 @@ pub fn execute(
         .collect())
 }
 
+/// One call as a runner sees it: bytes only.
+pub(crate) struct Request {
+    /// The trampoline to call.
+    pub trampoline: usize,
+    /// The trampoline's buffer: one little-endian slot per argument (an array's slot is
+    /// filled with its pointer by the runner), then room for the results.
+    pub buffer: Vec<u8>,
+    /// Every array's bytes in the target's order ([`Call::all_arrays`] order).
+    pub arrays: Vec<Vec<u8>>,
+    /// `(slot, array)`: the buffer slot that receives a pointer to that array.
+    pub pointers: Vec<(usize, usize)>,
+    /// `(container, offset, array)`: the 8 bytes at `offset` in array `container` receive the
+    /// address of `array`, in the target's byte order.
+    pub inner_pointers: Vec<(usize, usize, usize)>,
+    /// Where the arrays sit relative to their guard pages.
+    pub placement: Placement,
+}
+
+impl Request {
+    fn new(call: &Call, trampoline: usize, big_endian: bool) -> Self {
+        // Results are sized by the callee at decode time; reserve the worst case here.
+        let slots = call.args.len() + MAX_RESULTS;
+        let mut buffer = vec![0u8; slots * SLOT_BYTES];
+        let mut arrays = Vec::new();
+        let mut pointers = Vec::new();
+        // Argument index → array number, for `Arg::SameArray`.
+        let mut array_of_arg = vec![None; call.args.len()];
+        for (slot, arg) in call.args.iter().enumerate() {
+            match arg {
+                Arg::Value(value) => {
+                    value.write_to_slice_le(&mut buffer[slot * SLOT_BYTES..(slot + 1) * SLOT_BYTES])
+                }
+                Arg::Array(array) => {
+                    array_of_arg[slot] = Some(arrays.len());
+                    pointers.push((slot, arrays.len()));
+                    arrays.push(array.target_bytes(big_endian));
+                }
+                Arg::SameArray(earlier) => {
+                    // Validated: `earlier` names an earlier `Arg::Array`.
+                    if let Some(Some(a)) = array_of_arg.get(*earlier) {
+                        pointers.push((slot, *a));
+                    }
+                }
+            }
+        }
+        arrays.extend(call.memory.iter().map(|a| a.target_bytes(big_endian)));
+        let inner_pointers = call
+            .all_arrays()
+            .enumerate()
+            .flat_map(|(container, a)| {
+                a.pointers
+                    .iter()
+                    .map(move |slot| (container, slot.offset, slot.array))
+            })
+            .collect();
+        Request {
+            trampoline,
+            buffer,
+            arrays,
+            pointers,
+            inner_pointers,
+            placement: call.placement,
+        }
+    }
+}
+
 /// What a runner reports for one call, before the results are decoded.
 pub(crate) enum RawOutcome {
-    /// The buffer after the call.
-    Returned(Vec<u8>),
+    /// The call returned.
+    Returned {
+        /// The trampoline's buffer after the call.
+        buffer: Vec<u8>,
+        /// Every array's bytes after the call, in the target's order.
+        arrays: Vec<Vec<u8>>,
+    },
     /// The signal's name.
     Trapped(String),
     /// Why the call did not run.
     NotRun(String),
 }
 
-fn validate_calls(units: &[Unit], calls: &[Call]) -> Result<(), ExecError> {
+fn validate_calls(units: &[Unit], calls: &[Call], pointer: Type) -> Result<(), ExecError> {
     for (index, call) in calls.iter().enumerate() {
         let bad = |message: String| ExecError::BadCall { index, message };
         let unit = units
@@ -192,7 +321,14 @@ fn validate_calls(units: &[Unit], calls: &[Call]) -> Result<(), ExecError> {
             ))
         })?;
         let params: Vec<Type> = func.signature.params.iter().map(|p| p.value_type).collect();
-        let args: Vec<Type> = call.args.iter().map(DataValue::ty).collect();
+        let args: Vec<Type> = call
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Value(v) => v.ty(),
+                Arg::Array(_) | Arg::SameArray(_) => pointer,
+            })
+            .collect();
         // The reader gives vector values as raw bytes (`i8x16`); any vector of the same size fits.
         let fits = |p: &Type, a: &Type| {
             p == a || (p.is_vector() && a.is_vector() && p.bytes() == a.bytes())
@@ -202,8 +338,24 @@ fn validate_calls(units: &[Unit], calls: &[Call]) -> Result<(), ExecError> {
                 "{} takes ({}), the call passes ({})",
                 func.name,
                 type_list(&params),
-                type_list(&args)
+                arg_list(&call.args, pointer)
             )));
+        }
+        for (i, arg) in call.args.iter().enumerate() {
+            if let Arg::SameArray(earlier) = arg
+                && (*earlier >= i || !matches!(call.args[*earlier], Arg::Array(_)))
+            {
+                return Err(bad(format!(
+                    "argument {i} of {} is the same array as argument {earlier}, which is not \
+                     an earlier array argument",
+                    func.name
+                )));
+            }
+        }
+        let total = call.all_arrays().count();
+        for (k, array) in call.all_arrays().enumerate() {
+            validate_array(array, total)
+                .map_err(|e| bad(format!("{}: array {k}: {e}", func.name)))?;
         }
         if func.signature.returns.len() > MAX_RESULTS {
             return Err(bad(format!(
@@ -227,6 +379,45 @@ fn validate_calls(units: &[Unit], calls: &[Call]) -> Result<(), ExecError> {
     Ok(())
 }
 
+/// Whether `array` can be laid out: whole elements of a supported size, pointer slots inside
+/// it naming one of the call's `total` arrays.
+fn validate_array(array: &ArrayArg, total: usize) -> Result<(), String> {
+    if !matches!(array.elem_bytes, 1 | 2 | 4 | 8) {
+        return Err(format!(
+            "elements have 1, 2, 4 or 8 bytes, not {}",
+            array.elem_bytes
+        ));
+    }
+    if !array.bytes.len().is_multiple_of(array.elem_bytes) {
+        return Err(format!(
+            "{} bytes are not a whole number of {}-byte elements",
+            array.bytes.len(),
+            array.elem_bytes
+        ));
+    }
+    for slot in &array.pointers {
+        if !slot.offset.is_multiple_of(POINTER_BYTES)
+            || slot.offset.saturating_add(POINTER_BYTES) > array.bytes.len()
+        {
+            return Err(format!(
+                "a pointer slot at byte {} does not fit {} bytes of 8-byte words",
+                slot.offset,
+                array.bytes.len()
+            ));
+        }
+        if slot.array >= total {
+            return Err(format!(
+                "a pointer slot names array {}, the call has {total}",
+                slot.array
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Bytes of an address stored inside an array (every target schedlab has is 64-bit).
+pub const POINTER_BYTES: usize = 8;
+
 fn type_list(types: &[Type]) -> String {
     types
         .iter()
@@ -235,30 +426,71 @@ fn type_list(types: &[Type]) -> String {
         .join(", ")
 }
 
-/// The buffer a trampoline reads: one little-endian slot per argument, then one per result.
-fn encode_args(call: &Call) -> Vec<u8> {
-    // Results are sized by the callee at decode time; reserve the worst case here.
-    let slots = call.args.len() + MAX_RESULTS;
-    let mut buf = vec![0u8; slots * SLOT_BYTES];
-    for (i, arg) in call.args.iter().enumerate() {
-        arg.write_to_slice_le(&mut buf[i * SLOT_BYTES..(i + 1) * SLOT_BYTES]);
-    }
-    buf
+/// The arguments as a message shows them: `i32`, `i64 (array)`, `i64 (array 0)`.
+fn arg_list(args: &[Arg], pointer: Type) -> String {
+    args.iter()
+        .map(|a| match a {
+            Arg::Value(v) => v.ty().to_string(),
+            Arg::Array(_) => format!("{pointer} (array)"),
+            Arg::SameArray(i) => format!("{pointer} (array {i})"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The most results a called function may have.
 pub const MAX_RESULTS: usize = 16;
 
-fn decode_results(units: &[Unit], call: &Call, bytes: &[u8]) -> Outcome {
+fn decode_effect(
+    units: &[Unit],
+    call: &Call,
+    buffer: &[u8],
+    arrays: &[Vec<u8>],
+    big_endian: bool,
+) -> Outcome {
     let func = &units[call.unit].functions[call.function];
     let first = call.args.len();
-    let mut values = Vec::new();
+    let mut returns = Vec::new();
     for (j, ret) in func.signature.returns.iter().enumerate() {
         let start = (first + j) * SLOT_BYTES;
-        let Some(slot) = bytes.get(start..start + SLOT_BYTES) else {
-            return Outcome::NotRun(format!("result buffer too short ({} bytes)", bytes.len()));
+        let Some(slot) = buffer.get(start..start + SLOT_BYTES) else {
+            return Outcome::NotRun(format!("result buffer too short ({} bytes)", buffer.len()));
         };
-        values.push(DataValue::read_from_slice_le(slot, ret.value_type));
+        returns.push(DataValue::read_from_slice_le(slot, ret.value_type));
     }
-    Outcome::Returned(values)
+    let sent: Vec<&ArrayArg> = call.all_arrays().collect();
+    if sent.len() != arrays.len() {
+        return Outcome::NotRun(format!(
+            "{} arrays came back for {} sent",
+            arrays.len(),
+            sent.len()
+        ));
+    }
+    let mut contents = Vec::with_capacity(arrays.len());
+    for (k, (array, back)) in sent.iter().zip(arrays).enumerate() {
+        if back.len() != array.bytes.len() {
+            return Outcome::NotRun(format!(
+                "array {k} came back with {} bytes, not {}",
+                back.len(),
+                array.bytes.len()
+            ));
+        }
+        // Addresses differ per run: pointer slots read as zero.
+        let mut back = back.clone();
+        for slot in &array.pointers {
+            if let Some(word) = back.get_mut(slot.offset..slot.offset + POINTER_BYTES) {
+                word.fill(0);
+            }
+        }
+        contents.push(array.canonical_bytes(&back, big_endian));
+    }
+    Outcome::Returned(Effect {
+        returns,
+        arrays: contents,
+    })
+}
+
+/// Bytes as lowercase hex (how outcomes show arrays).
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

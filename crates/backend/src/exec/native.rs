@@ -1,20 +1,29 @@
 //! Host execution: the units and trampolines in a JIT module, called from a forked child so
 //! that a trap (a signal) ends the child, never this process.
 //!
-//! The argument buffers live in one shared anonymous mapping with a progress counter in
-//! front. The child runs the calls in order and advances the counter before each; when it dies
-//! of a signal, the call the counter names trapped, and a new child continues after it.
+//! The argument buffers and the arrays' bytes live in one shared anonymous mapping with a
+//! progress counter in front. The child runs the calls in order and advances the counter
+//! before each; per call it maps every array on its own between guard pages
+//! ([`super::guarded`]), copies the bytes in, puts the pointers into the buffer (and into
+//! the arrays' pointer slots), calls, and
+//! copies the bytes back into the shared mapping. When the child dies of a signal, the call the
+//! counter names trapped, and a new child continues after it. The child never allocates (the
+//! parent may have other threads, whose locks a forked child must not wait for).
 
+use super::guarded::{GuardedLayout, page_size};
 use super::link::Linked;
-use super::{CALL_TIMEOUT, ExecError, RawOutcome, SLOT_BYTES};
+use super::{CALL_TIMEOUT, ExecError, RawOutcome, Request, SLOT_BYTES};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_jit::{JITBuilder, JITModule};
 
-/// Runs `requests` (trampoline number, argument buffer) natively.
+/// The child's exit status when it cannot map an array.
+const MAP_FAILED_STATUS: i32 = 3;
+
+/// Runs `requests` natively.
 pub(crate) fn run(
     isa: &OwnedTargetIsa,
     linked: &Linked,
-    requests: &[(usize, Vec<u8>)],
+    requests: &[Request],
 ) -> Result<Vec<RawOutcome>, ExecError> {
     let mut module = JITModule::new(JITBuilder::with_isa(
         isa.clone(),
@@ -26,10 +35,10 @@ pub(crate) fn run(
         .map_err(|e| ExecError::Host(format!("finalising the JIT module: {e}")))?;
     let entries: Vec<Option<*const u8>> = requests
         .iter()
-        .map(|(t, _)| {
+        .map(|r| {
             linked
                 .trampolines
-                .get(*t)
+                .get(r.trampoline)
                 .map(|&k| module.get_finalized_function(ids[k]))
         })
         .collect();
@@ -40,20 +49,49 @@ pub(crate) fn run(
     result
 }
 
-/// The shared mapping: a progress counter, then the buffers at 16-byte-aligned offsets.
-struct Shared {
-    base: *mut u8,
-    len: usize,
-    offsets: Vec<usize>,
+/// Where one request's bytes are in the shared mapping.
+struct Placed<'a> {
+    request: &'a Request,
+    /// Offset of the trampoline buffer.
+    buffer: usize,
+    /// Offset of each array's bytes.
+    arrays: Vec<usize>,
+    /// Each array's layout in its own mapping.
+    layouts: Vec<GuardedLayout>,
 }
 
-impl Shared {
-    fn new(requests: &[(usize, Vec<u8>)]) -> Result<Self, ExecError> {
-        let mut offsets = Vec::with_capacity(requests.len());
+/// The shared mapping: a progress counter, then every request's buffer and arrays at
+/// 16-byte-aligned offsets.
+struct Shared<'a> {
+    base: *mut u8,
+    len: usize,
+    placed: Vec<Placed<'a>>,
+}
+
+impl<'a> Shared<'a> {
+    fn new(requests: &'a [Request]) -> Result<Self, ExecError> {
+        let page = page_size();
+        let mut placed = Vec::with_capacity(requests.len());
         let mut len = SLOT_BYTES;
-        for (_, buf) in requests {
-            offsets.push(len);
-            len += buf.len().next_multiple_of(SLOT_BYTES);
+        for request in requests {
+            let buffer = len;
+            len += request.buffer.len().next_multiple_of(SLOT_BYTES);
+            let mut arrays = Vec::with_capacity(request.arrays.len());
+            for array in &request.arrays {
+                arrays.push(len);
+                len += array.len().next_multiple_of(SLOT_BYTES);
+            }
+            let layouts = request
+                .arrays
+                .iter()
+                .map(|a| GuardedLayout::new(a.len(), page, request.placement))
+                .collect();
+            placed.push(Placed {
+                request,
+                buffer,
+                arrays,
+                layouts,
+            });
         }
         // SAFETY: a fresh anonymous shared mapping; checked for failure below.
         let base = unsafe {
@@ -75,11 +113,16 @@ impl Shared {
         let shared = Shared {
             base: base.cast(),
             len,
-            offsets,
+            placed,
         };
-        for ((_, buf), &off) in requests.iter().zip(&shared.offsets) {
-            // SAFETY: `off + buf.len()` lies inside the mapping by construction.
-            unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), shared.base.add(off), buf.len()) };
+        for p in &shared.placed {
+            // SAFETY: every offset plus its length lies inside the mapping by construction.
+            unsafe {
+                copy_in(shared.base, p.buffer, &p.request.buffer);
+                for (&off, bytes) in p.arrays.iter().zip(&p.request.arrays) {
+                    copy_in(shared.base, off, bytes);
+                }
+            }
         }
         Ok(shared)
     }
@@ -88,13 +131,36 @@ impl Shared {
         self.base.cast()
     }
 
-    fn buffer(&self, k: usize, len: usize) -> Vec<u8> {
-        // SAFETY: buffer `k` was copied into the mapping at `offsets[k]` with this length.
-        unsafe { std::slice::from_raw_parts(self.base.add(self.offsets[k]), len) }.to_vec()
+    fn bytes(&self, offset: usize, len: usize) -> Vec<u8> {
+        // SAFETY: `offset .. offset + len` was laid out inside the mapping by `Shared::new`.
+        unsafe { std::slice::from_raw_parts(self.base.add(offset), len) }.to_vec()
+    }
+
+    /// What request `k` left in the mapping.
+    fn returned(&self, k: usize) -> RawOutcome {
+        let p = &self.placed[k];
+        RawOutcome::Returned {
+            buffer: self.bytes(p.buffer, p.request.buffer.len()),
+            arrays: p
+                .arrays
+                .iter()
+                .zip(&p.request.arrays)
+                .map(|(&off, a)| self.bytes(off, a.len()))
+                .collect(),
+        }
     }
 }
 
-impl Drop for Shared {
+/// Copies `bytes` to `base + offset`.
+///
+/// # Safety
+/// `offset + bytes.len()` must lie inside the writable mapping at `base`.
+unsafe fn copy_in(base: *mut u8, offset: usize, bytes: &[u8]) {
+    // SAFETY: the caller's promise.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(offset), bytes.len()) };
+}
+
+impl Drop for Shared<'_> {
     fn drop(&mut self) {
         // SAFETY: the mapping was created by `Shared::new` with this length.
         unsafe { libc::munmap(self.base.cast(), self.len) };
@@ -103,7 +169,7 @@ impl Drop for Shared {
 
 fn run_forked(
     entries: &[Option<*const u8>],
-    requests: &[(usize, Vec<u8>)],
+    requests: &[Request],
 ) -> Result<Vec<RawOutcome>, ExecError> {
     let shared = Shared::new(requests)?;
     let n = requests.len();
@@ -113,6 +179,9 @@ fn run_forked(
             outcomes[k] = Some(RawOutcome::NotRun("no trampoline".into()));
         }
     }
+    // The child's record of its mappings (allocated here: the child must not allocate).
+    let most_arrays = requests.iter().map(|r| r.arrays.len()).max().unwrap_or(0);
+    let mut mappings: Vec<*mut u8> = vec![std::ptr::null_mut(); most_arrays];
     let mut start = 0;
     while start < n {
         // SAFETY: the counter is the mapping's first word.
@@ -127,7 +196,7 @@ fn run_forked(
         }
         if pid == 0 {
             // SAFETY: in the child; see `child`.
-            unsafe { child(&shared, entries, start) };
+            unsafe { child(&shared, entries, start, &mut mappings) };
         }
         let mut status = 0;
         // SAFETY: waiting for our own child.
@@ -140,9 +209,9 @@ fn run_forked(
         }
         // SAFETY: the child has exited; the counter is no longer written.
         let reached = unsafe { shared.progress().read_volatile() }.min(n);
-        for k in start..reached {
-            if outcomes[k].is_none() {
-                outcomes[k] = Some(RawOutcome::Returned(shared.buffer(k, requests[k].1.len())));
+        for (k, outcome) in outcomes.iter_mut().enumerate().take(reached).skip(start) {
+            if outcome.is_none() {
+                *outcome = Some(shared.returned(k));
             }
         }
         if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
@@ -157,6 +226,8 @@ fn run_forked(
         }
         outcomes[reached] = Some(if libc::WIFSIGNALED(status) {
             RawOutcome::Trapped(signal_name(libc::WTERMSIG(status)))
+        } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == MAP_FAILED_STATUS {
+            RawOutcome::NotRun("mapping an array between guard pages failed".into())
         } else {
             RawOutcome::NotRun(format!("the child exited with status {status}"))
         });
@@ -172,8 +243,14 @@ fn run_forked(
 /// alarm per call, the calls from `start` on, then `_exit(0)`.
 ///
 /// # Safety
-/// Only called in a freshly forked child; `entries` point to trampolines of the live module.
-unsafe fn child(shared: &Shared, entries: &[Option<*const u8>], start: usize) -> ! {
+/// Only called in a freshly forked child; `entries` point to trampolines of the live module;
+/// `mappings` has room for the most arrays of any call.
+unsafe fn child(
+    shared: &Shared,
+    entries: &[Option<*const u8>],
+    start: usize,
+    mappings: &mut [*mut u8],
+) -> ! {
     for sig in [
         libc::SIGILL,
         libc::SIGSEGV,
@@ -190,16 +267,59 @@ unsafe fn child(shared: &Shared, entries: &[Option<*const u8>], start: usize) ->
     for (k, entry) in entries.iter().enumerate().skip(start) {
         // SAFETY: the counter is the mapping's first word.
         unsafe { shared.progress().write_volatile(k) };
-        if let Some(entry) = entry {
-            // SAFETY: a trampoline compiled with the host's default calling convention, taking
-            // one pointer to a buffer as large as the call's slots.
-            let f: extern "C" fn(*mut u8) = unsafe { std::mem::transmute(*entry) };
-            // SAFETY: `alarm` is async-signal-safe.
-            unsafe { libc::alarm(secs) };
-            // SAFETY: see above; the buffer lies inside the shared mapping.
-            f(unsafe { shared.base.add(shared.offsets[k]) });
-            // SAFETY: as above.
-            unsafe { libc::alarm(0) };
+        let Some(entry) = entry else { continue };
+        let p = &shared.placed[k];
+        // SAFETY: the buffer lies inside the shared mapping.
+        let buffer = unsafe { shared.base.add(p.buffer) };
+        for (j, layout) in p.layouts.iter().enumerate() {
+            // SAFETY: maps fresh memory; the array's bytes lie inside the shared mapping.
+            let Some(map) = (unsafe { map_guarded(layout) }) else {
+                // SAFETY: ending the child.
+                unsafe { libc::_exit(MAP_FAILED_STATUS) }
+            };
+            mappings[j] = map;
+            // SAFETY: `data_offset + len` lies in the data pages (see `GuardedLayout`).
+            unsafe {
+                let data = map.add(layout.data_offset);
+                let len = p.request.arrays[j].len();
+                std::ptr::copy_nonoverlapping(shared.base.add(p.arrays[j]), data, len);
+            }
+        }
+        for &(container, offset, j) in &p.request.inner_pointers {
+            // SAFETY: both arrays were mapped above; the slot lies inside the container's data
+            // (validated); the host is the target, so its byte order is the target's.
+            unsafe {
+                let pointer = mappings[j].add(p.layouts[j].data_offset) as u64;
+                let bytes = pointer.to_ne_bytes();
+                let at = mappings[container].add(p.layouts[container].data_offset + offset);
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, bytes.len());
+            }
+        }
+        for &(slot, j) in &p.request.pointers {
+            // SAFETY: `mappings[j]` was mapped above; the slot lies inside the buffer.
+            unsafe {
+                let pointer = mappings[j].add(p.layouts[j].data_offset) as u64;
+                let bytes = pointer.to_le_bytes();
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.add(slot * SLOT_BYTES), 8);
+            }
+        }
+        // SAFETY: a trampoline compiled with the host's default calling convention, taking one
+        // pointer to a buffer as large as the call's slots.
+        let f: extern "C" fn(*mut u8) = unsafe { std::mem::transmute(*entry) };
+        // SAFETY: `alarm` is async-signal-safe.
+        unsafe { libc::alarm(secs) };
+        f(buffer);
+        // SAFETY: as above.
+        unsafe { libc::alarm(0) };
+        for (j, layout) in p.layouts.iter().enumerate() {
+            // SAFETY: copying the array back into the shared mapping, then unmapping what
+            // `map_guarded` mapped.
+            unsafe {
+                let len = p.request.arrays[j].len();
+                let data = mappings[j].add(layout.data_offset);
+                std::ptr::copy_nonoverlapping(data, shared.base.add(p.arrays[j]), len);
+                libc::munmap(mappings[j].cast(), layout.map_len);
+            }
         }
     }
     // SAFETY: as above.
@@ -207,6 +327,43 @@ unsafe fn child(shared: &Shared, entries: &[Option<*const u8>], start: usize) ->
         shared.progress().write_volatile(entries.len());
         libc::_exit(0)
     }
+}
+
+/// Maps `layout.map_len` bytes, inaccessible but for the data pages.
+///
+/// # Safety
+/// Plain system calls; the result is owned by the caller.
+unsafe fn map_guarded(layout: &GuardedLayout) -> Option<*mut u8> {
+    // SAFETY: a fresh private anonymous mapping; checked below.
+    let map = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            layout.map_len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if map == libc::MAP_FAILED {
+        return None;
+    }
+    let map = map.cast::<u8>();
+    if layout.data_pages > 0 {
+        let page = layout.map_len / (layout.data_pages + 2);
+        // SAFETY: the data pages lie inside the mapping and are page-aligned.
+        let protected = unsafe {
+            libc::mprotect(
+                map.add(page).cast(),
+                layout.data_pages * page,
+                libc::PROT_READ | libc::PROT_WRITE,
+            )
+        };
+        if protected != 0 {
+            return None;
+        }
+    }
+    Some(map)
 }
 
 /// The conventional name of a signal; `SIGALRM` (the per-call alarm) is a timeout.
