@@ -1,21 +1,13 @@
-//! Executing a kernel's machine code for any target: the host runs it in-process through the
-//! JIT; foreign code is linked with a small C harness by Debian's cross compiler
-//! (`<arch>-linux-gnu-gcc -static -O1`) and run under `qemu-<arch>`, called explicitly (no
-//! binfmt needed).
-//!
-//! A harness is one C file in `crates/backend/harness/` that reads one test case per stdin
-//! line and prints one result line per case (the protocol is documented at the top of
-//! `md5_harness.c`). A new kernel family adds a harness file, a [`Harness`] constant, and a
-//! typed wrapper like [`run_md5_cases`] around [`run_harness`].
+//! The foreign half of execution: the tools a target needs (Debian's cross compiler, its C
+//! library, `qemu-<arch>`), found or named with their packages, and one run of an object file
+//! linked with a generated C harness (`<arch>-linux-gnu-gcc -static -O1`) under
+//! `qemu-<arch>`, called explicitly (no binfmt needed). What the harness does is
+//! [`crate::exec`]'s business: it is the same for every kernel.
 
 use crate::compile::CompileError;
-use crate::jit::{JitError, JitFunction};
-use crate::object::{ObjectError, ObjectFile, emit_object};
+use crate::jit::JitError;
+use crate::object::{ObjectError, ObjectFile};
 use crate::target::Target;
-use cranelift_codegen::ir::Function;
-use schedlab_kernels::OUT_OF_BOUNDS;
-use schedlab_kernels::md5::reference_compress;
-use std::fmt::{self, Write as _};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -150,21 +142,6 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EmulateErro
     move |source| EmulateError::Io { what, source }
 }
 
-/// A C test harness for one kernel family.
-#[derive(Clone, Copy, Debug)]
-pub struct Harness {
-    /// File stem, used in messages and for the temporary source.
-    pub name: &'static str,
-    /// The C source.
-    pub source: &'static str,
-}
-
-/// The MD5 multi-block harness (`harness/md5_harness.c`).
-pub const MD5_HARNESS: Harness = Harness {
-    name: "md5_harness",
-    source: include_str!("../harness/md5_harness.c"),
-};
-
 /// The GNU triple prefix of Debian's cross compiler for `target`.
 fn gnu_prefix(target: Target) -> &'static str {
     match target {
@@ -284,18 +261,10 @@ fn link_hint(target: Target, stderr: &str) -> String {
     }
 }
 
-/// Links `object` with `harness` for the object's target, feeds it `input` on stdin and returns
-/// its stdout. The harness's `KERNEL` macro is set to the object's symbol.
-pub fn run_harness(
-    object: &ObjectFile,
-    harness: &Harness,
-    input: &str,
-) -> Result<String, EmulateError> {
-    run_harness_source(object, harness.name, harness.source, input)
-}
-
-/// [`run_harness`] with a harness source built at run time (the generic executor's generated
-/// C file, [`crate::exec`]); `name` is used for messages and the temporary file.
+/// Links `object` with a C harness built at run time (the executor's generated C file,
+/// [`crate::exec`]) by the target's cross `gcc`, feeds it `input` on stdin under the target's
+/// emulator (natively on the host) and returns its stdout; `name` is used for messages and the
+/// temporary file.
 pub fn run_harness_source(
     object: &ObjectFile,
     name: &str,
@@ -409,211 +378,6 @@ fn run_with_timeout(
     Ok((status, stdout, stderr))
 }
 
-/// One call of the MD5 kernel: `md5_compress_multi_block(state, buf, len, ofs, limit)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Md5Case {
-    /// The chaining value A, B, C, D before the call.
-    pub state: [u32; 4],
-    /// The buffer's bytes (the allocation is exactly this long).
-    pub buf: Vec<u8>,
-    /// The Java array length the kernel is told; at most `buf.len()`.
-    pub len: i32,
-    /// Offset of the first block.
-    pub ofs: i32,
-    /// Blocks start at `ofs, ofs + 64, …` while `<= limit`.
-    pub limit: i32,
-}
-
-impl Md5Case {
-    /// A case over all of `buf` (`len = buf.len()`), compressing every whole block from `ofs`.
-    pub fn whole_blocks(state: [u32; 4], buf: Vec<u8>, ofs: i32) -> Self {
-        let len = i32::try_from(buf.len()).unwrap_or(i32::MAX);
-        let limit = len - 64;
-        Md5Case {
-            state,
-            buf,
-            len,
-            ofs,
-            limit,
-        }
-    }
-
-    /// What the Java code computes: [`reference_compress`] per block, with the kernel's
-    /// bounds checks (each 4-byte read at `ofs + 4k` must satisfy `0 <= i < len - 3`; on a
-    /// failed check the state keeps the completed blocks and the result is
-    /// [`OUT_OF_BOUNDS`]).
-    pub fn expected(&self) -> Md5Outcome {
-        let mut state = self.state;
-        let bound = (i64::from(self.len) - 3).max(0) as u64;
-        let mut ofs = self.ofs;
-        while ofs <= self.limit {
-            for k in 0..16 {
-                let idx = i64::from(ofs.wrapping_add(4 * k));
-                if idx < 0 || idx as u64 >= bound {
-                    return Md5Outcome {
-                        ret: OUT_OF_BOUNDS,
-                        state,
-                    };
-                }
-            }
-            let start = ofs as usize;
-            let mut block = [0u8; 64];
-            block.copy_from_slice(&self.buf[start..start + 64]);
-            reference_compress(&mut state, &block);
-            ofs = ofs.wrapping_add(64);
-        }
-        Md5Outcome { ret: ofs, state }
-    }
-
-    fn check(&self, index: usize) -> Result<(), EmulateError> {
-        if self.len < 0 || self.len as usize > self.buf.len() {
-            return Err(EmulateError::BadCase {
-                index,
-                message: format!(
-                    "len {} must be between 0 and the buffer size {}",
-                    self.len,
-                    self.buf.len()
-                ),
-            });
-        }
-        Ok(())
-    }
-}
-
-/// What one kernel call returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Md5Outcome {
-    /// The returned offset, or [`OUT_OF_BOUNDS`].
-    pub ret: i32,
-    /// The state words after the call.
-    pub state: [u32; 4],
-}
-
-impl fmt::Display for Md5Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [a, b, c, d] = self.state;
-        write!(f, "ret={} state={a:08x} {b:08x} {c:08x} {d:08x}", self.ret)
-    }
-}
-
-/// Runs the MD5 kernel `func`, compiled for `target`, on each case: in-process through the JIT
-/// on the host, else linked with [`MD5_HARNESS`] and run under qemu.
-pub fn run_md5_cases(
-    func: &Function,
-    target: Target,
-    cases: &[Md5Case],
-) -> Result<Vec<Md5Outcome>, EmulateError> {
-    if target.is_host() {
-        run_md5_cases_jit(func, cases)
-    } else {
-        run_md5_cases_linked(func, target, cases)
-    }
-}
-
-/// [`run_md5_cases`] through an object file and the C harness, also on the host.
-pub fn run_md5_cases_linked(
-    func: &Function,
-    target: Target,
-    cases: &[Md5Case],
-) -> Result<Vec<Md5Outcome>, EmulateError> {
-    // Check the tools first, so a missing emulator is reported before any compilation.
-    toolchain_status(target)?;
-    for (i, case) in cases.iter().enumerate() {
-        case.check(i)?;
-    }
-    let object = emit_object(func, target)?;
-    let mut input = String::new();
-    for case in cases {
-        let [a, b, c, d] = case.state;
-        let _ = write!(
-            input,
-            "{a} {b} {c} {d} {} {} {} ",
-            case.len, case.ofs, case.limit
-        );
-        if case.buf.is_empty() {
-            input.push('-');
-        }
-        for byte in &case.buf {
-            let _ = write!(input, "{byte:02x}");
-        }
-        input.push('\n');
-    }
-    let output = run_harness(&object, &MD5_HARNESS, &input)?;
-    parse_md5_output(&output, target, cases.len())
-}
-
-fn parse_md5_output(
-    output: &str,
-    target: Target,
-    expected_lines: usize,
-) -> Result<Vec<Md5Outcome>, EmulateError> {
-    let bad = |line: usize, text: &str| EmulateError::Output {
-        target,
-        harness: MD5_HARNESS.name.to_string(),
-        line,
-        text: text.to_string(),
-    };
-    let mut outcomes = Vec::with_capacity(expected_lines);
-    for (i, text) in output.lines().enumerate() {
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        let [ret, a, b, c, d] = fields[..] else {
-            return Err(bad(i + 1, text));
-        };
-        let ret: i32 = ret.parse().map_err(|_| bad(i + 1, text))?;
-        let mut state = [0u32; 4];
-        for (slot, field) in state.iter_mut().zip([a, b, c, d]) {
-            *slot = field.parse().map_err(|_| bad(i + 1, text))?;
-        }
-        outcomes.push(Md5Outcome { ret, state });
-    }
-    if outcomes.len() != expected_lines {
-        return Err(bad(
-            0,
-            &format!("{} result lines for {expected_lines} cases", outcomes.len()),
-        ));
-    }
-    Ok(outcomes)
-}
-
-/// The kernel's host signature.
-type Md5Fn = unsafe extern "C" fn(*mut u32, *const u8, i32, i32, i32) -> i32;
-
-fn run_md5_cases_jit(func: &Function, cases: &[Md5Case]) -> Result<Vec<Md5Outcome>, EmulateError> {
-    for (i, case) in cases.iter().enumerate() {
-        case.check(i)?;
-    }
-    let expected = schedlab_kernels::md5::signature();
-    if func.signature.params != expected.params || func.signature.returns != expected.returns {
-        return Err(JitError::Signature {
-            expected: expected.to_string(),
-            found: func.signature.to_string(),
-        }
-        .into());
-    }
-    let jit = JitFunction::compile(func)?;
-    // SAFETY: the signature was checked above; the host calling convention of the JIT's ISA
-    // is the C convention on schedlab's hosts.
-    let kernel: Md5Fn = unsafe { std::mem::transmute::<*const u8, Md5Fn>(jit.code_ptr()) };
-    Ok(cases
-        .iter()
-        .map(|case| {
-            let mut state = case.state;
-            // SAFETY: `state` holds four words and `buf` at least `len` bytes (checked); the
-            // kernel bounds-checks every read against `len`.
-            let ret = unsafe {
-                kernel(
-                    state.as_mut_ptr(),
-                    case.buf.as_ptr(),
-                    case.len,
-                    case.ofs,
-                    case.limit,
-                )
-            };
-            Md5Outcome { ret, state }
-        })
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -643,19 +407,5 @@ mod tests {
             "gcc-x86-64-linux-gnu",
             "Debian spells the x86_64 cross compiler package with dashes"
         );
-    }
-
-    #[test]
-    fn output_lines_are_checked() {
-        let ok = parse_md5_output("64 1 2 3 4\n", Target::Aarch64, 1);
-        assert_eq!(
-            ok.ok(),
-            Some(vec![Md5Outcome {
-                ret: 64,
-                state: [1, 2, 3, 4]
-            }])
-        );
-        assert!(parse_md5_output("64 1 2 3\n", Target::Aarch64, 1).is_err());
-        assert!(parse_md5_output("", Target::Aarch64, 1).is_err());
     }
 }

@@ -7,11 +7,10 @@
 //! [`compile::optimize`] stage, before scheduling.
 #![deny(missing_docs)]
 
+pub mod check;
 pub mod compile;
 pub mod cost;
 pub mod emulate;
-pub mod emulate_bigint;
-pub mod emulate_mb;
 pub mod exec;
 pub mod jit;
 pub mod mca;

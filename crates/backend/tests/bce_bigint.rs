@@ -13,11 +13,12 @@
 #![allow(missing_docs)]
 
 use schedlab_backend::JitFunction;
-use schedlab_backend::emulate_bigint::{
-    BigIntOutcome, Layout, MulAddCase, SquareToLenCase, hostile_mul_add_cases,
-    hostile_square_cases, random_mul_add_cases, random_square_cases,
+use schedlab_kernels::bigint::cases::{
+    BigIntOutcome, MulAddCase, SquareToLenCase, hostile_mul_add_cases, hostile_square_cases,
+    random_mul_add_cases, random_square_cases,
 };
 use schedlab_kernels::bigint::{self, Entry, OUT_OF_BOUNDS};
+use schedlab_kernels::case::Placement as Layout;
 use schedlab_passes::bce::{self, BceLevel};
 use schedlab_passes::iv;
 use std::sync::OnceLock;

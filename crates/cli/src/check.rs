@@ -7,10 +7,9 @@ use crate::CliError;
 use crate::kernel::{self, Kernel};
 use rayon::prelude::*;
 use schedlab_backend::Target;
-use schedlab_backend::exec::{self, Call, Outcome, Unit};
+use schedlab_backend::check::run_kernel_cases;
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
-use schedlab_kernels::case::{Case, Effect, Placement};
-use schedlab_kernels::registry::{CaseOptions, Kernel as Registered};
+use schedlab_kernels::registry::CaseOptions;
 
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
@@ -40,6 +39,9 @@ pub struct CheckArgs {
     quiet: bool,
 }
 
+/// The verdict label of a kernel × target the target cannot compile (printed, not counted).
+const UNSUPPORTED: &str = "UNSUPPORTED";
+
 /// A labelled case with its expected outcome, printed on one line.
 pub(crate) struct Verdict {
     pub(crate) label: String,
@@ -56,6 +58,10 @@ struct Tally {
 
 impl Tally {
     fn record(&mut self, prefix: &str, v: Verdict) {
+        if v.label == UNSUPPORTED {
+            println!("{prefix} {UNSUPPORTED} {}", v.detail);
+            return;
+        }
         if v.ok {
             self.passed += 1;
         } else {
@@ -111,14 +117,12 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         quiet: args.quiet,
     };
     let mut errors = Vec::new();
-    let jobs: Vec<(&Kernel, &String, Target)> = kernels
-        .iter()
-        .flat_map(|k| {
-            strategies
-                .iter()
-                .flat_map(move |s| targets.iter().map(move |&t| (k, s, t)))
-        })
-        .collect();
+    let mut jobs: Vec<(&Kernel, &String, Target)> = Vec::new();
+    for k in &kernels {
+        for strategy in &strategies {
+            jobs.extend(targets.iter().map(|&t| (k, strategy, t)));
+        }
+    }
     // Compile and run every kernel × strategy × target in parallel; print in order.
     let results: Vec<Result<Vec<Verdict>, String>> = jobs
         .par_iter()
@@ -163,7 +167,7 @@ fn check_one(
     };
     if let Some(reason) = k.unsupported(target) {
         return Ok(vec![Verdict {
-            label: "UNSUPPORTED".into(),
+            label: UNSUPPORTED.into(),
             ok: true,
             detail: reason,
         }]);
@@ -178,96 +182,17 @@ fn check_one(
         seed: args.seed,
         random: args.random,
     };
-    run_cases(entry, func, target, &entry.cases(&options))
-}
-
-/// Runs `cases` of `entry` on `func` (after the IR stages) for `target`, every case with its
-/// arrays against the guard page at their end and then at their start; one verdict per case
-/// and placement.
-pub(crate) fn run_cases(
-    entry: &dyn Registered,
-    func: cranelift_codegen::ir::Function,
-    target: Target,
-    cases: &[Case],
-) -> Result<Vec<Verdict>, String> {
-    let isa = target
-        .isa(cranelift_codegen::settings::OptLevel::None)
-        .map_err(|e| format!("ISA: {e}"))?;
-    let units = [Unit {
-        label: entry.name().to_string(),
-        functions: vec![func],
-    }];
-    let runs: Vec<(&Case, Placement)> = Placement::ALL
-        .iter()
-        .flat_map(|&p| cases.iter().map(move |c| (c, p)))
-        .collect();
-    let calls: Vec<Call> = runs
-        .iter()
-        .map(|(case, placement)| Call {
-            unit: 0,
-            function: 0,
-            args: case.args.clone(),
-            memory: case.memory.clone(),
-            placement: *placement,
-        })
-        .collect();
-    let outcomes = crate::guard::catch(|| exec::execute(target, &isa, &units, &calls))
-        .map_err(|e| e.to_string())?
+    let cases = entry.cases(&options);
+    let verdicts = crate::guard::catch(|| run_kernel_cases(entry, func, target, &cases))?
         .map_err(|e| e.to_string())?;
-    Ok(runs
-        .iter()
-        .zip(outcomes)
-        .map(|((case, placement), got)| {
-            let label = format!("{} [{}]", case.label, placement.name());
-            match entry.expected(case) {
-                Ok(want) => judge(label, &want, &got),
-                Err(e) => Verdict {
-                    label,
-                    ok: false,
-                    detail: format!("malformed case: {e}"),
-                },
-            }
+    Ok(verdicts
+        .into_iter()
+        .map(|v| Verdict {
+            label: v.label,
+            ok: v.mismatch.is_none(),
+            detail: v.mismatch.unwrap_or_default(),
         })
         .collect())
-}
-
-/// Compares what the call did with what the Java code does; the detail names the first
-/// difference (arrays by index and byte offset, not in full).
-fn judge(label: String, want: &Effect, got: &Outcome) -> Verdict {
-    let detail = match got {
-        Outcome::Returned(effect) if effect == want => String::new(),
-        Outcome::Returned(effect) if effect.returns != want.returns => format!(
-            "returned {:?}, expected {:?}",
-            effect.returns, want.returns
-        ),
-        Outcome::Returned(effect) => first_array_difference(&want.arrays, &effect.arrays),
-        other => format!("{other}, expected it to return {:?}", want.returns),
-    };
-    Verdict {
-        ok: detail.is_empty(),
-        label,
-        detail,
-    }
-}
-
-fn first_array_difference(want: &[Vec<u8>], got: &[Vec<u8>]) -> String {
-    if want.len() != got.len() {
-        return format!("{} arrays back, expected {}", got.len(), want.len());
-    }
-    for (i, (w, g)) in want.iter().zip(got).enumerate() {
-        if w.len() != g.len() {
-            return format!("array {i}: {} bytes back, expected {}", g.len(), w.len());
-        }
-        if let Some(at) = w.iter().zip(g).position(|(a, b)| a != b) {
-            let end = (at + 8).min(w.len());
-            return format!(
-                "array {i} differs at byte {at}: {:02x?}, expected {:02x?}",
-                &g[at..end],
-                &w[at..end]
-            );
-        }
-    }
-    String::new()
 }
 
 fn parse_bce(s: &str) -> Result<schedlab_passes::bce::BceLevel, String> {

@@ -137,15 +137,13 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let mut jobs = Vec::new();
     for k in &kernels {
         let mut kernel_targets = k.targets(&targets)?;
-        kernel_targets.retain(
-            |&target| match k.unsupported(target) {
-                Some(reason) => {
-                    eprintln!("schedlab: {} / {target}: {reason}; skipped", k.name);
-                    false
-                }
-                None => true,
-            },
-        );
+        kernel_targets.retain(|&target| match k.unsupported(target) {
+            Some(reason) => {
+                eprintln!("schedlab: {} / {target}: {reason}; skipped", k.name);
+                false
+            }
+            None => true,
+        });
         for strategy in &strategies {
             for &target in &kernel_targets {
                 jobs.push(Job::Pipeline(k, strategy.as_str(), target));

@@ -22,13 +22,13 @@ use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
-use rand::{Rng, SeedableRng, rngs::StdRng};
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, Signature, UserFuncName,
     Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use rand::{Rng, SeedableRng, rngs::StdRng};
 use target_lexicon::PointerWidth;
 
 /// Bytes consumed by one compression.
@@ -498,13 +498,7 @@ impl Kernel for Md5Kernel {
             .map(|(msg, digest)| {
                 let padded = pad_message(msg.as_bytes());
                 let limit = padded.len() as i32 - 64;
-                Self::case(
-                    format!("rfc1321 {digest}"),
-                    INITIAL_STATE,
-                    padded,
-                    0,
-                    limit,
-                )
+                Self::case(format!("rfc1321 {digest}"), INITIAL_STATE, padded, 0, limit)
             })
             .collect();
         let mut rng = StdRng::seed_from_u64(options.seed);
@@ -528,7 +522,13 @@ impl Kernel for Md5Kernel {
         // The last block ends one byte past the array; a negative offset; a wrapping limit.
         for (len, ofs, limit) in [(127, 0, 63), (128, -1, 64), (64, 0, i32::MAX)] {
             let label = format!("hostile len={len} ofs={ofs} limit={limit}");
-            cases.push(Self::case(label, INITIAL_STATE, vec![0x5a; len], ofs, limit));
+            cases.push(Self::case(
+                label,
+                INITIAL_STATE,
+                vec![0x5a; len],
+                ofs,
+                limit,
+            ));
         }
         cases
     }

@@ -32,18 +32,19 @@
 
 use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
+use crate::md5::{
+    BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, frontend_config, jump, pad_message,
+    param_array, reference_compress, step,
+};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
-use rand::{Rng, SeedableRng, rngs::StdRng};
-use crate::md5::{
-    BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, pad_message, StepOps, frontend_config, jump, param_array, reference_compress, step,
-};
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
     UserFuncName, Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Lanes in one `i32x4` group.
 pub const GROUP_LANES: usize = 4;
@@ -437,7 +438,11 @@ impl MultiBufferKernel {
 
 impl Kernel for MultiBufferKernel {
     fn name(&self) -> &'static str {
-        if self.groups == 1 { "md5-mb-x4" } else { "md5-mb-x8" }
+        if self.groups == 1 {
+            "md5-mb-x4"
+        } else {
+            "md5-mb-x8"
+        }
     }
 
     fn summary(&self) -> &'static str {

@@ -8,6 +8,7 @@
 
 use crate::case::{Case, Effect};
 use cranelift_codegen::ir::Function;
+use std::sync::RwLock;
 
 /// What `check` asks a kernel for: how many random cases and from which seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,22 +69,65 @@ pub static KERNELS: &[&dyn Kernel] = &[
     &crate::bigint::entry::SQUARE_TO_LEN,
 ];
 
+/// Kernels registered at run time ([`register`]), after the built-ins.
+static REGISTERED: RwLock<Vec<&'static dyn Kernel>> = RwLock::new(Vec::new());
+
+/// Why [`register`] refused a kernel.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    /// The name is empty or not made of lower-case letters, digits, `-` and `_`.
+    #[error("kernel name `{0}` must be non-empty lower-case letters, digits, `-` or `_`")]
+    BadName(String),
+    /// A kernel (or an alias) already has the name.
+    #[error("a kernel named `{0}` is already registered")]
+    Taken(String),
+}
+
+/// Adds a kernel from outside this crate, so that every command that takes `--kernel` (report,
+/// check, dump, list) and the generic tests see it after the built-ins.
+pub fn register(kernel: &'static dyn Kernel) -> Result<(), RegisterError> {
+    let name = kernel.name();
+    let valid = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_';
+    if name.is_empty() || !name.chars().all(valid) {
+        return Err(RegisterError::BadName(name.to_string()));
+    }
+    let mut registered = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    let taken = KERNELS
+        .iter()
+        .chain(registered.iter())
+        .any(|k| k.name() == name || k.aliases().contains(&name));
+    if taken {
+        return Err(RegisterError::Taken(name.to_string()));
+    }
+    registered.push(kernel);
+    Ok(())
+}
+
+/// Every kernel: the built-ins in report order, then the registered ones.
+pub fn all() -> Vec<&'static dyn Kernel> {
+    let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    KERNELS
+        .iter()
+        .copied()
+        .chain(registered.iter().copied())
+        .collect()
+}
+
 /// The kernels `spec` selects: an exact name, or an alias/group name (every kernel carrying
 /// it). Empty when nothing matches.
 pub fn select(spec: &str) -> Vec<&'static dyn Kernel> {
-    if let Some(k) = KERNELS.iter().find(|k| k.name() == spec) {
+    let all = all();
+    if let Some(k) = all.iter().find(|k| k.name() == spec) {
         return vec![*k];
     }
-    KERNELS
-        .iter()
+    all.into_iter()
         .filter(|k| k.aliases().contains(&spec))
-        .copied()
         .collect()
 }
 
 /// The names of every kernel, in report order.
 pub fn names() -> Vec<&'static str> {
-    KERNELS.iter().map(|k| k.name()).collect()
+    all().into_iter().map(|k| k.name()).collect()
 }
 
 #[cfg(test)]
@@ -103,6 +147,41 @@ mod tests {
     }
 
     #[test]
+    fn register_refuses_taken_and_bad_names() {
+        assert_eq!(
+            register(&crate::md5::KERNEL),
+            Err(RegisterError::Taken("md5".into()))
+        );
+        struct Named(&'static str);
+        impl Kernel for Named {
+            fn name(&self) -> &'static str {
+                self.0
+            }
+            fn summary(&self) -> &'static str {
+                "test"
+            }
+            fn build(&self) -> Function {
+                crate::md5::compress_multi_block()
+            }
+            fn cases(&self, _: &CaseOptions) -> Vec<Case> {
+                Vec::new()
+            }
+            fn expected(&self, _: &Case) -> Result<Effect, String> {
+                Err("none".into())
+            }
+        }
+        static BAD: Named = Named("Bad Name");
+        static GROUP: Named = Named("md5-mb");
+        static FRESH: Named = Named("registry-test-fresh");
+        assert!(matches!(register(&BAD), Err(RegisterError::BadName(_))));
+        assert!(matches!(register(&GROUP), Err(RegisterError::Taken(_))));
+        assert_eq!(register(&FRESH), Ok(()));
+        assert_eq!(select("registry-test-fresh").len(), 1);
+        assert!(names().contains(&"registry-test-fresh"));
+        assert!(matches!(register(&FRESH), Err(RegisterError::Taken(_))));
+    }
+
+    #[test]
     fn select_finds_names_and_groups() {
         assert_eq!(select("md5").len(), 1);
         assert!(select("md5-mb").len() >= 2);
@@ -111,15 +190,11 @@ mod tests {
 
     #[test]
     fn every_kernel_verifies_and_its_cases_have_answers() {
-        let options = CaseOptions {
-            seed: 7,
-            random: 3,
-        };
+        let options = CaseOptions { seed: 7, random: 3 };
         for kernel in KERNELS {
             let func = kernel.build();
-            let flags = cranelift_codegen::settings::Flags::new(
-                cranelift_codegen::settings::builder(),
-            );
+            let flags =
+                cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
             cranelift_codegen::verify_function(&func, &flags)
                 .unwrap_or_else(|e| panic!("{}: {e}", kernel.name()));
             let cases = kernel.cases(&options);

@@ -4,8 +4,8 @@
 
 use schedlab_backend::Target;
 use schedlab_backend::emulate::toolchain_status;
-use schedlab_backend::emulate_bigint::Layout;
 use schedlab_backend::tools::test_can_use;
+use schedlab_kernels::case::Placement as Layout;
 
 /// Whether `target`'s code can run here (natively or under qemu); panics, naming the Debian
 /// packages, when `SCHEDLAB_REQUIRE_TOOLS=1` (as in CI) and it cannot.

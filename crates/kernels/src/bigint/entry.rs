@@ -25,7 +25,9 @@ pub struct MulAddKernel;
 pub struct SquareToLenKernel;
 
 fn length(words: &[i32]) -> Arg {
-    Arg::Value(DataValue::I32(i32::try_from(words.len()).unwrap_or(i32::MAX)))
+    Arg::Value(DataValue::I32(
+        i32::try_from(words.len()).unwrap_or(i32::MAX),
+    ))
 }
 
 fn ints(case: &Case, index: usize) -> Result<Vec<i32>, String> {
