@@ -14,8 +14,8 @@
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{frontend_config, signature};
 use cranelift_codegen::ir::{
-    Block, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, UserFuncName, Value,
-    condcodes::IntCC, types,
+    Block, BlockArg, Function, InstBuilder, MemFlagsData, UserFuncName, Value, condcodes::IntCC,
+    types,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
@@ -105,8 +105,8 @@ fn build(
     let out_region = alias_region(&mut b, 1, "int out[1]");
     let array_region = alias_region(&mut b, 2, "int[] a");
     let out_flags = MemFlagsData::trusted().with_alias_region(Some(out_region));
+    // A Java `int[]` holds native-endian ints (big-endian on s390x).
     let array_flags = MemFlagsData::new()
-        .with_endianness(Endianness::Little)
         .with_notrap()
         .with_readonly()
         .with_alias_region(Some(array_region));
