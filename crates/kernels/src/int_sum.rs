@@ -11,13 +11,17 @@
 //! to one `i32` accumulator that is read on entry and written on exit, and the result is the
 //! index after the last group or [`OUT_OF_BOUNDS`].
 
+use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{frontend_config, signature};
+use crate::registry::{CaseOptions, Kernel};
+use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, InstBuilder, MemFlagsData, UserFuncName, Value, condcodes::IntCC,
     types,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Elements read per iteration of [`multi_block`].
 pub const GROUP: i64 = 8;
@@ -187,6 +191,84 @@ pub fn reference_multi_block(out: &mut i32, a: &[i32], ofs: i32, limit: i32) -> 
     }
     *out = h;
     ofs
+}
+
+/// The registry entry of [`multi_block`] (`int-sum`).
+pub static KERNEL: IntSumKernel = IntSumKernel;
+
+/// `int-sum`: [`multi_block`], eight checked `int[]` reads per iteration.
+#[derive(Clone, Copy, Debug)]
+pub struct IntSumKernel;
+
+impl IntSumKernel {
+    fn case(label: String, h: i32, a: &[i32], ofs: i32, limit: i32) -> Case {
+        let len = i32::try_from(a.len()).unwrap_or(i32::MAX);
+        Case::new(
+            label,
+            vec![
+                Arg::Array(ArrayArg::ints(&[h])),
+                Arg::Array(ArrayArg::ints(a)),
+                Arg::Value(DataValue::I32(len)),
+                Arg::Value(DataValue::I32(ofs)),
+                Arg::Value(DataValue::I32(limit)),
+            ],
+        )
+    }
+}
+
+impl Kernel for IntSumKernel {
+    fn name(&self) -> &'static str {
+        "int-sum"
+    }
+
+    fn summary(&self) -> &'static str {
+        "an order-sensitive hash over int[] groups of eight: the smallest predicable loop"
+    }
+
+    fn build(&self) -> Function {
+        multi_block()
+    }
+
+    fn cases(&self, options: &CaseOptions) -> Vec<Case> {
+        let mut rng = StdRng::seed_from_u64(options.seed);
+        let mut cases = Vec::new();
+        for i in 0..options.random.max(1) {
+            let a: Vec<i32> = (0..rng.random_range(0..100))
+                .map(|_| rng.random())
+                .collect();
+            let n = a.len() as i32;
+            let ofs = rng.random_range(0..=n.min(9));
+            let label = format!("random {i} len={n} ofs={ofs}");
+            cases.push(Self::case(label, rng.random(), &a, ofs, n - GROUP as i32));
+        }
+        // The last group one element too long; a negative offset; a limit past the end.
+        for (n, ofs, limit) in [(15, 0, 8), (16, -1, 8), (8, 0, i32::MAX)] {
+            let a: Vec<i32> = (1..=n).collect();
+            let label = format!("hostile len={n} ofs={ofs} limit={limit}");
+            cases.push(Self::case(label, 17, &a, ofs, limit));
+        }
+        cases
+    }
+
+    fn expected(&self, case: &Case) -> Result<Effect, String> {
+        let out = ArrayArg::to_words(&case.array(0)?.bytes);
+        let [h] = out[..] else {
+            return Err("out must hold one int".into());
+        };
+        let a: Vec<i32> = ArrayArg::to_words(&case.array(1)?.bytes)
+            .into_iter()
+            .map(|w| w as i32)
+            .collect();
+        if case.int(2)? as usize != a.len() {
+            return Err("len must be the array's length".into());
+        }
+        let mut h = h as i32;
+        let ret = reference_multi_block(&mut h, &a, case.int(3)?, case.int(4)?);
+        Ok(Effect {
+            returns: vec![DataValue::I32(ret)],
+            arrays: vec![ArrayArg::ints(&[h]).bytes, ArrayArg::ints(&a).bytes],
+        })
+    }
 }
 
 #[cfg(test)]

@@ -67,6 +67,7 @@ pub static KERNELS: &[&dyn Kernel] = &[
     &crate::md5_mb::KERNEL_X8,
     &crate::bigint::entry::MUL_ADD,
     &crate::bigint::entry::SQUARE_TO_LEN,
+    &crate::int_sum::KERNEL,
 ];
 
 /// Kernels registered at run time ([`register`]), after the built-ins.
