@@ -9,6 +9,27 @@ use std::sync::Arc;
 /// The built-in kernels, by name.
 pub const BUILTIN: &[&str] = &["md5", "md5-mb", "muladd", "square-to-len"];
 
+/// The built-in kernels with one line each, for `schedlab list` (names as `--kernel` takes
+/// them).
+pub fn list() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            "md5",
+            "MD5's multi-block compression loop (Java semantics: every message read \
+             bounds-checked)",
+        ),
+        (
+            "md5-mb",
+            "multi-buffer MD5: 4 and 8 messages in SIMD lanes (md5-mb-x4, md5-mb-x8 alone)",
+        ),
+        ("muladd", "BigInteger.implMulAdd with its wrapper's checks"),
+        (
+            "square-to-len",
+            "BigInteger.implSquareToLen with its wrapper's checks",
+        ),
+    ]
+}
+
 /// What a kernel computes, which decides how `check` runs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelKind {
