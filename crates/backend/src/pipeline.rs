@@ -23,7 +23,9 @@ use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
 use schedlab_passes::iv::{self, IvStats};
 use schedlab_passes::rewrite::{self, ConstantPlacement, RewriteStats, model_latency};
-use schedlab_passes::sched::{self, MachineModel, SchedError, ScheduleOptions, ScheduleStats};
+use schedlab_passes::sched::{
+    self, MachineModel, SchedError, ScheduleOptions, ScheduleStats, StrategyEntry,
+};
 
 /// The scheduling strategy the pipeline (and so the `Md5` library) uses unless told otherwise:
 /// each message load right before its use, as the hand-written intrinsics do. It is the one
@@ -46,8 +48,13 @@ pub struct PipelineConfig {
     /// Strength-reduce the induction variables of predicated check-free loops
     /// ([`schedlab_passes::iv`]): a pointer and an end pointer instead of the 32-bit `int`.
     pub strength_reduce: bool,
-    /// The in-block scheduling strategy, by registered name.
+    /// The in-block scheduling strategy, by registered name (ignored when `strategy_entry`
+    /// is set; [`PipelineConfig::with_strategy_entry`] keeps both in step).
     pub strategy: String,
+    /// A strategy given directly, registered or not: used instead of looking `strategy` up.
+    pub strategy_entry: Option<StrategyEntry>,
+    /// The scheduler's and rewrites' machine model; `None`: [`machine_model`] of the target.
+    pub machine_model: Option<MachineModel>,
     /// Seed for the `shuffle` strategy.
     pub seed: u64,
 }
@@ -61,6 +68,8 @@ impl Default for PipelineConfig {
             constants: ConstantPlacement::Early,
             strength_reduce: true,
             strategy: DEFAULT_STRATEGY.to_string(),
+            strategy_entry: None,
+            machine_model: None,
             seed: 0,
         }
     }
@@ -73,6 +82,47 @@ impl PipelineConfig {
             strategy: strategy.to_string(),
             ..Self::default()
         }
+    }
+
+    /// The default configuration scheduling with `entry`, which need not be registered (a
+    /// strategy defined by a program outside this workspace). Statistics and reports name it
+    /// `entry.name`.
+    pub fn with_strategy_entry(entry: StrategyEntry) -> Self {
+        Self::default().using_strategy(entry)
+    }
+
+    /// This configuration scheduling with `entry` (see [`PipelineConfig::with_strategy_entry`]).
+    pub fn using_strategy(self, entry: StrategyEntry) -> Self {
+        Self {
+            strategy: entry.name.to_string(),
+            strategy_entry: Some(entry),
+            ..self
+        }
+    }
+
+    /// This configuration with `model` instead of the target's machine model.
+    pub fn using_model(self, model: MachineModel) -> Self {
+        Self {
+            machine_model: Some(model),
+            ..self
+        }
+    }
+
+    /// The strategy this configuration schedules with: `strategy_entry`, or the registry's
+    /// entry called `strategy`.
+    pub fn resolve_strategy(&self) -> Result<StrategyEntry, SchedError> {
+        match self.strategy_entry {
+            Some(entry) => Ok(entry),
+            None => sched::strategy(&self.strategy),
+        }
+    }
+
+    /// The machine model this configuration schedules for on `target`: the override, or
+    /// [`machine_model`] of the target.
+    pub fn model_for(&self, target: Target) -> MachineModel {
+        self.machine_model
+            .clone()
+            .unwrap_or_else(|| machine_model(target))
     }
 }
 
@@ -208,7 +258,7 @@ pub fn run_ir_stages_with(
     config: &PipelineConfig,
     options: &StageOptions,
 ) -> Result<(StageText, IrStats), PipelineError> {
-    let model = machine_model(target);
+    let model = config.model_for(target);
     let text = |func: &Function| {
         if options.record_text {
             func.display().to_string()
@@ -261,7 +311,15 @@ pub fn run_ir_stages_with(
         verify: false,
         skip_statistics: !options.statistics,
     };
-    let schedule = sched::schedule_with_options(func, &config.strategy, &model, &schedule_options)?;
+    let entry = config.resolve_strategy()?;
+    let mut strategy = (entry.make)(&schedule_options);
+    let schedule = sched::schedule_with_strategy(
+        func,
+        entry.name,
+        strategy.as_mut(),
+        &model,
+        &schedule_options,
+    )?;
     verify(func, "schedule")?;
     stages.sched = text(func);
     Ok((

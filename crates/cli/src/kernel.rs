@@ -8,6 +8,15 @@ use std::sync::Arc;
 
 use schedlab_kernels::registry::{self, Kernel as Registered};
 
+/// Every kernel `--kernel` takes by name (the registry's, built-in and registered), with its
+/// one-line summary, for `schedlab list`.
+pub fn list() -> Vec<(&'static str, &'static str)> {
+    registry::all()
+        .into_iter()
+        .map(|k| (k.name(), k.summary()))
+        .collect()
+}
+
 /// One kernel to run through the pipeline.
 #[derive(Clone)]
 pub struct Kernel {

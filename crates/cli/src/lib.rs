@@ -11,6 +11,7 @@ mod clif;
 mod dump;
 mod guard;
 mod kernel;
+mod list;
 mod report;
 mod report_baseline;
 mod report_cost;
@@ -39,6 +40,8 @@ enum Command {
     Dump(dump::DumpArgs),
     /// Time schedlab's kernels against md-5/OpenSSL/num-bigint and the JVM in one run.
     Bench(bench::BenchArgs),
+    /// List the kernels, scheduling strategies (with registered ones), targets and CPU models.
+    List(list::ListArgs),
     /// Compile the `Md5` library's default configuration once in this process and print the
     /// phase timings as JSON (`bench` runs it in fresh processes for the first-compile figure).
     #[command(hide = true)]
@@ -90,6 +93,7 @@ where
         Command::Check(args) => check::run(args),
         Command::Dump(args) => dump::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::List(args) => list::run(args),
         Command::CompileProbe => bench::compile_probe(),
     };
     match result {

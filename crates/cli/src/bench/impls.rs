@@ -87,6 +87,23 @@ pub fn configurations_around(default: PipelineConfig) -> Vec<NamedConfig> {
     rows
 }
 
+/// `default` with each named strategy, as `schedlab/<name>` rows (`bench --strategy`), added to
+/// `rows` unless a row of that name is already there.
+pub fn add_strategy_rows(rows: &mut Vec<NamedConfig>, default: &PipelineConfig, names: &[String]) {
+    for strategy in names {
+        let name = format!("schedlab/{strategy}");
+        if rows.iter().all(|r| r.name != name) {
+            rows.push(NamedConfig {
+                name,
+                config: PipelineConfig {
+                    strategy: strategy.clone(),
+                    ..default.clone()
+                },
+            });
+        }
+    }
+}
+
 /// One line describing a configuration's settings.
 pub fn describe(config: &PipelineConfig) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
@@ -167,9 +184,18 @@ pub fn rust_impl_names() -> Vec<String> {
 /// Compiles the configurations of [`configurations`] that `wanted` accepts and lists them with
 /// `md-5` and OpenSSL (if accepted too).
 pub fn rust_impls_matching(wanted: impl Fn(&str) -> bool) -> Result<Vec<RustImpl>, String> {
+    rust_impls_of(configurations(), wanted)
+}
+
+/// Compiles the configurations of `configs` that `wanted` accepts and lists them with `md-5`
+/// and OpenSSL (if accepted too).
+pub fn rust_impls_of(
+    configs: Vec<NamedConfig>,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<RustImpl>, String> {
     openssl_sys::init();
     let mut impls = Vec::new();
-    for named in configurations() {
+    for named in configs {
         if !wanted(&named.name) {
             continue;
         }

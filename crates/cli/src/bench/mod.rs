@@ -59,6 +59,11 @@ pub struct BenchArgs {
     /// Only these rows (comma-separated names; OpenSSL is always timed as the reference).
     #[arg(long = "impl", value_name = "NAMES")]
     impls: Option<String>,
+    /// md5: also time `schedlab/<NAME>` for each of these scheduling strategies (comma-separated;
+    /// registered ones included): the `Md5` library's default configuration scheduled with it.
+    /// Kept beside the rows `--impl` selects.
+    #[arg(long, value_name = "NAMES")]
+    strategy: Option<String>,
     /// Report deterministic figures instead: callgrind instructions and llvm-mca cycles per block.
     #[arg(long)]
     callgrind: bool,
@@ -169,13 +174,27 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     let sizes = parse_sizes(args.size.as_deref().unwrap_or("64,1k,16k,1m"))?;
     let wanted = parse_impl_filter(args.impls.as_deref())?;
     let budgets = Budgets::new(args.quick, args.reps)?;
-    let keep =
-        |name: &str| name == OPENSSL || wanted.as_ref().is_none_or(|w| w.iter().any(|x| x == name));
-    let impls = impls::rust_impls_matching(keep).map_err(CliError::failure)?;
-    let configs: Vec<_> = impls::configurations()
-        .into_iter()
-        .filter(|c| keep(&c.name))
+    let extra_strategies = match &args.strategy {
+        Some(names) => crate::kernel::strategies(Some(names))?,
+        None => Vec::new(),
+    };
+    let extra: Vec<String> = extra_strategies
+        .iter()
+        .map(|s| format!("schedlab/{s}"))
         .collect();
+    let keep = |name: &str| {
+        name == OPENSSL
+            || extra.iter().any(|x| x == name)
+            || wanted.as_ref().is_none_or(|w| w.iter().any(|x| x == name))
+    };
+    let mut all_configs = impls::configurations();
+    impls::add_strategy_rows(
+        &mut all_configs,
+        &impls::library_default(),
+        &extra_strategies,
+    );
+    let impls = impls::rust_impls_of(all_configs.clone(), keep).map_err(CliError::failure)?;
+    let configs: Vec<_> = all_configs.into_iter().filter(|c| keep(&c.name)).collect();
     check_digests(&impls, &sizes)?;
 
     if args.callgrind {

@@ -29,7 +29,7 @@
 use cranelift_codegen::ir::{Function, Inst, Opcode};
 
 /// Latencies in cycles of the operation classes the scheduler distinguishes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Latencies {
     /// Simple integer ALU operations: add, logic, compare, select, extend, constants.
     pub alu: u32,
@@ -56,7 +56,7 @@ pub struct Latencies {
 }
 
 /// What the scheduler knows about one target CPU.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MachineModel {
     /// Target name as the backend spells it (`x86_64`, `aarch64`, `s390x`, `riscv64`).
     pub target: &'static str,

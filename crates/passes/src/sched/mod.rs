@@ -13,7 +13,8 @@
 //! A [`Strategy`] only picks the next instruction from the [`ReadySet`] and says why
 //! ([`Reason`]). Integer constants are rematerialisable: the driver clones each per use
 //! ([`remat_constants`]) and places every copy right before its user, whatever the strategy.
-//! Strategies are registered by name in [`registry::STRATEGIES`]:
+//! Strategies are registered by name in [`registry::STRATEGIES`] (and at run time, from outside
+//! the workspace, with [`register`]):
 //!
 //! | name | idea |
 //! |---|---|
@@ -44,7 +45,7 @@ pub use dag::{DepDag, DepEdge, EdgeKind, Effect, NodeId};
 pub use latency::{Latencies, MachineModel};
 pub use pressure::{Liveness, function_max_pressure};
 pub use ready::{ReadySet, SchedView};
-pub use registry::{STRATEGIES, StrategyEntry};
+pub use registry::{STRATEGIES, StrategyEntry, entries, register};
 pub use remat::{RematStats, remat_constants, remat_loads};
 pub use strategy::{Pick, Reason, Strategy};
 
@@ -154,6 +155,20 @@ pub enum SchedError {
         /// The registered names.
         valid: Vec<&'static str>,
     },
+    /// [`register`] was given a name that is already taken.
+    #[error("a scheduling strategy called `{name}` is already registered")]
+    DuplicateStrategy {
+        /// The name asked for.
+        name: String,
+    },
+    /// [`register`] was given a name that cannot be selected on a command line.
+    #[error("cannot register a scheduling strategy called `{name}`: {reason}")]
+    InvalidStrategyName {
+        /// The name asked for.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// A strategy picked a node that was not ready (a bug in the strategy).
     #[error("strategy `{strategy}` picked {node} in {block}, which is not ready")]
     InvalidPick {
@@ -178,15 +193,15 @@ pub enum SchedError {
     Violation(#[from] ScheduleViolation),
 }
 
-/// The registered strategy names, in report order.
+/// The strategy names, in report order: the built-ins, then those added by [`register`].
 pub fn strategy_names() -> Vec<&'static str> {
-    STRATEGIES.iter().map(|e| e.name).collect()
+    entries().iter().map(|e| e.name).collect()
 }
 
-/// The registry entry called `name`.
-pub fn strategy(name: &str) -> Result<&'static StrategyEntry, SchedError> {
-    STRATEGIES
-        .iter()
+/// The entry called `name`, built-in or registered.
+pub fn strategy(name: &str) -> Result<StrategyEntry, SchedError> {
+    entries()
+        .into_iter()
         .find(|e| e.name == name)
         .ok_or_else(|| SchedError::UnknownStrategy {
             name: name.to_string(),

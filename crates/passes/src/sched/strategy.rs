@@ -35,10 +35,14 @@ pub enum Reason {
     /// A load issued about one step ahead of its use: early enough to cover its latency,
     /// late enough not to hold a register longer.
     LoadAhead,
+    /// A criterion of a strategy's own (e.g. one defined outside this crate), shown by its
+    /// text: a short kebab-case name like the built-in reasons'.
+    Custom(&'static str),
 }
 
 impl Reason {
-    /// Every reason, in report order.
+    /// Every built-in reason, in report order. A strategy's own [`Reason::Custom`] reasons
+    /// are not listed: they appear in `ScheduleStats::pick_reasons` after these.
     pub const ALL: [Reason; 12] = [
         Reason::Only,
         Reason::SourceOrder,
@@ -69,6 +73,7 @@ impl Reason {
             Reason::Random => "random",
             Reason::Bound => "bound",
             Reason::LoadAhead => "load-ahead",
+            Reason::Custom(text) => text,
         }
     }
 }
