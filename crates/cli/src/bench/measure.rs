@@ -1,123 +1,25 @@
-//! Timing primitives: calibrated hash loops, medians and the effective core clock.
+//! Timing the in-process MD5 rows, on the bench crate's primitives
+//! ([`schedlab_bench::measure`]).
 
 use super::impls::{Imp, RustImpl, md5_crate_digest, openssl_digest, schedlab_digest};
+use schedlab_bench::measure::time_loop;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+pub use schedlab_bench::measure::{effective_clock_ghz, median};
 
 /// Hashes `data` `hashes` times with `imp` and returns the elapsed time.
 ///
 /// The loop is monomorphised per implementation, so no indirect call sits in the timed path.
 pub fn time_hashes(imp: &RustImpl, data: &[u8], hashes: u64) -> Duration {
     match imp.imp {
-        Imp::Schedlab(engine) => time_loop(|d| schedlab_digest(&engine, d), data, hashes),
-        Imp::Md5Crate => time_loop(md5_crate_digest, data, hashes),
-        Imp::OpenSsl => time_loop(openssl_digest, data, hashes),
+        Imp::Schedlab(engine) => time_loop(|| schedlab_digest(&engine, black_box(data)), hashes),
+        Imp::Md5Crate => time_loop(|| md5_crate_digest(black_box(data)), hashes),
+        Imp::OpenSsl => time_loop(|| openssl_digest(black_box(data)), hashes),
     }
-}
-
-#[inline(never)]
-fn time_loop(f: impl Fn(&[u8]) -> [u8; 16], data: &[u8], hashes: u64) -> Duration {
-    let start = Instant::now();
-    for _ in 0..hashes {
-        black_box(f(black_box(data)));
-    }
-    start.elapsed()
 }
 
 /// How many hashes of `data` take about `budget`, found by doubling (this doubles as warm-up).
 pub fn calibrate(imp: &RustImpl, data: &[u8], budget: Duration) -> u64 {
-    let mut hashes = 1u64;
-    loop {
-        let t = time_hashes(imp, data, hashes);
-        if t >= budget / 8 || hashes >= 1 << 40 {
-            let per_hash = t.as_secs_f64() / hashes as f64;
-            return ((budget.as_secs_f64() / per_hash.max(1e-12)) as u64).max(1);
-        }
-        hashes *= 2;
-    }
-}
-
-/// Decimal megabytes per second.
-pub fn mb_per_s(bytes: u64, elapsed: Duration) -> f64 {
-    bytes as f64 / elapsed.as_secs_f64().max(1e-12) / 1e6
-}
-
-/// The median (mean of the middle two for an even count); `None` for no samples.
-pub fn median(samples: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
-}
-
-/// The core's effective clock in GHz, from a loop of dependent single-cycle register adds
-/// (one add completes per cycle on the chain), or `None` on hosts without the probe.
-///
-/// `/proc/cpuinfo` reports the nominal clock; boost makes the real one differ, so cycle figures
-/// use this probe, taken in the same run as the timings. The fastest of several short probes
-/// is kept: preemption can only make a probe slower, never faster than one add per cycle.
-pub fn effective_clock_ghz() -> Option<f64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        const ITERS: u64 = 50_000;
-        add_chain(ITERS); // wake the core up
-        (0..7)
-            .map(|_| {
-                let start = Instant::now();
-                add_chain(ITERS);
-                (ITERS * ADDS_PER_ITER) as f64 / start.elapsed().as_secs_f64() / 1e9
-            })
-            .reduce(f64::max)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        None
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-const ADDS_PER_ITER: u64 = 100;
-
-/// `iters` × 100 dependent `add reg, reg` (register operands: no immediate folding at rename).
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn add_chain(iters: u64) {
-    let mut x: u64 = 0;
-    let y: u64 = black_box(1);
-    // SAFETY: register-only arithmetic on the named operands; no memory or stack access.
-    unsafe {
-        std::arch::asm!(
-            "2:",
-            ".rept 100",
-            "add {x}, {y}",
-            ".endr",
-            "dec {n}",
-            "jnz 2b",
-            x = inout(reg) x,
-            y = in(reg) y,
-            n = inout(reg) iters.max(1) => _,
-            options(nomem, nostack),
-        );
-    }
-    black_box(x);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn median_of_odd_even_and_empty() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
-        assert_eq!(median(&[f64::NAN]), None);
-    }
+    schedlab_bench::measure::calibrate(|n| time_hashes(imp, data, n), budget)
 }

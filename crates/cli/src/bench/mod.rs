@@ -25,7 +25,6 @@ mod validate;
 
 use crate::CliError;
 use impls::{Kind, OPENSSL, RustImpl};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use output::{BenchReport, Cell, Meta, Row};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -233,74 +232,65 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     let progress = progress_bar(steps as u64, "bench");
 
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&s| impls::buffer(s)).collect();
-    // Warm-up and calibration: hashes per sample for each size × implementation.
-    let mut hashes = vec![vec![0u64; impls.len()]; sizes.len()];
-    for (si, buf) in buffers.iter().enumerate() {
-        for (ii, imp) in impls.iter().enumerate() {
-            hashes[si][ii] = measure::calibrate(imp, buf, budgets.sample);
-            progress.inc(1);
-        }
-    }
-
-    // samples[row][size][rep]; rows = in-process implementations, then JVM variants; a
-    // repetition whose sample failed keeps NaN.
-    let n_rows = impls.len() + jvm_variants.len();
-    let mut samples = vec![vec![Vec::<f64>::new(); sizes.len()]; n_rows];
-    let mut jvm_errors: Vec<Option<String>> = vec![None; jvm_variants.len()];
-    let mut java_version = None;
-    let mut clocks = Vec::new();
     let openssl_hex: Vec<String> = buffers
         .iter()
         .map(|b| impls::hex(&impls::openssl_digest(b)))
         .collect();
-    for rep in 0..budgets.reps as usize {
-        for per_size in samples.iter_mut().flatten() {
-            per_size.push(f64::NAN);
-        }
-        clocks.extend(measure::effective_clock_ghz());
-        for (si, buf) in buffers.iter().enumerate() {
-            for k in 0..impls.len() {
-                let ii = rotated(k, rep, impls.len());
-                let t = measure::time_hashes(&impls[ii], buf, hashes[si][ii]);
-                set_last(
-                    &mut samples[ii][si],
-                    measure::mb_per_s(hashes[si][ii] * buf.len() as u64, t),
-                );
-                progress.inc(1);
-            }
-        }
-        let Ok(harness) = &jvm else { continue };
-        for k in 0..jvm_variants.len() {
-            let vi = rotated(k, rep, jvm_variants.len());
-            let variant = &jvm_variants[vi];
-            progress.set_message(variant.name);
-            match harness.run(variant, &sizes, budgets.jvm_warmup, budgets.jvm_sample) {
-                Ok(run) => {
-                    java_version.get_or_insert(run.java_version.clone());
-                    for s in &run.samples {
-                        let Some(si) = sizes.iter().position(|&x| x == s.size) else {
-                            continue;
-                        };
-                        if s.digest != openssl_hex[si] {
-                            return Err(CliError::failure(format!(
-                                "{} hashed {} bytes to {}, OpenSSL to {}",
-                                variant.name, s.size, s.digest, openssl_hex[si]
-                            )));
+    // Rows: the in-process implementations, then the JVM variants (external rows, recorded
+    // between repetitions; a repetition whose JVM run failed keeps NaN).
+    let mut jvm_errors: Vec<Option<String>> = vec![None; jvm_variants.len()];
+    let mut java_version = None;
+    let mut wrong_digest = None;
+    let mut work = HashWork {
+        impls: &impls,
+        buffers: &buffers,
+    };
+    let bench_budgets = schedlab_bench::Budgets {
+        reps: budgets.reps as usize,
+        sample: budgets.sample,
+    };
+    let samples = schedlab_bench::run(
+        &mut work,
+        &bench_budgets,
+        jvm_variants.len(),
+        &progress,
+        |rep, external| {
+            let Ok(harness) = &jvm else { return };
+            for k in 0..jvm_variants.len() {
+                let vi = rotated(k, rep, jvm_variants.len());
+                let variant = &jvm_variants[vi];
+                progress.set_message(variant.name);
+                match harness.run(variant, &sizes, budgets.jvm_warmup, budgets.jvm_sample) {
+                    Ok(run) => {
+                        java_version.get_or_insert(run.java_version.clone());
+                        for s in &run.samples {
+                            let Some(si) = sizes.iter().position(|&x| x == s.size) else {
+                                continue;
+                            };
+                            if s.digest != openssl_hex[si] {
+                                wrong_digest.get_or_insert(format!(
+                                    "{} hashed {} bytes to {}, OpenSSL to {}",
+                                    variant.name, s.size, s.digest, openssl_hex[si]
+                                ));
+                            }
+                            external.record(vi, si, s.size as f64 / (s.mb_per_s * 1e6));
                         }
-                        set_last(&mut samples[impls.len() + vi][si], s.mb_per_s);
+                    }
+                    Err(e) => {
+                        jvm_errors[vi].get_or_insert(e);
                     }
                 }
-                Err(e) => {
-                    jvm_errors[vi].get_or_insert(e);
-                }
+                progress.set_message("");
+                progress.inc(1);
             }
-            progress.set_message("");
-            progress.inc(1);
-        }
-    }
+        },
+    );
     progress.finish_and_clear();
+    if let Some(message) = wrong_digest {
+        return Err(CliError::failure(message));
+    }
 
-    let clock_ghz = measure::median(&clocks);
+    let clock_ghz = samples.clock_ghz();
     let openssl_row = impls
         .iter()
         .position(|i| i.name == OPENSSL)
@@ -322,9 +312,8 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             )
         });
         let absent = absent.or_else(|| {
-            let all_failed = samples[impls.len() + vi]
-                .iter()
-                .all(|per_rep| per_rep.iter().all(|x| x.is_nan()));
+            let all_failed =
+                (0..sizes.len()).all(|si| samples.finite(impls.len() + vi, si).is_empty());
             all_failed.then(|| jvm_errors[vi].clone().unwrap_or_default())
         });
         row_names.push((v.name.to_string(), Kind::Jvm, note, absent));
@@ -341,25 +330,20 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
             .iter()
             .enumerate()
             .map(|(si, &size)| {
-                let per_rep = &samples[ri][si];
-                let ratios: Vec<f64> = per_rep
-                    .iter()
-                    .zip(&samples[openssl_row][si])
-                    .map(|(x, reference)| x / reference)
-                    .collect();
-                let mb_per_s = measure::median(per_rep);
+                let to_mb_per_s = |seconds: f64| size as f64 / seconds / 1e6;
+                let mb_per_s = samples.median_of(ri, si, to_mb_per_s);
                 Cell {
                     size,
                     mb_per_s,
-                    ratio_to_openssl: if ri == openssl_row {
-                        Some(1.0)
-                    } else {
-                        measure::median(&ratios)
-                    },
+                    ratio_to_openssl: samples.speedup(ri, openssl_row, si),
                     cycles_per_block: mb_per_s
                         .zip(clock_ghz)
                         .map(|(mbps, ghz)| 64.0 * ghz * 1e3 / mbps),
-                    samples: per_rep.iter().copied().filter(|x| x.is_finite()).collect(),
+                    samples: samples
+                        .finite(ri, si)
+                        .into_iter()
+                        .map(to_mb_per_s)
+                        .collect(),
                 }
             })
             .collect();
@@ -401,16 +385,24 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Records this repetition's sample (the last slot, pushed as NaN at its start).
-fn set_last(per_rep: &mut [f64], value: f64) {
-    if let Some(slot) = per_rep.last_mut() {
-        *slot = value;
-    }
+/// The in-process MD5 rows as the measurement loop sees them: implementation × message size.
+struct HashWork<'a> {
+    impls: &'a [RustImpl],
+    buffers: &'a [Vec<u8>],
 }
 
-/// The `k`-th implementation to run in repetition `rep`: the order rotates every repetition.
-fn rotated(k: usize, rep: usize, n: usize) -> usize {
-    (k + rep) % n
+impl schedlab_bench::Workload for HashWork<'_> {
+    fn rows(&self) -> usize {
+        self.impls.len()
+    }
+
+    fn sizes(&self) -> usize {
+        self.buffers.len()
+    }
+
+    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
+        measure::time_hashes(&self.impls[row], &self.buffers[size], iterations)
+    }
 }
 
 /// Every in-process implementation must produce OpenSSL's digest before it is timed.
@@ -478,36 +470,8 @@ fn parse_impl_filter(text: Option<&str>) -> Result<Option<Vec<String>>, CliError
     Ok(Some(names))
 }
 
-/// A progress bar on stderr (indicatif draws nothing when stderr is not a terminal).
-fn progress_bar(len: u64, prefix: &'static str) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template("{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg}")
-    {
-        bar.set_style(style);
-    }
-    bar.set_prefix(prefix);
-    bar
-}
-
-/// `/proc/loadavg`'s 1-minute figure, if readable.
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// `/proc/cpuinfo`'s model name, if readable.
-fn cpu_model() -> Option<String> {
-    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
-    text.lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
-}
+use schedlab_bench::host::{cpu_model, load_average, progress_bar};
+pub(crate) use schedlab_bench::rotated;
 
 #[cfg(test)]
 mod tests {
@@ -525,15 +489,6 @@ mod tests {
                 matches!(&err, Some((2, m)) if m.contains("valid sizes")),
                 "{bad}: {err:?}"
             );
-        }
-    }
-
-    #[test]
-    fn rotation_visits_every_row_once() {
-        for rep in 0..5 {
-            let mut seen: Vec<usize> = (0..4).map(|k| rotated(k, rep, 4)).collect();
-            seen.sort_unstable();
-            assert_eq!(seen, vec![0, 1, 2, 3]);
         }
     }
 }

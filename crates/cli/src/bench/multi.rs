@@ -9,10 +9,10 @@
 //! and the median of each repetition's ratio to OpenSSL's sample of the same repetition.
 
 use super::impls::{buffer, hex, openssl_digest};
-use super::measure::{mb_per_s, median};
-use super::{BenchArgs, Budgets, Format, parse_sizes, rotated};
+use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
 use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_bench::measure::time_loop;
 use schedlab_md5::MultiCompressor;
 use serde_json::json;
 use std::hint::black_box;
@@ -65,33 +65,47 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     check_digests(&rows, &sizes)?;
 
-    let reps = budgets.reps as usize;
-    // [row][size] → per repetition MB/s; OpenSSL per size and repetition.
-    let mut mbs = vec![vec![Vec::new(); sizes.len()]; rows.len()];
-    let mut ratios = vec![vec![Vec::new(); sizes.len()]; rows.len()];
-    let mut openssl = vec![Vec::new(); sizes.len()];
-    let counts = calibrate_all(&rows, &sizes, budgets.sample);
-    for rep in 0..reps {
-        for (si, &size) in sizes.iter().enumerate() {
-            let data = buffer(size);
-            let n_rows = rows.len() + 1;
-            let mut this_rep = vec![0.0; n_rows];
-            for k in 0..n_rows {
-                let r = rotated(k, rep, n_rows);
-                this_rep[r] = if r == rows.len() {
-                    time_openssl(&data, counts.1[si])
-                } else {
-                    time_row(&rows[r], &data, counts.0[r][si])
-                };
-            }
-            let reference = this_rep[rows.len()];
-            openssl[si].push(reference);
-            for r in 0..rows.len() {
-                mbs[r][si].push(this_rep[r]);
-                ratios[r][si].push(this_rep[r] / reference);
-            }
-        }
-    }
+    // Rows: every compiled kernel, then OpenSSL; samples are seconds per call.
+    let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
+    let mut work = MultiWork {
+        rows: &rows,
+        buffers: &buffers,
+    };
+    let bench_budgets = schedlab_bench::Budgets {
+        reps: budgets.reps as usize,
+        sample: budgets.sample,
+    };
+    let samples = schedlab_bench::run(
+        &mut work,
+        &bench_budgets,
+        0,
+        &indicatif::ProgressBar::hidden(),
+        |_, _| {},
+    );
+    let openssl_row = rows.len();
+    let reps = budgets.reps;
+    // [row][size] → median MB/s (all lanes' bytes) and ratio to OpenSSL's MB/s.
+    let mbs: Vec<Vec<Option<f64>>> = (0..=rows.len())
+        .map(|r| {
+            let lanes = rows.get(r).map_or(1, |row| row.lanes);
+            (0..sizes.len())
+                .map(|si| samples.median_of(r, si, |t| mb_per_s_of(lanes * sizes[si], t)))
+                .collect()
+        })
+        .collect();
+    let ratios: Vec<Vec<Option<f64>>> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            (0..sizes.len())
+                .map(|si| {
+                    samples
+                        .speedup(r, openssl_row, si)
+                        .map(|x| x * row.lanes as f64)
+                })
+                .collect()
+        })
+        .collect();
     let machine = super::cpu_model().unwrap_or_else(|| "unknown CPU".into());
     match args.format {
         Format::Json => {
@@ -103,8 +117,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                         "lanes": row.lanes,
                         "strategy": row.strategy,
                         "size": size,
-                        "mb_per_s": median(&mbs[r][si]),
-                        "ratio_to_openssl": median(&ratios[r][si]),
+                        "mb_per_s": mbs[r][si],
+                        "ratio_to_openssl": ratios[r][si],
                         "compile_ms": row.compile_ms,
                     }));
                 }
@@ -114,7 +128,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                     "impl": "openssl",
                     "lanes": 1,
                     "size": size,
-                    "mb_per_s": median(&openssl[si]),
+                    "mb_per_s": mbs[openssl_row][si],
                     "ratio_to_openssl": 1.0,
                 }));
             }
@@ -142,7 +156,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             for (r, row) in rows.iter().enumerate() {
                 let mut line = format!("{:<30} {:>7.1} ms", row.name, row.compile_ms);
                 for si in 0..sizes.len() {
-                    let cell = match (median(&mbs[r][si]), median(&ratios[r][si])) {
+                    let cell = match (mbs[r][si], ratios[r][si]) {
                         (Some(m), Some(q)) => format!("{m:.0} ({q:.2}x)"),
                         _ => "-".into(),
                     };
@@ -151,8 +165,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 println!("{line}");
             }
             let mut line = format!("{:<30} {:>10}", "openssl (1 stream)", "");
-            for samples in &openssl {
-                let cell = median(samples).map_or("-".into(), |m| format!("{m:.0} (1.00x)"));
+            for mb_per_s in &mbs[openssl_row] {
+                let cell = mb_per_s.map_or("-".into(), |m| format!("{m:.0} (1.00x)"));
                 line.push_str(&format!(" {cell:>22}"));
             }
             println!("{line}");
@@ -182,68 +196,37 @@ fn check_digests(rows: &[MultiRow], sizes: &[usize]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Calls per sample for each row and size, and for OpenSSL per size (doubling; warms up).
-#[allow(clippy::type_complexity)]
-fn calibrate_all(
-    rows: &[MultiRow],
-    sizes: &[usize],
-    budget: Duration,
-) -> (Vec<Vec<u64>>, Vec<u64>) {
-    let calls = |f: &dyn Fn(u64) -> Duration| {
-        let mut n = 1u64;
-        loop {
-            let t = f(n);
-            if t >= budget / 8 || n >= 1 << 40 {
-                return ((budget.as_secs_f64() / (t.as_secs_f64() / n as f64).max(1e-12)) as u64)
-                    .max(1);
+/// The rows as the measurement loop sees them: every kernel, then OpenSSL, × message size.
+struct MultiWork<'a> {
+    rows: &'a [MultiRow],
+    buffers: &'a [Vec<u8>],
+}
+
+impl schedlab_bench::Workload for MultiWork<'_> {
+    fn rows(&self) -> usize {
+        self.rows.len() + 1
+    }
+
+    fn sizes(&self) -> usize {
+        self.buffers.len()
+    }
+
+    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
+        let data = self.buffers[size].as_slice();
+        match self.rows.get(row) {
+            Some(kernel_row) => {
+                let messages = vec![data; kernel_row.lanes];
+                time_loop(
+                    || kernel_row.kernel.digest_many(black_box(&messages)),
+                    iterations,
+                )
             }
-            n *= 2;
+            None => time_loop(|| openssl_digest(black_box(data)), iterations),
         }
-    };
-    let per_row = rows
-        .iter()
-        .map(|row| {
-            sizes
-                .iter()
-                .map(|&size| {
-                    let data = buffer(size);
-                    calls(&|n| elapsed_row(row, &data, n))
-                })
-                .collect()
-        })
-        .collect();
-    let per_size = sizes
-        .iter()
-        .map(|&size| {
-            let data = buffer(size);
-            calls(&|n| elapsed_openssl(&data, n))
-        })
-        .collect();
-    (per_row, per_size)
-}
-
-fn elapsed_row(row: &MultiRow, data: &[u8], calls: u64) -> Duration {
-    let messages = vec![data; row.lanes];
-    let start = Instant::now();
-    for _ in 0..calls {
-        black_box(row.kernel.digest_many(black_box(&messages)));
     }
-    start.elapsed()
 }
 
-fn elapsed_openssl(data: &[u8], calls: u64) -> Duration {
-    let start = Instant::now();
-    for _ in 0..calls {
-        black_box(openssl_digest(black_box(data)));
-    }
-    start.elapsed()
-}
-
-fn time_row(row: &MultiRow, data: &[u8], calls: u64) -> f64 {
-    let t = elapsed_row(row, data, calls);
-    mb_per_s((data.len() * row.lanes) as u64 * calls, t)
-}
-
-fn time_openssl(data: &[u8], calls: u64) -> f64 {
-    mb_per_s(data.len() as u64 * calls, elapsed_openssl(data, calls))
+/// Decimal MB/s of `bytes` per call at `seconds` per call.
+fn mb_per_s_of(bytes: usize, seconds: f64) -> f64 {
+    bytes as f64 / seconds / 1e6
 }

@@ -8,9 +8,10 @@ use num_bigint::BigUint;
 use schedlab_backend::JitFunction;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
+use schedlab_bench::measure::time_loop;
 use schedlab_kernels::bigint::reference;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The operand of TestSquareToLen (the JDK-8185976 review, seed 003): 1075 bits, 34 ints.
 pub const SEED_OPERAND: &str = concat!(
@@ -263,34 +264,12 @@ impl BigImpl {
     /// path beyond the JIT code's own call.
     pub fn time(&self, w: &mut Work, calls: u64) -> Duration {
         match self.call {
-            Call::Square(f) => time_loop(|w| Self::call(Call::Square(f), w), w, calls),
-            Call::MulAdd(f) => time_loop(|w| Self::call(Call::MulAdd(f), w), w, calls),
-            Call::NumSquare => time_loop(|w| Self::call(Call::NumSquare, w), w, calls),
-            Call::NumMulAdd => time_loop(|w| Self::call(Call::NumMulAdd, w), w, calls),
+            Call::Square(f) => time_loop(|| Self::call(Call::Square(f), black_box(&mut *w)), calls),
+            Call::MulAdd(f) => time_loop(|| Self::call(Call::MulAdd(f), black_box(&mut *w)), calls),
+            Call::NumSquare => time_loop(|| Self::call(Call::NumSquare, black_box(&mut *w)), calls),
+            Call::NumMulAdd => time_loop(|| Self::call(Call::NumMulAdd, black_box(&mut *w)), calls),
         }
     }
-
-    /// How many calls take about `budget`, found by doubling (this doubles as warm-up).
-    pub fn calibrate(&self, w: &mut Work, budget: Duration) -> u64 {
-        let mut calls = 1u64;
-        loop {
-            let t = self.time(w, calls);
-            if t >= budget / 8 || calls >= 1 << 40 {
-                let per_call = t.as_secs_f64() / calls as f64;
-                return ((budget.as_secs_f64() / per_call.max(1e-12)) as u64).max(1);
-            }
-            calls *= 2;
-        }
-    }
-}
-
-#[inline(never)]
-fn time_loop(mut f: impl FnMut(&mut Work) -> i64, w: &mut Work, calls: u64) -> Duration {
-    let start = Instant::now();
-    for _ in 0..calls {
-        black_box(f(black_box(&mut *w)));
-    }
-    start.elapsed()
 }
 
 /// The kernel's IR.

@@ -17,10 +17,11 @@ mod output;
 
 use super::impls::Kind;
 use super::output::Meta;
-use super::{BenchArgs, BenchKernel, Budgets, measure, rotated, set_last};
+use super::{BenchArgs, BenchKernel, Budgets, rotated};
 use crate::CliError;
 use impls::{Expected, NUM_BIGINT, Operand, Work};
 use output::{BigCell, BigReport, BigRow};
+use std::time::Duration;
 
 /// The BigInteger kernels `bench` times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +144,26 @@ fn parse_impl_filter(
     Ok(Some(names))
 }
 
+/// The in-process rows as the measurement loop sees them: row × operand.
+struct BigWork<'a> {
+    rows: &'a [impls::BigImpl],
+    work: Vec<Work>,
+}
+
+impl schedlab_bench::Workload for BigWork<'_> {
+    fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn sizes(&self) -> usize {
+        self.work.len()
+    }
+
+    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
+        self.rows[row].time(&mut self.work[size], iterations)
+    }
+}
+
 /// One JVM row: a variant's mode.
 struct JvmRow {
     variant: usize,
@@ -238,94 +259,86 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         sizes.len() * rows.len() + budgets.reps as usize * (sizes.len() * rows.len() + jvm_runs);
     let progress = super::progress_bar(steps as u64, "bench");
 
-    let mut work: Vec<Work> = sizes
-        .iter()
-        .map(|op| Work::new(kernel, op))
-        .collect::<Result<_, _>>()
-        .map_err(CliError::failure)?;
-    let mut calls = vec![vec![0u64; rows.len()]; sizes.len()];
-    for (si, w) in work.iter_mut().enumerate() {
-        for (ri, row) in rows.iter().enumerate() {
-            calls[si][ri] = row.calibrate(w, budgets.sample);
-            progress.inc(1);
-        }
-    }
-
-    // samples[row][size][rep] in ns per call; rows = in-process rows, then JVM rows.
-    let n_rows = rows.len() + jvm_rows.len();
-    let mut samples = vec![vec![Vec::<f64>::new(); sizes.len()]; n_rows];
+    let mut work = BigWork {
+        rows: &rows,
+        work: sizes
+            .iter()
+            .map(|op| Work::new(kernel, op))
+            .collect::<Result<_, _>>()
+            .map_err(CliError::failure)?,
+    };
+    // Rows: the in-process rows, then the JVM rows (external, recorded between repetitions;
+    // a repetition whose JVM run failed keeps NaN). Samples are seconds per call.
     let mut jvm_errors: Vec<Option<String>> = vec![None; java::VARIANTS.len()];
     let mut java_version = None;
-    let mut clocks = Vec::new();
-    for rep in 0..budgets.reps as usize {
-        for per_size in samples.iter_mut().flatten() {
-            per_size.push(f64::NAN);
-        }
-        clocks.extend(measure::effective_clock_ghz());
-        for (si, w) in work.iter_mut().enumerate() {
-            for k in 0..rows.len() {
-                let ri = rotated(k, rep, rows.len());
-                let t = rows[ri].time(w, calls[si][ri]);
-                set_last(
-                    &mut samples[ri][si],
-                    t.as_secs_f64() * 1e9 / calls[si][ri] as f64,
+    let mut wrong_result = None;
+    let bench_budgets = schedlab_bench::Budgets {
+        reps: budgets.reps as usize,
+        sample: budgets.sample,
+    };
+    let samples = schedlab_bench::run(
+        &mut work,
+        &bench_budgets,
+        jvm_rows.len(),
+        &progress,
+        |rep, external| {
+            let Ok(harness) = &jvm else { return };
+            for k in 0..run_variants.len() {
+                let vi = run_variants[rotated(k, rep, run_variants.len())];
+                let variant = &java::VARIANTS[vi];
+                progress.set_message(variant.name);
+                let labels: Vec<String> = sizes.iter().map(|s| s.label.clone()).collect();
+                let result = harness.run(
+                    variant,
+                    &labels,
+                    &variant_modes[vi],
+                    budgets.jvm_warmup,
+                    budgets.jvm_sample,
                 );
+                match result {
+                    Ok(run) => {
+                        java_version.get_or_insert(run.java_version.clone());
+                        for (mode, reason) in &run.skipped {
+                            jvm_errors[vi].get_or_insert(format!("mode {mode} skipped: {reason}"));
+                        }
+                        for s in &run.samples {
+                            let Some(si) = sizes.iter().position(|x| x.label == s.size) else {
+                                continue;
+                            };
+                            let Some(jr) = jvm_rows
+                                .iter()
+                                .position(|r| r.variant == vi && r.mode == s.mode)
+                            else {
+                                continue;
+                            };
+                            if s.digest != expected[si].digest {
+                                wrong_result.get_or_insert(format!(
+                                    "{} ({}) gave a result hashing to {} at size {}, schedlab's \
+                                     reference to {}",
+                                    variant.name, s.mode, s.digest, s.size, expected[si].digest
+                                ));
+                            }
+                            external.record(jr, si, s.ns_per_op * 1e-9);
+                        }
+                    }
+                    Err(e) => {
+                        jvm_errors[vi].get_or_insert(e);
+                    }
+                }
+                progress.set_message("");
                 progress.inc(1);
             }
-        }
-        let Ok(harness) = &jvm else { continue };
-        for k in 0..run_variants.len() {
-            let vi = run_variants[rotated(k, rep, run_variants.len())];
-            let variant = &java::VARIANTS[vi];
-            progress.set_message(variant.name);
-            let labels: Vec<String> = sizes.iter().map(|s| s.label.clone()).collect();
-            let result = harness.run(
-                variant,
-                &labels,
-                &variant_modes[vi],
-                budgets.jvm_warmup,
-                budgets.jvm_sample,
-            );
-            match result {
-                Ok(run) => {
-                    java_version.get_or_insert(run.java_version.clone());
-                    for (mode, reason) in &run.skipped {
-                        jvm_errors[vi].get_or_insert(format!("mode {mode} skipped: {reason}"));
-                    }
-                    for s in &run.samples {
-                        let Some(si) = sizes.iter().position(|x| x.label == s.size) else {
-                            continue;
-                        };
-                        let Some(jr) = jvm_rows
-                            .iter()
-                            .position(|r| r.variant == vi && r.mode == s.mode)
-                        else {
-                            continue;
-                        };
-                        if s.digest != expected[si].digest {
-                            return Err(CliError::failure(format!(
-                                "{} ({}) gave a result hashing to {} at size {}, schedlab's \
-                                 reference to {}",
-                                variant.name, s.mode, s.digest, s.size, expected[si].digest
-                            )));
-                        }
-                        set_last(&mut samples[rows.len() + jr][si], s.ns_per_op);
-                    }
-                }
-                Err(e) => {
-                    jvm_errors[vi].get_or_insert(e);
-                }
-            }
-            progress.set_message("");
-            progress.inc(1);
-        }
-    }
+        },
+    );
     progress.finish_and_clear();
+    if let Some(message) = wrong_result {
+        return Err(CliError::failure(message));
+    }
 
     let mut names: Vec<(String, Kind)> = rows.iter().map(|r| (r.name.clone(), r.kind)).collect();
     names.extend(jvm_rows.iter().map(|r| (r.name.clone(), Kind::Jvm)));
     let reference_row = |r: Reference| names.iter().position(|(n, _)| n == r.row());
-    let clock_ghz = measure::median(&clocks);
+    let clock_ghz = samples.clock_ghz();
     let mut report_rows = Vec::new();
     for (ri, (name, kind)) in names.iter().enumerate() {
         let jvm_row = ri.checked_sub(rows.len()).map(|j| &jvm_rows[j]);
@@ -339,7 +352,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                     jr.mode,
                     variant.java_options().join(" ")
                 );
-                let all_failed = samples[ri].iter().all(|per| per.iter().all(|x| x.is_nan()));
+                let all_failed = (0..sizes.len()).all(|si| samples.finite(ri, si).is_empty());
                 let absent = match &jvm {
                     Err(reason) => Some(reason.clone()),
                     Ok(_) if all_failed => Some(jvm_errors[jr.variant].clone().unwrap_or_default()),
@@ -353,20 +366,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             .iter()
             .enumerate()
             .map(|(si, op)| {
-                let per_rep = &samples[ri][si];
-                let ratios = Reference::ALL.map(|r| {
-                    let reference = reference_row(r)?;
-                    if reference == ri {
-                        return Some(1.0);
-                    }
-                    let ratios: Vec<f64> = per_rep
-                        .iter()
-                        .zip(&samples[reference][si])
-                        .map(|(x, reference)| reference / x)
-                        .collect();
-                    measure::median(&ratios)
-                });
-                let ns_per_op = measure::median(per_rep);
+                let ratios = Reference::ALL.map(|r| samples.speedup(ri, reference_row(r)?, si));
+                let ns_per_op = samples.median_of(ri, si, |seconds| seconds * 1e9);
                 BigCell {
                     label: op.label.clone(),
                     ints: op.mag.len(),
@@ -376,7 +377,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                     cycles_per_step: ns_per_op
                         .zip(clock_ghz)
                         .map(|(ns, ghz)| ns * ghz / kernel.steps(op.mag.len())),
-                    samples: per_rep.iter().copied().filter(|x| x.is_finite()).collect(),
+                    samples: samples
+                        .finite(ri, si)
+                        .into_iter()
+                        .map(|seconds| seconds * 1e9)
+                        .collect(),
                 }
             })
             .collect();

@@ -1,0 +1,17 @@
+//! schedlab's one measurement loop, shared by every benchmark (MD5, BigInteger, multi-buffer
+//! MD5, the cost-model validation): a [`Workload`] says how to time `n` iterations of one row
+//! at one size; [`run`] calibrates every row and size to a per-sample budget (which doubles as
+//! warm-up), then times every row once per size in each repetition, in an order rotated per
+//! repetition so that drift and order effects fall on every row alike, and lets the caller add
+//! out-of-process rows (a JVM) between repetitions. [`Samples`] keeps every sample, so a ratio
+//! is taken between two rows *of the same repetition* before the median is.
+//!
+//! Time only: no figure here is converted with a nominal clock. Cycles come from
+//! [`measure::effective_clock_ghz`], probed in the same run.
+#![deny(missing_docs)]
+
+pub mod host;
+pub mod measure;
+mod runner;
+
+pub use runner::{Budgets, External, Samples, Workload, rotated, run};
