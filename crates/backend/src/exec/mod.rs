@@ -490,7 +490,20 @@ fn decode_effect(
     })
 }
 
-/// Bytes as lowercase hex (how outcomes show arrays).
+/// Bytes as lowercase hex (how outcomes show arrays); long arrays show their first
+/// [`SHOWN_BYTES`] bytes and their length.
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let shown: String = bytes
+        .iter()
+        .take(SHOWN_BYTES)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if bytes.len() > SHOWN_BYTES {
+        format!("{shown}… ({} bytes)", bytes.len())
+    } else {
+        shown
+    }
 }
+
+/// How many bytes of an array an [`Outcome`] shows.
+const SHOWN_BYTES: usize = 32;
