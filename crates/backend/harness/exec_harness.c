@@ -59,11 +59,20 @@ static const char *signal_name(int sig) {
     }
 }
 
+/* Digit values of hex characters, -1 for every other byte (filled by fill_hex_table). */
+static signed char hex_table[256];
+
+static void fill_hex_table(void) {
+    for (int c = 0; c < 256; c++) {
+        hex_table[c] = -1;
+        if (c >= '0' && c <= '9') hex_table[c] = (signed char)(c - '0');
+        if (c >= 'a' && c <= 'f') hex_table[c] = (signed char)(c - 'a' + 10);
+        if (c >= 'A' && c <= 'F') hex_table[c] = (signed char)(c - 'A' + 10);
+    }
+}
+
 static int hex_value(int c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+    return hex_table[(unsigned char)c];
 }
 
 static void install_handlers(void) {
@@ -239,6 +248,7 @@ int run_calls(void (*const *trampolines)(unsigned char *), long count) {
     char *line = 0;
     size_t cap = 0;
     install_handlers();
+    fill_hex_table();
     while (getline(&line, &cap, stdin) > 0) {
         size_t t = 0;
         const char *bad = parse_call(line, count, &t);

@@ -407,3 +407,16 @@ fn pointer_slots_must_fit_and_name_an_array() {
         assert!(err.contains("pointer slot"), "{err}");
     }
 }
+
+#[test]
+fn too_many_arrays_are_refused() {
+    let mut c = call(LOAD, Placement::End, vec![ints(), i32v(0)]);
+    c.memory = vec![ArrayArg::bytes(vec![1]); schedlab_backend::exec::MAX_ARRAYS];
+    let target = Target::Aarch64;
+    let isa = isa_with_flags(target, &flags(), None).expect("isa");
+    let err = execute(target, &isa, &units(), &[c])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("at most"), "{err}");
+}

@@ -353,6 +353,12 @@ fn validate_calls(units: &[Unit], calls: &[Call], pointer: Type) -> Result<(), E
             }
         }
         let total = call.all_arrays().count();
+        if total > MAX_ARRAYS {
+            return Err(bad(format!(
+                "{}: {total} arrays, at most {MAX_ARRAYS} per call",
+                func.name
+            )));
+        }
         for (k, array) in call.all_arrays().enumerate() {
             validate_array(array, total)
                 .map_err(|e| bad(format!("{}: array {k}: {e}", func.name)))?;
@@ -414,6 +420,9 @@ fn validate_array(array: &ArrayArg, total: usize) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The most arrays one call may have (arguments and memory; `MAX_ARRAYS` in the harness).
+pub const MAX_ARRAYS: usize = 64;
 
 /// Bytes of an address stored inside an array (every target schedlab has is 64-bit).
 pub const POINTER_BYTES: usize = 8;
@@ -490,7 +499,20 @@ fn decode_effect(
     })
 }
 
-/// Bytes as lowercase hex (how outcomes show arrays).
+/// Bytes as lowercase hex (how outcomes show arrays); long arrays show their first
+/// [`SHOWN_BYTES`] bytes and their length.
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    let shown: String = bytes
+        .iter()
+        .take(SHOWN_BYTES)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if bytes.len() > SHOWN_BYTES {
+        format!("{shown}… ({} bytes)", bytes.len())
+    } else {
+        shown
+    }
 }
+
+/// How many bytes of an array an [`Outcome`] shows.
+const SHOWN_BYTES: usize = 32;
