@@ -31,7 +31,9 @@ impl Strategy for TallestCapped {
     fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick {
         let full = view.live() + 1 >= view.register_limit();
         let picked = if full {
-            ready.min_by_key(|n| view.pressure_delta(n)).map(|n| (n, CAPPED))
+            ready
+                .min_by_key(|n| view.pressure_delta(n))
+                .map(|n| (n, CAPPED))
         } else {
             let key = |n| (Reverse(view.dag.height(n)), view.dag.is_load(n));
             ready.min_by_key(key).map(|n| (n, TALLEST))
