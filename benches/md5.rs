@@ -4,14 +4,12 @@
 //! library compiles; `compile/eager`: with the checked slow path).
 //!
 //! `cargo bench -p schedlab --bench md5` (add a filter such as `openssl` or `1MiB` to narrow).
-//! The row list is the CLI's own (`crates/cli/src/bench/impls.rs`), so new configurations
+//! The row list is `schedlab bench`'s own (`schedlab_bench::md5`), so new configurations
 //! appear here too. `schedlab bench` remains the report of record: it interleaves the rows
 //! within each repetition, adds the JVM rows and gives ratios measured in the same run.
 #![allow(missing_docs)]
 
-#[allow(dead_code)]
-#[path = "../crates/cli/src/bench/impls.rs"]
-mod impls;
+use schedlab_bench::md5 as impls;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;

@@ -6,11 +6,20 @@
 //! out-of-process rows (a JVM) between repetitions. [`Samples`] keeps every sample, so a ratio
 //! is taken between two rows *of the same repetition* before the median is.
 //!
+//! The workloads and their comparison implementations live here too: [`md5`] (schedlab per
+//! pipeline configuration, `md-5`, OpenSSL), [`bigint`] (schedlab, `num-bigint`), [`jvm`]
+//! (HotSpot with and without its intrinsics, one process per variant) and [`compile_time`].
+//! The command line only chooses rows and prints.
+//!
 //! Time only: no figure here is converted with a nominal clock. Cycles come from
 //! [`measure::effective_clock_ghz`], probed in the same run.
 #![deny(missing_docs)]
 
+pub mod bigint;
+pub mod compile_time;
 pub mod host;
+pub mod jvm;
+pub mod md5;
 pub mod measure;
 mod runner;
 

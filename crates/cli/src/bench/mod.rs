@@ -14,9 +14,8 @@
 
 mod bigint;
 mod callgrind;
-mod compile_time;
-pub mod impls;
-mod java;
+pub use schedlab_bench::md5 as impls;
+use schedlab_bench::{compile_time, jvm as java};
 mod measure;
 mod multi;
 mod output;

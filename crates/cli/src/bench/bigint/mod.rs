@@ -11,8 +11,7 @@
 //! (reference ns ÷ row ns in the same repetition) to the JVM with intrinsics, without, and
 //! `num-bigint`.
 
-mod impls;
-mod java;
+use schedlab_bench::bigint::{BigKernel, jvm as java, rows as impls};
 mod output;
 
 use super::impls::Kind;
@@ -22,42 +21,6 @@ use crate::CliError;
 use impls::{Expected, NUM_BIGINT, Operand, Work};
 use output::{BigCell, BigReport, BigRow};
 use std::time::Duration;
-
-/// The BigInteger kernels `bench` times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BigKernel {
-    /// `BigInteger.squareToLen(x, len, z)`.
-    SquareToLen,
-    /// `BigInteger.mulAdd(out, in, 0, len, k)`.
-    MulAdd,
-}
-
-impl BigKernel {
-    /// The `--kernel` name.
-    fn name(self) -> &'static str {
-        match self {
-            BigKernel::SquareToLen => "square-to-len",
-            BigKernel::MulAdd => "muladd",
-        }
-    }
-
-    /// The harness modes timed per JVM process; the first is the like-for-like row.
-    fn jvm_modes(self) -> &'static [&'static str] {
-        match self {
-            BigKernel::SquareToLen => &["square-to-len", "multiply"],
-            BigKernel::MulAdd => &["mul-add"],
-        }
-    }
-
-    /// Multiply-accumulate steps of one call on `n` ints: `implSquareToLen` runs `mulAdd` over
-    /// n(n−1)/2 words plus n diagonal squares; `mulAdd` n words.
-    fn steps(self, n: usize) -> f64 {
-        match self {
-            BigKernel::SquareToLen => (n * (n - 1) / 2 + n) as f64,
-            BigKernel::MulAdd => n as f64,
-        }
-    }
-}
 
 /// The reference rows ratios are taken against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,11 +2,11 @@
 //! the binary), one `java` process per variant and repetition, with HotSpot's `SquareToLen`
 //! and `MulAdd` intrinsics both on or both off.
 
-use super::super::java::JavaProgram;
+use crate::jvm::JavaProgram;
 use std::time::Duration;
 
 /// The harness source, the same file that lives in `benches/java/`.
-const SOURCE: &str = include_str!("../../../../../benches/java/BigIntegerBench.java");
+const SOURCE: &str = include_str!("../../../../benches/java/BigIntegerBench.java");
 
 /// `BigInteger.squareToLen` and `mulAdd` are private: the harness calls them through a
 /// `MethodHandle`, which needs `java.math` opened to it.

@@ -2,8 +2,8 @@
 //! pipeline's IR stages (BCE, rewrites, scheduling, one verifier run), generate code and make
 //! it executable.
 
-use super::impls::NamedConfig;
-use super::measure::median;
+use crate::md5::NamedConfig;
+use crate::measure::median;
 use cranelift_codegen::ir::Function;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};

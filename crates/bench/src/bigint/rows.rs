@@ -2,13 +2,13 @@
 //! configuration and `num-bigint`, with the operands both sides (and the JVM) use and the
 //! expected results every row is checked against before it is timed.
 
-use super::super::impls::{Kind, NamedConfig};
 use super::BigKernel;
+use crate::md5::{Kind, NamedConfig};
+use crate::measure::time_loop;
 use num_bigint::BigUint;
 use schedlab_backend::JitFunction;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
-use schedlab_bench::measure::time_loop;
 use schedlab_kernels::bigint::reference;
 use std::hint::black_box;
 use std::time::Duration;
@@ -282,7 +282,7 @@ pub fn build(kernel: BigKernel) -> cranelift_codegen::ir::Function {
 
 /// The schedlab configurations: the pipeline's default, then it with one setting changed.
 pub fn configurations() -> Vec<NamedConfig> {
-    super::super::impls::configurations_around(PipelineConfig::default())
+    crate::md5::configurations_around(PipelineConfig::default())
 }
 
 /// Every in-process row name, in report order.

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The harness source, the same file that lives in `benches/java/`.
-const SOURCE: &str = include_str!("../../../../benches/java/Md5Bench.java");
+const SOURCE: &str = include_str!("../../../benches/java/Md5Bench.java");
 
 /// One JVM configuration.
 #[derive(Clone, Copy, Debug)]
