@@ -38,13 +38,7 @@ pub fn run_kernel_cases(
         .collect();
     let calls: Vec<Call> = runs
         .iter()
-        .map(|&(case, placement)| Call {
-            unit: 0,
-            function: 0,
-            args: case.args.clone(),
-            memory: case.memory.clone(),
-            placement,
-        })
+        .map(|&(case, placement)| Call::of_case(0, 0, case, placement))
         .collect();
     let outcomes = exec::execute(target, &isa, &units, &calls)?;
     Ok(runs

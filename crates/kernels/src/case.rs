@@ -151,13 +151,7 @@ impl Case {
     /// The array arguments in argument order, then [`Case::memory`]: the order of
     /// [`Effect::arrays`] and of [`PointerSlot::array`].
     pub fn all_arrays(&self) -> impl Iterator<Item = &ArrayArg> {
-        self.args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Array(array) => Some(array),
-                _ => None,
-            })
-            .chain(&self.memory)
+        all_arrays(&self.args, &self.memory)
     }
 
     /// Argument `index` as a Java `int`.
@@ -176,6 +170,20 @@ impl Case {
             other => Err(format!("argument {index} is {other:?}, not an array")),
         }
     }
+}
+
+/// The [`Arg::Array`]s of `args` in order, then `memory`: the order of [`Effect::arrays`] and
+/// of [`PointerSlot::array`] for a call with these arguments.
+pub fn all_arrays<'a>(
+    args: &'a [Arg],
+    memory: &'a [ArrayArg],
+) -> impl Iterator<Item = &'a ArrayArg> {
+    args.iter()
+        .filter_map(|a| match a {
+            Arg::Array(array) => Some(array),
+            _ => None,
+        })
+        .chain(memory)
 }
 
 /// What a call that returned left behind.

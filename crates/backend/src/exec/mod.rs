@@ -105,13 +105,7 @@ impl Call {
     /// The array arguments in argument order, then [`Call::memory`] (the order of
     /// [`Effect::arrays`] and of every [`schedlab_kernels::case::PointerSlot::array`]).
     pub fn all_arrays(&self) -> impl Iterator<Item = &ArrayArg> {
-        self.args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Array(array) => Some(array),
-                _ => None,
-            })
-            .chain(&self.memory)
+        schedlab_kernels::case::all_arrays(&self.args, &self.memory)
     }
 }
 
