@@ -119,6 +119,14 @@ struct Budgets {
 }
 
 impl Budgets {
+    /// The measurement loop's share: repetitions and the in-process sample.
+    fn measurement(&self) -> schedlab_bench::Budgets {
+        schedlab_bench::Budgets {
+            reps: self.reps as usize,
+            sample: self.sample,
+        }
+    }
+
     fn new(quick: bool, reps: Option<u32>) -> Result<Self, CliError> {
         let mut b = if quick {
             Budgets {
@@ -244,13 +252,9 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         impls: &impls,
         buffers: &buffers,
     };
-    let bench_budgets = schedlab_bench::Budgets {
-        reps: budgets.reps as usize,
-        sample: budgets.sample,
-    };
     let samples = schedlab_bench::run(
         &mut work,
-        &bench_budgets,
+        &budgets.measurement(),
         jvm_variants.len(),
         &progress,
         |rep, external| {

@@ -71,13 +71,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         rows: &rows,
         buffers: &buffers,
     };
-    let bench_budgets = schedlab_bench::Budgets {
-        reps: budgets.reps as usize,
-        sample: budgets.sample,
-    };
     let samples = schedlab_bench::run(
         &mut work,
-        &bench_budgets,
+        &budgets.measurement(),
         0,
         &indicatif::ProgressBar::hidden(),
         |_, _| {},

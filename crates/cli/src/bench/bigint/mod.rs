@@ -235,13 +235,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let mut jvm_errors: Vec<Option<String>> = vec![None; java::VARIANTS.len()];
     let mut java_version = None;
     let mut wrong_result = None;
-    let bench_budgets = schedlab_bench::Budgets {
-        reps: budgets.reps as usize,
-        sample: budgets.sample,
-    };
     let samples = schedlab_bench::run(
         &mut work,
-        &bench_budgets,
+        &budgets.measurement(),
         jvm_rows.len(),
         &progress,
         |rep, external| {
