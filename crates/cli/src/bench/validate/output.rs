@@ -266,6 +266,8 @@ pub(super) fn table(
             );
         }
     }
+    out.push('\n');
+    out.push_str(&error_ranges(rows, &models));
     let mut problems: Vec<String> = Vec::new();
     for r in rows {
         for f in &r.figures {
@@ -282,6 +284,48 @@ pub(super) fn table(
         for p in problems {
             let _ = writeln!(out, "- {p}");
         }
+    }
+    out
+}
+
+/// Per model, the range of its errors over the rows of each kernel and over all of them:
+/// what a foreign target's column can be judged by (its x86 counterpart, same model code).
+fn error_ranges(rows: &[ValidationRow], models: &[String]) -> String {
+    let range = |name: &str, kernel: Option<&str>| -> Option<(f64, f64)> {
+        rows.iter()
+            .filter(|r| kernel.is_none_or(|k| r.kernel == k))
+            .filter_map(|r| {
+                let f = r.figures.iter().find(|f| f.model == name)?;
+                error(*f.cycles.as_ref().ok()?, r.measured)
+            })
+            .fold(None, |acc, e| match acc {
+                None => Some((e, e)),
+                Some((lo, hi)) => Some((lo.min(e), hi.max(e))),
+            })
+    };
+    let fmt = |r: Option<(f64, f64)>| {
+        r.map_or("-".to_string(), |(lo, hi)| {
+            format!("{:+.1} … {:+.1} %", lo * 100.0, hi * 100.0)
+        })
+    };
+    let mut kernels: Vec<&str> = Vec::new();
+    for r in rows {
+        if !kernels.contains(&r.kernel) {
+            kernels.push(r.kernel);
+        }
+    }
+    let mut out = String::from("Error range per model (lowest … highest over the strategies):\n\n");
+    for name in models {
+        let per_kernel: Vec<String> = kernels
+            .iter()
+            .map(|k| format!("{k} {}", fmt(range(name, Some(k)))))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- {name}: all {}; {}",
+            fmt(range(name, None)),
+            per_kernel.join(", ")
+        );
     }
     out
 }
