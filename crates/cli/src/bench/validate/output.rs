@@ -139,6 +139,15 @@ pub(super) fn json_doc(rows: &[ValidationRow], clock: Option<f64>, budgets: Budg
     )
 }
 
+/// Cycles with two decimals under 10 (the BigInteger loops' few cycles), else one.
+fn cycles_text(c: f64) -> String {
+    if c < 10.0 {
+        format!("{c:.2}")
+    } else {
+        format!("{c:.1}")
+    }
+}
+
 /// `share` column: the hot loop's share of a call at the largest size (MD5: `-`).
 fn share_cell(r: &ValidationRow) -> String {
     r.fit
@@ -172,14 +181,14 @@ pub(super) fn table(
                 (Some(s), Some(l)) => format!("{s}/{l}"),
                 _ => "-".to_string(),
             },
-            r.measured.map_or("-".to_string(), |m| format!("{m:.2}")),
+            r.measured.map_or("-".to_string(), cycles_text),
             share_cell(r),
         ];
         for name in &models {
             let cell = match r.figures.iter().find(|f| &f.model == name) {
                 Some(Figure { cycles: Ok(c), .. }) => match error(*c, r.measured) {
-                    Some(e) => format!("{c:.1} ({:+.1}%)", e * 100.0),
-                    None => format!("{c:.1}"),
+                    Some(e) => format!("{} ({:+.1}%)", cycles_text(*c), e * 100.0),
+                    None => cycles_text(*c),
                 },
                 Some(Figure { cycles: Err(_), .. }) => "n/a".to_string(),
                 None => "-".to_string(),
