@@ -15,7 +15,7 @@
 //! - **[AMD-SOG]** AMD *Software Optimization Guide* for family 19h (Zen 3/4, pub. 56665) and
 //!   1Ah (Zen 5, pub. 58455): 4-cycle integer load-to-use, zero-cycle register moves (§2.9.4
 //!   "Zero Cycle Move"), 6-wide dispatch (Zen 3/4), 8-wide (Zen 5), 4 / 6 integer ALUs.
-//! - **[LLVM-Z3]** LLVM commit 7059b28 "[X86] AMD Zen 3: 32/64-bit GPR register moves are
+//! - **[LLVM-Z3]** LLVM commit 7059b28 "\[X86\] AMD Zen 3: 32/64-bit GPR register moves are
 //!   zero-cycle" (verified there with llvm-exegesis).
 //! - **[INT-OPT]** Intel *64 and IA-32 Architectures Optimization Reference Manual*: Skylake
 //!   4-wide allocation, 4 integer ALU ports; Golden Cove 6-wide, 5 integer ALU ports;
