@@ -6,13 +6,16 @@
 //! addresses, and its `--show-encoding` re-encodes instructions (x86 branch and immediate
 //! forms can change length), so offsets and branch targets could not be trusted.
 //!
-//! **Which instructions.** The hot loop is the largest natural loop of the disassembled
-//! control-flow graph: for each back edge (a branch to an address at or before itself) the
-//! blocks that reach the branch without passing the loop header, in address order. Blocks
-//! that leave the loop — the out-of-line bounds-check failures, the exit with its epilogue —
-//! are not part of it, so the prologue, epilogue and cold paths do not dilute the figure.
-//! Without a loop the whole function up to the first trap after its first return is costed
-//! (what is cut is padding and trap stubs).
+//! **Which instructions.** Only code reachable from the entry is kept (the constant pool after
+//! the code and riscv64's inline constants are data). The hot loop is an innermost natural
+//! loop of the disassembled control-flow graph: the deepest one, and of equally deep ones the
+//! one with the fewest exits — bounds-check elimination's check-free copy rather than its
+//! checked fallback, `squareToLen`'s `mulAdd` loop inside its loop over `i` (`mca/cfg.rs` gives the
+//! full rule). Its blocks are taken in address order; blocks that leave the loop — the
+//! out-of-line bounds-check failures, the exit with its epilogue — are not part of it, so the
+//! prologue, epilogue and cold paths do not dilute the figure. Without a loop the whole
+//! function up to the first trap after its first return is costed (what is cut is padding and
+//! trap stubs).
 //!
 //! **Costing.** llvm-mca treats the body as straight-line code repeated [`ITERATIONS`] times
 //! (branches are issued but never mispredicted); the figure is `Total Cycles / Iterations`.
@@ -27,9 +30,10 @@ use crate::compile::Compiled;
 use crate::emulate::find_program;
 use crate::object::{ObjectError, object_from_compiled};
 use crate::target::Target;
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
+
+mod cfg;
 
 /// How many times llvm-mca repeats the loop body.
 pub const ITERATIONS: u32 = 100;
@@ -267,11 +271,14 @@ fn llvm_triple(target: Target) -> &'static str {
     }
 }
 
-/// Decoder options matching the ISA settings Cranelift compiled for.
+/// Decoder options matching the ISA settings Cranelift compiled for. s390x decodes as z15
+/// (the CPU llvm-mca costs): at its z13 baseline Cranelift 0.135 still emits z14's three-operand
+/// multiply `msgrkc` (opcode `b9ed`, its `ALUOp::Mul64` with distinct registers, e.g. in
+/// `squareToLen`), which a z13 decoder prints as `<unknown>`.
 fn decoder_args(target: Target) -> &'static [&'static str] {
     match target {
         Target::X86_64 | Target::Aarch64 => &[],
-        Target::S390x => &["--mcpu=z13"],
+        Target::S390x => &["--mcpu=z15"],
         Target::Riscv64 => &["--mattr=+m,+a,+f,+d,+c"],
     }
 }
@@ -303,13 +310,47 @@ pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
             detail: "no instructions".to_string(),
         });
     }
-    if let Some(bad) = insts.iter().find(|i| i.text.contains("<unknown>")) {
-        return Err(McaError::Parse {
-            what: "llvm-objdump's listing",
-            detail: format!("undecodable bytes at offset {:#x}", bad.addr),
-        });
+    reachable_code(compiled.target, insts)
+}
+
+/// The instructions control can reach from the function's entry, in address order. What is
+/// cut is data: Cranelift's constant pool after the code (x86_64, AArch64) and the constants
+/// riscv64 places inline behind a jump, which llvm-objdump (14 and 19 alike) prints as
+/// `<unknown>` or as whatever instructions the bytes happen to spell. Undecodable bytes that
+/// control *can* reach, or a branch into the middle of a decoded instruction, are errors.
+fn reachable_code(target: Target, insts: Vec<DisasmInst>) -> Result<Vec<DisasmInst>, McaError> {
+    let bad = |detail: String| McaError::Parse {
+        what: "llvm-objdump's listing",
+        detail,
+    };
+    let flows = flows_of(target, &insts);
+    let graph = cfg::Cfg::build(&insts, &flows);
+    if let Some(at) = graph.branch_into_undecoded(&insts, &flows) {
+        return Err(bad(format!(
+            "a reachable branch at offset {at:#x} targets no instruction start"
+        )));
     }
-    Ok(insts)
+    let mut kept = Vec::with_capacity(insts.len());
+    for (b, &(start, end)) in graph.ranges.iter().enumerate() {
+        if !graph.reachable[b] {
+            continue;
+        }
+        for inst in &insts[start..end] {
+            if is_undecodable(inst) {
+                return Err(bad(format!(
+                    "undecodable bytes at offset {:#x}, reachable from the entry",
+                    inst.addr
+                )));
+            }
+            kept.push(inst.clone());
+        }
+    }
+    Ok(kept)
+}
+
+/// llvm-objdump's mark for bytes it cannot decode.
+fn is_undecodable(inst: &DisasmInst) -> bool {
+    inst.text.contains("<unknown>")
 }
 
 /// Parses `   4c:  \tmovq\t%rsp, %rbp` lines, dropping symbol and trailing comments (`#` starts
@@ -363,6 +404,13 @@ fn flow(target: Target, inst: &DisasmInst) -> Flow {
     if is_return {
         return Flow::Return;
     }
+    if is_undecodable(inst) {
+        return Flow::Trap;
+    }
+    // s390x calls (`brasl %r14, …`) return to the next instruction.
+    if target == Target::S390x && mnemonic.starts_with("bras") {
+        return Flow::Next;
+    }
     if matches!(
         mnemonic,
         "ud2" | "udf" | "brk" | "unimp" | "c.unimp" | "ebreak"
@@ -396,7 +444,8 @@ fn flow(target: Target, inst: &DisasmInst) -> Flow {
     }
 }
 
-/// Finds the instructions to cost: the largest natural loop, else the straight-line function.
+/// Finds the instructions to cost: the hot loop (see the module docs), else the straight-line
+/// function.
 pub fn hot_loop(compiled: &Compiled) -> Result<HotLoop, McaError> {
     let insts = disassemble(compiled)?;
     Ok(find_hot_loop(compiled.target, insts))
@@ -420,7 +469,8 @@ fn far_jump_target(prev: &DisasmInst, jump: &DisasmInst) -> Option<u64> {
     u64::try_from(target).ok()
 }
 
-fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
+/// How each instruction transfers control, riscv64's `auipc` + `jr` long jumps resolved.
+fn flows_of(target: Target, insts: &[DisasmInst]) -> Vec<Flow> {
     let mut flows: Vec<Flow> = insts.iter().map(|i| flow(target, i)).collect();
     if target == Target::Riscv64 {
         for i in 1..insts.len() {
@@ -429,84 +479,22 @@ fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
             }
         }
     }
-    // Basic blocks: leaders are the entry, branch targets and instructions after a transfer.
-    let mut leaders: BTreeSet<u64> = BTreeSet::new();
-    leaders.insert(insts[0].addr);
-    for (i, f) in flows.iter().enumerate() {
-        if let Flow::Jump(t) | Flow::CondJump(t) = f {
-            leaders.insert(*t);
-        }
-        if *f != Flow::Next
-            && let Some(next) = insts.get(i + 1)
-        {
-            leaders.insert(next.addr);
-        }
-    }
-    // Block i covers instruction indices ranges[i].
-    let mut ranges: Vec<(usize, usize)> = Vec::new();
-    for (i, inst) in insts.iter().enumerate() {
-        if leaders.contains(&inst.addr) || i == 0 {
-            ranges.push((i, i + 1));
-        } else if let Some(last) = ranges.last_mut() {
-            last.1 = i + 1;
-        }
-    }
-    let block_at: BTreeMap<u64, usize> = ranges
-        .iter()
-        .enumerate()
-        .map(|(b, &(s, _))| (insts[s].addr, b))
-        .collect();
-    let mut succs: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
-    for (b, &(_, end)) in ranges.iter().enumerate() {
-        let fallthrough = (b + 1 < ranges.len()).then_some(b + 1);
-        match flows[end - 1] {
-            Flow::Next => succs[b].extend(fallthrough),
-            Flow::Jump(t) => succs[b].extend(block_at.get(&t)),
-            Flow::CondJump(t) => {
-                succs[b].extend(block_at.get(&t));
-                succs[b].extend(fallthrough);
-            }
-            Flow::Return | Flow::Trap => {}
-        }
-    }
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
-    for (b, ss) in succs.iter().enumerate() {
-        for &s in ss {
-            preds[s].push(b);
-        }
-    }
-    // Natural loop of each back edge src -> header (header at or before src).
-    let mut best: Option<(usize, BTreeSet<usize>)> = None;
-    for (src, ss) in succs.iter().enumerate() {
-        for &header in ss.iter().filter(|&&h| h <= src) {
-            let mut body: BTreeSet<usize> = BTreeSet::from([header, src]);
-            let mut work = vec![src];
-            while let Some(b) = work.pop() {
-                if b == header {
-                    continue;
-                }
-                for &p in &preds[b] {
-                    if body.insert(p) {
-                        work.push(p);
-                    }
-                }
-            }
-            let size: usize = body.iter().map(|&b| ranges[b].1 - ranges[b].0).sum();
-            let best_size = best.as_ref().map_or(0, |(_, bb)| {
-                bb.iter().map(|&b| ranges[b].1 - ranges[b].0).sum()
-            });
-            if size > best_size {
-                best = Some((header, body));
-            }
-        }
-    }
-    match best {
-        Some((header, body)) => HotLoop {
+    flows
+}
+
+/// The hot loop of an already disassembled function ([`cfg::choose_loop`]), else the
+/// straight-line function up to its first trap after its first return.
+fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
+    let flows = flows_of(target, &insts);
+    let graph = cfg::Cfg::build(&insts, &flows);
+    match cfg::choose_loop(&graph) {
+        Some(chosen) => HotLoop {
             is_loop: true,
-            header: insts[ranges[header].0].addr,
-            insts: body
+            header: insts[graph.ranges[chosen.header].0].addr,
+            insts: chosen
+                .body
                 .iter()
-                .flat_map(|&b| insts[ranges[b].0..ranges[b].1].iter().cloned())
+                .flat_map(|&b| insts[graph.ranges[b].0..graph.ranges[b].1].iter().cloned())
                 .collect(),
         },
         None => {
@@ -612,6 +600,149 @@ mod tests {
         let src = mca_source(Target::X86_64, &l);
         assert!(src.contains("jle .Lschedlab_target\n"), "{src}");
         assert!(src.contains("jmp .Lschedlab_target\n"), "{src}");
+    }
+
+    /// Addresses of the chosen loop's instructions.
+    fn chosen(target: Target, insts: Vec<DisasmInst>) -> (u64, Vec<u64>) {
+        let l = find_hot_loop(target, insts);
+        assert!(l.is_loop);
+        (l.header, l.insts.iter().map(|i| i.addr).collect())
+    }
+
+    /// `mulAdd` after bounds-check elimination (x86_64, shortened): the checked fallback loop
+    /// at 0x10 (two bounds checks branching to the out-of-bounds return at 0x40, larger) and
+    /// the predicated loop at 0x50 (its loop test the only exit).
+    fn mul_add_shape() -> Vec<DisasmInst> {
+        vec![
+            inst(0x0, "testb %r14b, %bl"),
+            inst(0x3, "jne 0x50"),
+            inst(0x10, "testl %r10d, %r10d"),
+            inst(0x13, "jl 0x60"),
+            inst(0x15, "cmpq %r11, %rbx"),
+            inst(0x18, "jae 0x40"),
+            inst(0x1a, "movl (%rdx,%rbx,4), %ebx"),
+            inst(0x1d, "imulq %rcx, %rbx"),
+            inst(0x21, "cmpq %rax, %r13"),
+            inst(0x24, "jae 0x40"),
+            inst(0x26, "movl (%rdi,%r12,4), %r12d"),
+            inst(0x2a, "addq %rbx, %r9"),
+            inst(0x2d, "addq %r12, %r9"),
+            inst(0x30, "movl %r9d, (%rdi,%r8,4)"),
+            inst(0x34, "shrq $32, %r9"),
+            inst(0x38, "addl $-1, %r10d"),
+            inst(0x3b, "jmp 0x10"),
+            inst(0x40, "movq $-2147483648, %rax"),
+            inst(0x47, "retq"),
+            inst(0x50, "testq %rdx, %rdx"),
+            inst(0x53, "jl 0x60"),
+            inst(0x55, "movl (%r8), %edx"),
+            inst(0x58, "imulq %rcx, %rdx"),
+            inst(0x5a, "addq %rdx, %r9"),
+            inst(0x5c, "shrq $32, %r9"),
+            inst(0x5e, "jmp 0x50"),
+            inst(0x60, "movl %r9d, %eax"),
+            inst(0x62, "retq"),
+        ]
+    }
+
+    #[test]
+    fn the_check_free_twin_is_chosen_over_the_larger_checked_loop() {
+        let (header, addrs) = chosen(Target::X86_64, mul_add_shape());
+        assert_eq!(header, 0x50);
+        // 7 instructions against the checked loop's 15: the old rule (the largest natural
+        // loop) took the checked one.
+        assert_eq!(addrs, vec![0x50, 0x53, 0x55, 0x58, 0x5a, 0x5c, 0x5e]);
+    }
+
+    /// `squareToLen` (AArch64, shortened): a squares loop (0x10, depth 1, large), the outer
+    /// loop over `i` (0x40..0x9c) holding a checked `mulAdd` loop (0x44), its predicated twin
+    /// (0x60) and `addOne`'s loop (0x80), then a shift loop (0xa0, depth 1).
+    fn square_to_len_shape() -> Vec<DisasmInst> {
+        let mut v = vec![inst(0x0, "cmp w1, w2"), inst(0x4, "b.ne 0xc4")];
+        // Squares loop: 10 instructions.
+        v.extend((0..9).map(|k| inst(0x10 + 4 * k, "umulh x3, x4, x4")));
+        v.push(inst(0x34, "b.lt 0x10"));
+        v.extend([
+            inst(0x40, "cmp w5, #0"),
+            inst(0x44, "b.le 0xa0"),
+            // checked mulAdd loop
+            inst(0x48, "cmp x6, x7"),
+            inst(0x4c, "b.hs 0xc0"),
+            inst(0x50, "madd x8, x9, x10, x8"),
+            inst(0x54, "cmp x11, x7"),
+            inst(0x58, "b.hs 0xc0"),
+            inst(0x5c, "b.ge 0x48"),
+            // predicated mulAdd loop
+            inst(0x60, "ldr w9, [x12], #-4"),
+            inst(0x64, "madd x8, x9, x10, x8"),
+            inst(0x68, "lsr x8, x8, #32"),
+            inst(0x6c, "subs w13, w13, #1"),
+            inst(0x70, "b.ge 0x60"),
+            // addOne loop
+            inst(0x80, "ldr w14, [x15]"),
+            inst(0x84, "cmp x16, x7"),
+            inst(0x88, "b.hs 0xc0"),
+            inst(0x8c, "adds w14, w14, #1"),
+            inst(0x90, "b.eq 0x80"),
+            inst(0x94, "sub w5, w5, #1"),
+            inst(0x98, "b 0x40"),
+            // shift loop
+            inst(0xa0, "extr w17, w18, w17, #31"),
+            inst(0xa4, "subs w19, w19, #1"),
+            inst(0xa8, "b.ne 0xa0"),
+            inst(0xac, "ret"),
+            inst(0xc0, "mov w0, #-2147483648"),
+            inst(0xc4, "ret"),
+        ]);
+        v
+    }
+
+    #[test]
+    fn the_innermost_predicated_loop_of_the_deepest_nest_is_chosen() {
+        let (header, addrs) = chosen(Target::Aarch64, square_to_len_shape());
+        assert_eq!(header, 0x60);
+        assert_eq!(addrs, vec![0x60, 0x64, 0x68, 0x6c, 0x70]);
+        let flows = flows_of(Target::Aarch64, &square_to_len_shape());
+        let loops = cfg::natural_loops(&cfg::Cfg::build(&square_to_len_shape(), &flows));
+        let outer = loops.iter().find(|l| l.depth == 1 && !l.innermost);
+        assert!(outer.is_some_and(|l| l.size > 10), "{loops:?}");
+        assert_eq!(
+            loops.iter().filter(|l| l.depth == 2).count(),
+            3,
+            "{loops:?}"
+        );
+    }
+
+    #[test]
+    fn unreachable_data_is_cut_and_reachable_garbage_refused() {
+        // x86_64: the constant pool after the last return; riscv64: a constant behind a jump.
+        let pool = vec![
+            inst(0x0, "addl %ecx, %eax"),
+            inst(0x2, "retq"),
+            inst(0x8, "addb %al, (%rax)"),
+            inst(0xa, "<unknown>"),
+        ];
+        let kept = reachable_code(Target::X86_64, pool).expect("data is cut");
+        assert_eq!(kept.len(), 2);
+        let island = vec![
+            inst(0x0, "addi a0, a0, 1"),
+            inst(0x4, "j 0x10"),
+            inst(0x6, "unimp"),
+            inst(0x8, "<unknown>"),
+            inst(0x10, "bnez a0, 0x0"),
+            inst(0x14, "ret"),
+        ];
+        let kept = reachable_code(Target::Riscv64, island).expect("the island is cut");
+        let addrs: Vec<u64> = kept.iter().map(|i| i.addr).collect();
+        assert_eq!(addrs, vec![0x0, 0x4, 0x10, 0x14]);
+        let reached = vec![inst(0x0, "addl %ecx, %eax"), inst(0x2, "<unknown>")];
+        assert!(reachable_code(Target::X86_64, reached).is_err());
+        let into_middle = vec![
+            inst(0x0, "jne 0x3"),
+            inst(0x2, "addl %ecx, %eax"),
+            inst(0x5, "retq"),
+        ];
+        assert!(reachable_code(Target::X86_64, into_middle).is_err());
     }
 
     #[test]

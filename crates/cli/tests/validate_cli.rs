@@ -1,10 +1,34 @@
-//! `schedlab bench --validate-model` as a user runs it: one row per strategy with a measured
-//! figure and every static model's figure and relative error (structure only: no measured
-//! value is asserted, and nothing is timed).
+//! `schedlab bench --validate-model` as a user runs it: one row per strategy and kernel (MD5,
+//! `mulAdd`, `squareToLen`) with a measured figure and every static model's figure and
+//! relative error, the BigInteger rows with the fit behind their figure (structure only: no
+//! measured value is asserted, and nothing is timed).
 
 mod common;
 
-use common::{json, schedlab};
+use common::{json, schedlab, stdout};
+
+/// The kernels validated, as the rows name them.
+const KERNELS: [&str; 3] = ["md5", "muladd", "square-to-len"];
+
+/// BigInteger rows carry the sizes, cycles per call and hot-loop share behind their figure;
+/// MD5 rows none.
+fn check_fit(row: &serde_json::Value) {
+    let fit = &row["fit"];
+    if row["kernel"] == "md5" {
+        assert!(fit.is_null(), "{row}");
+        return;
+    }
+    let sizes = fit["sizes_ints"].as_array().expect("sizes");
+    let cycles = fit["cycles_per_call"].as_array().expect("cycles per call");
+    let share = fit["hot_loop_share"].as_array().expect("shares");
+    assert!(sizes.len() >= 3, "{row}");
+    assert_eq!(sizes.len(), cycles.len(), "{row}");
+    assert_eq!(sizes.len(), share.len(), "{row}");
+    assert!(
+        cycles.iter().all(|c| c.as_f64().is_some_and(|c| c > 0.0)),
+        "{row}"
+    );
+}
 
 #[test]
 fn validate_model_json_has_measured_and_static_figures_per_strategy() {
@@ -25,12 +49,26 @@ fn validate_model_json_has_measured_and_static_figures_per_strategy() {
     );
     let rows = doc["rows"].as_array().expect("rows");
     let strategies = schedlab_passes::sched::strategy_names();
-    assert_eq!(
-        rows.len(),
-        strategies.len() - 1,
-        "every strategy but shuffle"
-    );
+    for kernel in KERNELS {
+        let of_kernel: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["kernel"] == kernel)
+            .filter_map(|r| r["strategy"].as_str())
+            .collect();
+        let want: Vec<&str> = strategies
+            .iter()
+            .copied()
+            .filter(|s| *s != "shuffle")
+            .collect();
+        assert_eq!(of_kernel, want, "{kernel}: every strategy but shuffle");
+    }
+    assert_eq!(rows.len(), KERNELS.len() * (strategies.len() - 1));
     for row in rows {
+        assert!(
+            row["iteration"].as_str().is_some_and(|i| !i.is_empty()),
+            "{row}"
+        );
+        check_fit(row);
         let measured = row["measured_cycles_per_iteration"]
             .as_f64()
             .expect("a measured figure");
@@ -65,4 +103,34 @@ fn validate_model_json_has_measured_and_static_figures_per_strategy() {
             "{row}"
         );
     }
+}
+
+#[test]
+fn validate_model_table_lists_all_three_kernels() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipping: --validate-model measures x86_64 code");
+        return;
+    }
+    let out = schedlab(&[
+        "bench",
+        "--validate-model",
+        "--quick",
+        "--format",
+        "markdown",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    let strategies = schedlab_passes::sched::strategy_names().len() - 1;
+    for kernel in KERNELS {
+        let rows = text
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {kernel} ")))
+            .count();
+        assert_eq!(rows, strategies, "{kernel} rows in:\n{text}");
+    }
+    assert!(text.contains("Error range per model"), "{text}");
 }

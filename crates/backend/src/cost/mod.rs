@@ -21,7 +21,8 @@
 //! **The bounds.** The recurrence bound is the graph's maximum cycle ratio ([`ratio`]): cycles
 //! per iteration that no amount of parallel hardware beats. The resource bound is
 //! `max(issue slots / issue width, ALU instructions / ALU ports)` (moves eliminated at rename
-//! and branches need no ALU; a compare fused with its conditional branch takes one slot). The bound reported is the larger of the two. Without a loop
+//! and branches need no ALU; a compare fused with its conditional branch takes one slot, a
+//! store with an indexed address two on Intel cores, which un-laminate it). The bound reported is the larger of the two. Without a loop
 //! (straight-line code) the recurrence figure is the critical path of one run.
 //!
 //! **Approximations** (each makes the bound lower, i.e. still a bound, or is stated):
@@ -30,7 +31,8 @@
 //! elimination); only stack-slot memory dependences are linked (the kernels' other stores go
 //! to addresses no later load of the same iteration window reads); ports other than the
 //! integer ALUs (load/store, multiplier) are not modelled in the resource bound; of the
-//! fusions only compare + conditional branch is (as one issue slot).
+//! fusions only compare + conditional branch is (as one issue slot), of the un-laminations
+//! only indexed stores' (loads with an indexed operand are rarer in the kernels' loops).
 //! s390x and riscv64 have no latency table: no bound is computed for them.
 
 mod aarch64;
@@ -426,7 +428,16 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
                 && w[0].load.is_none()
         })
         .count();
-    let insts = (effects.len() - fused) as f64;
+    // An indexed store (`[base + index]`) is un-laminated into two slots on Intel cores.
+    let unlaminated = if model.unlaminates_indexed_stores {
+        effects
+            .iter()
+            .filter(|fx| fx.store.is_some() && fx.addr_reads.len() >= 2)
+            .count()
+    } else {
+        0
+    };
+    let insts = (effects.len() - fused + unlaminated) as f64;
     let alu_ops = effects
         .iter()
         .filter(|fx| match fx.class {
@@ -545,6 +556,29 @@ mod tests {
         )
         .expect("bound");
         assert!((fused.resource - 7.0 / 4.0).abs() < 1e-9, "{fused:?}");
+    }
+
+    #[test]
+    fn indexed_stores_take_two_slots_on_intel_cores_only() {
+        // 11 instructions, the last a jump: 12 slots with the indexed store un-laminated.
+        // (5 ALU operations: the issue slots, not the ALU ports, bound it on every core.)
+        let lines: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 5)
+            .chain(std::iter::repeat_n("movl 0x10(%rsi), %r8d", 4))
+            .chain(["movl %r9d, (%rdi,%rax,4)", "jmp 0x0"])
+            .collect();
+        let b = body(Target::X86_64, &lines);
+        let spr = bound_of(Target::X86_64, &b, model("sapphirerapids")).expect("bound");
+        assert!((spr.resource - 12.0 / 6.0).abs() < 1e-9, "{spr:?}");
+        let zen = bound_of(Target::X86_64, &b, model("znver4")).expect("bound");
+        assert!((zen.resource - 11.0 / 6.0).abs() < 1e-9, "{zen:?}");
+        // A base + displacement store stays one slot.
+        let plain: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 5)
+            .chain(std::iter::repeat_n("movl 0x10(%rsi), %r8d", 4))
+            .chain(["movl %r9d, 0x8(%rsp)", "jmp 0x0"])
+            .collect();
+        let b = body(Target::X86_64, &plain);
+        let spr = bound_of(Target::X86_64, &b, model("sapphirerapids")).expect("bound");
+        assert!((spr.resource - 11.0 / 6.0).abs() < 1e-9, "{spr:?}");
     }
 
     #[test]

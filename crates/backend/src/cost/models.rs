@@ -15,11 +15,17 @@
 //! - **[AMD-SOG]** AMD *Software Optimization Guide* for family 19h (Zen 3/4, pub. 56665) and
 //!   1Ah (Zen 5, pub. 58455): 4-cycle integer load-to-use, zero-cycle register moves (§2.9.4
 //!   "Zero Cycle Move"), 6-wide dispatch (Zen 3/4), 8-wide (Zen 5), 4 / 6 integer ALUs.
-//! - **[LLVM-Z3]** LLVM commit 7059b28 "[X86] AMD Zen 3: 32/64-bit GPR register moves are
+//! - **[LLVM-Z3]** LLVM commit 7059b28 "\[X86\] AMD Zen 3: 32/64-bit GPR register moves are
 //!   zero-cycle" (verified there with llvm-exegesis).
 //! - **[INT-OPT]** Intel *64 and IA-32 Architectures Optimization Reference Manual*: Skylake
 //!   4-wide allocation, 4 integer ALU ports; Golden Cove 6-wide, 5 integer ALU ports;
 //!   5-cycle L1 load-to-use for complex addressing.
+//! - **[INT-UNL]** Intel *Optimization Reference Manual* §2.3.2.4 (Sandy Bridge: "loads
+//!   combined with computational operations and all stores, when used with indexed
+//!   addressing, are ... fragmented into two micro-ops through a process called
+//!   un-lamination") and its Haswell "Unlamination" section; measured to hold for indexed
+//!   stores on Haswell and Skylake by P. Cordes (Stack Overflow question 26046634, "Micro
+//!   fusion and addressing modes"). AMD cores dispatch such a store as one macro-op.
 //! - **[ARM-SOG]** Arm *Software Optimization Guides*: Cortex-A72 (UAN0016), Neoverse N1
 //!   (PJDOC-466751330-9707), Neoverse V2 (PJDOC-466751330-593177): ALU 1 cycle, ALU with
 //!   shifted operand 2, `MUL` 3 (W) / 4–5 (X), load-to-use 4, decode width 3 / 4 / 6.
@@ -61,6 +67,10 @@ pub struct CoreModel {
     pub alu_ports: f64,
     /// Whether `reg_move` is 0 because of move elimination.
     pub eliminates_moves: bool,
+    /// Whether a store with an indexed address (`base + index`) takes two issue slots: Intel
+    /// cores decode it as one micro-fused uop but *un-laminate* it into store-address and
+    /// store-data before allocation.
+    pub unlaminates_indexed_stores: bool,
 }
 
 /// x86_64 and AArch64 cores with a latency table, in report order per target.
@@ -80,6 +90,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 4.0,   // [INT-OPT] 4 fused uops/cycle
         alu_ports: 4.0,     // [INT-OPT] ports 0, 1, 5, 6
         eliminates_moves: true,
+        unlaminates_indexed_stores: true, // [INT-UNL]
     },
     // AMD Zen 3.
     CoreModel {
@@ -96,6 +107,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 6.0,   // [AMD-SOG] 6 macro-ops dispatched per cycle
         alu_ports: 4.0,     // [AMD-SOG] 4 integer ALUs
         eliminates_moves: true,
+        unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
     },
     // AMD Zen 4 (LLVM 19's znver4); also the closest table for Zen 5.
     CoreModel {
@@ -112,6 +124,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 6.0,   // [AMD-SOG] 6 macro-ops per cycle
         alu_ports: 4.0,     // [AMD-SOG] 4 integer ALUs
         eliminates_moves: true,
+        unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
     },
     // Intel Sapphire Rapids (Golden Cove cores).
     CoreModel {
@@ -128,6 +141,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 6.0,   // [INT-OPT] 6-wide allocation
         alu_ports: 5.0,     // [INT-OPT] 5 integer ALU ports
         eliminates_moves: true,
+        unlaminates_indexed_stores: true, // approx.: [INT-UNL] for Skylake, same allocation design
     },
     // Arm Cortex-A72.
     CoreModel {
@@ -144,6 +158,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 3.0,   // [ARM-SOG] A72: 3-wide decode
         alu_ports: 2.0,     // [ARM-SOG] A72: 2 integer ALU pipes (I0/I1)
         eliminates_moves: false,
+        unlaminates_indexed_stores: false,
     },
     // Cavium ThunderX2 (the original measurements' AArch64 core).
     CoreModel {
@@ -160,6 +175,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 4.0,   // same file: IssueWidth 4
         alu_ports: 3.0,     // same file: 3 integer ALU pipes
         eliminates_moves: false,
+        unlaminates_indexed_stores: false,
     },
     // Arm Neoverse N1.
     CoreModel {
@@ -176,6 +192,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 4.0,   // [ARM-SOG] N1: 4-wide decode
         alu_ports: 3.0,     // [ARM-SOG] N1: 3 integer pipes
         eliminates_moves: false,
+        unlaminates_indexed_stores: false,
     },
     // Arm Neoverse V2.
     CoreModel {
@@ -192,6 +209,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 8.0, // [ARM-SOG] V2: 6-wide decode, 8 MOPs/cycle from the MOP cache: upper end as floor
         alu_ports: 6.0,   // [ARM-SOG] V2: 6 integer ALUs (4 simple + 2 complex)
         eliminates_moves: true,
+        unlaminates_indexed_stores: false,
     },
 ];
 

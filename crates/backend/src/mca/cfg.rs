@@ -1,0 +1,204 @@
+//! The control-flow graph of a disassembled function, and which of its loops is the hot one.
+//!
+//! **Blocks.** Leaders are the entry, branch targets and the instruction after any transfer;
+//! a block's successors are its branch target (when it lies in the function) and, unless it
+//! ends in an unconditional jump, a return or a trap, the next block. Only blocks reachable
+//! from the entry count: what is not reachable is data (constant pools, riscv64's inline
+//! constants) that llvm-objdump decoded as instructions or could not decode.
+//!
+//! **Loops.** A back edge is an edge to a block at or before its source (address order); the
+//! natural loop of a header is every block that reaches one of its back edges' sources
+//! without passing the header (all back edges to one header form one loop).
+//!
+//! **The hot loop** is the loop the time is spent in, chosen statically:
+//! 1. an *innermost* loop (no other loop's header inside it): the instructions that run most;
+//! 2. of those the *deepest* (inside the most loops): its trip count multiplies with theirs —
+//!    `squareToLen`'s `mulAdd` loop runs n(n−1)/2 times per call, its squares and shift loops
+//!    n and 2n times;
+//! 3. of those the one with the fewest *exit edges*: bounds-check elimination's predicated
+//!    copy of a loop has none but its loop test, the checked fallback copy one more per check
+//!    (each check branches out of the loop), so the check-free loop that runs when the
+//!    preheader test passes is chosen over its checked twin (MD5 with `--slow-path eager`,
+//!    `mulAdd`);
+//! 4. then the largest (instructions), then the lowest address, so the choice is deterministic.
+
+use super::{DisasmInst, Flow};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Basic blocks, edges and reachability of one disassembled function.
+pub(super) struct Cfg {
+    /// Instruction index range `[start, end)` of each block, in address order.
+    pub ranges: Vec<(usize, usize)>,
+    /// Successor blocks.
+    pub succs: Vec<Vec<usize>>,
+    /// Predecessor blocks (reachable ones only).
+    pub preds: Vec<Vec<usize>>,
+    /// Whether control reaches the block from the entry.
+    pub reachable: Vec<bool>,
+}
+
+impl Cfg {
+    /// The graph of `insts` whose transfers are `flows` (same length).
+    pub fn build(insts: &[DisasmInst], flows: &[Flow]) -> Self {
+        let mut leaders: BTreeSet<u64> = BTreeSet::new();
+        if let Some(first) = insts.first() {
+            leaders.insert(first.addr);
+        }
+        for (i, f) in flows.iter().enumerate() {
+            if let Flow::Jump(t) | Flow::CondJump(t) = f {
+                leaders.insert(*t);
+            }
+            if *f != Flow::Next
+                && let Some(next) = insts.get(i + 1)
+            {
+                leaders.insert(next.addr);
+            }
+        }
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for (i, inst) in insts.iter().enumerate() {
+            if leaders.contains(&inst.addr) || i == 0 {
+                ranges.push((i, i + 1));
+            } else if let Some(last) = ranges.last_mut() {
+                last.1 = i + 1;
+            }
+        }
+        let block_at: BTreeMap<u64, usize> = ranges
+            .iter()
+            .enumerate()
+            .map(|(b, &(s, _))| (insts[s].addr, b))
+            .collect();
+        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
+        for (b, &(_, end)) in ranges.iter().enumerate() {
+            let fallthrough = (b + 1 < ranges.len()).then_some(b + 1);
+            match flows[end - 1] {
+                Flow::Next => succs[b].extend(fallthrough),
+                Flow::Jump(t) => succs[b].extend(block_at.get(&t)),
+                Flow::CondJump(t) => {
+                    succs[b].extend(block_at.get(&t));
+                    succs[b].extend(fallthrough);
+                }
+                Flow::Return | Flow::Trap => {}
+            }
+        }
+        let mut reachable = vec![false; ranges.len()];
+        let mut work: Vec<usize> = if ranges.is_empty() { vec![] } else { vec![0] };
+        while let Some(b) = work.pop() {
+            if std::mem::replace(&mut reachable[b], true) {
+                continue;
+            }
+            work.extend(succs[b].iter().copied().filter(|&s| !reachable[s]));
+        }
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
+        for (b, ss) in succs.iter().enumerate().filter(|(b, _)| reachable[*b]) {
+            for &s in ss {
+                preds[s].push(b);
+            }
+        }
+        Self {
+            ranges,
+            succs,
+            preds,
+            reachable,
+        }
+    }
+
+    /// The address of a reachable branch whose target lies inside the listing but at no
+    /// instruction start (the decoder lost the instruction boundary), if any.
+    pub fn branch_into_undecoded(&self, insts: &[DisasmInst], flows: &[Flow]) -> Option<u64> {
+        let (first, last) = (insts.first()?.addr, insts.last()?.addr);
+        let starts: BTreeSet<u64> = insts.iter().map(|i| i.addr).collect();
+        self.ranges
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| self.reachable[*b])
+            .find_map(|(_, &(_, end))| match flows[end - 1] {
+                Flow::Jump(t) | Flow::CondJump(t)
+                    if (first..=last).contains(&t) && !starts.contains(&t) =>
+                {
+                    Some(insts[end - 1].addr)
+                }
+                _ => None,
+            })
+    }
+
+    fn size(&self, body: &BTreeSet<usize>) -> usize {
+        body.iter()
+            .map(|&b| self.ranges[b].1 - self.ranges[b].0)
+            .sum()
+    }
+}
+
+/// One natural loop and what the choice of the hot loop weighs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct NaturalLoop {
+    /// The header block.
+    pub header: usize,
+    /// Its blocks (header included), in address order.
+    pub body: BTreeSet<usize>,
+    /// Loops whose body holds this loop's header, itself included (1 = outermost).
+    pub depth: usize,
+    /// Edges from the body to a block outside it.
+    pub exits: usize,
+    /// Instructions in the body.
+    pub size: usize,
+    /// Whether no other loop's header lies in the body.
+    pub innermost: bool,
+}
+
+/// Every natural loop of `cfg`'s reachable part, by header address.
+pub(super) fn natural_loops(cfg: &Cfg) -> Vec<NaturalLoop> {
+    let mut bodies: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for (src, ss) in cfg.succs.iter().enumerate() {
+        if !cfg.reachable[src] {
+            continue;
+        }
+        for &header in ss.iter().filter(|&&h| h <= src) {
+            let body = bodies.entry(header).or_default();
+            body.insert(header);
+            let mut work: Vec<usize> = Vec::new();
+            if body.insert(src) {
+                work.push(src);
+            }
+            // The header is in the body already, so the walk stops there.
+            while let Some(b) = work.pop() {
+                for &p in &cfg.preds[b] {
+                    if body.insert(p) {
+                        work.push(p);
+                    }
+                }
+            }
+        }
+    }
+    let headers: Vec<usize> = bodies.keys().copied().collect();
+    bodies
+        .iter()
+        .map(|(&header, body)| {
+            let exits = body
+                .iter()
+                .map(|&b| cfg.succs[b].iter().filter(|s| !body.contains(s)).count())
+                .sum();
+            NaturalLoop {
+                header,
+                depth: bodies.values().filter(|o| o.contains(&header)).count(),
+                exits,
+                size: cfg.size(body),
+                innermost: headers.iter().all(|h| *h == header || !body.contains(h)),
+                body: body.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The hot loop (see the module docs), or `None` without a loop.
+pub(super) fn choose_loop(cfg: &Cfg) -> Option<NaturalLoop> {
+    natural_loops(cfg)
+        .into_iter()
+        .filter(|l| l.innermost)
+        .min_by(|a, b| {
+            b.depth
+                .cmp(&a.depth)
+                .then(a.exits.cmp(&b.exits))
+                .then(b.size.cmp(&a.size))
+                .then(a.header.cmp(&b.header))
+        })
+}

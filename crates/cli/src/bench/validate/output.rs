@@ -1,0 +1,398 @@
+//! The `--validate-model` table and JSON document, and which model leads on this CPU.
+
+use super::bigint::{BigKernel, SAMPLES};
+use super::{Figure, MESSAGE, SINGLE_HASHES, ValidationRow};
+use crate::bench::Budgets;
+use serde_json::json;
+use std::fmt::Write as _;
+
+/// `(static − measured) ÷ measured`, when there is a positive measurement.
+pub(super) fn error(figure: f64, measured: Option<f64>) -> Option<f64> {
+    measured.filter(|m| *m > 0.0).map(|m| (figure - m) / m)
+}
+
+fn model_names(rows: &[ValidationRow]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in rows {
+        for f in &r.figures {
+            if !names.contains(&f.model) {
+                names.push(f.model.clone());
+            }
+        }
+    }
+    names
+}
+
+/// This CPU as `/proc/cpuinfo` names it: vendor, family, model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct CpuId {
+    vendor: String,
+    family: u32,
+    model: u32,
+}
+
+impl CpuId {
+    /// Reads the first processor's identification.
+    fn of_host() -> Option<Self> {
+        Self::parse(&std::fs::read_to_string("/proc/cpuinfo").ok()?)
+    }
+
+    fn parse(cpuinfo: &str) -> Option<Self> {
+        let field = |name: &str| {
+            cpuinfo
+                .lines()
+                .find(|l| l.split(':').next().map(str::trim) == Some(name))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        };
+        Some(Self {
+            vendor: field("vendor_id")?,
+            family: field("cpu family")?.parse().ok()?,
+            model: field("model")?.parse().ok()?,
+        })
+    }
+
+    /// The schedlab table of this core's family, which `report --mca` leads with for it:
+    /// Intel Sapphire/Emerald Rapids (family 6 models 143, 207) and the Golden/Raptor Cove
+    /// client cores `sapphirerapids`, other Intel cores `skylake`; AMD Zen 3 (family 25,
+    /// models 0–15 and 32–95) `znver3`, Zen 4 (other family-25 models) and Zen 5 (family 26)
+    /// `znver4`.
+    fn lead_model(&self) -> Option<&'static str> {
+        match (self.vendor.as_str(), self.family, self.model) {
+            ("GenuineIntel", 6, 143 | 207 | 151 | 154 | 183 | 186 | 191) => Some("sapphirerapids"),
+            ("GenuineIntel", 6, _) => Some("skylake"),
+            ("AuthenticAMD", 25, 0..=15 | 32..=95) => Some("znver3"),
+            ("AuthenticAMD", 25 | 26, _) => Some("znver4"),
+            _ => None,
+        }
+    }
+}
+
+/// The lead model's name and its largest |error| over the rows with both figures.
+fn lead_summary(rows: &[ValidationRow]) -> Option<(String, Option<f64>)> {
+    let model = format!("schedlab/{}", CpuId::of_host()?.lead_model()?);
+    let worst = rows
+        .iter()
+        .filter_map(|r| {
+            let f = r.figures.iter().find(|f| f.model == model)?;
+            error(*f.cycles.as_ref().ok()?, r.measured).map(f64::abs)
+        })
+        .reduce(f64::max);
+    Some((model, worst))
+}
+
+/// The `--format json` document.
+pub(super) fn json_doc(rows: &[ValidationRow], clock: Option<f64>, budgets: Budgets) -> String {
+    let json_rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let models: Vec<serde_json::Value> = r
+                .figures
+                .iter()
+                .map(|f| match &f.cycles {
+                    Ok(c) => json!({
+                        "model": f.model,
+                        "cycles_per_iteration": c,
+                        "relative_error": error(*c, r.measured),
+                    }),
+                    Err(e) => json!({ "model": f.model, "error": e }),
+                })
+                .collect();
+            let fit = r.fit.as_ref().map(|f| {
+                json!({
+                    "sizes_ints": f.sizes,
+                    "cycles_per_call": f.cycles_per_call,
+                    "cycles_per_word_outside_hot_loop": f.per_word,
+                    "fixed_cycles_per_call": f.fixed,
+                    "hot_loop_share": f.hot_loop_share,
+                })
+            });
+            json!({
+                "kernel": r.kernel,
+                "strategy": r.strategy,
+                "target": "x86_64",
+                "iteration": r.iteration,
+                "measured_cycles_per_iteration": r.measured,
+                "fit": fit,
+                "loop_spills": r.loop_spills,
+                "loop_reloads": r.loop_reloads,
+                "models": models,
+            })
+        })
+        .collect();
+    let lead = lead_summary(rows);
+    let doc = json!({
+        "meta": {
+            "cpu": super::super::cpu_model(),
+            "clock_ghz": clock,
+            "reps": budgets.reps,
+            "md5_message_bytes": MESSAGE,
+            "bigint_samples_per_size": SAMPLES,
+            "lead_model": lead.as_ref().map(|l| l.0.clone()),
+            "lead_max_abs_relative_error": lead.and_then(|l| l.1),
+        },
+        "rows": json_rows,
+    });
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    )
+}
+
+/// Cycles with two decimals under 10 (the BigInteger loops' few cycles), else one.
+fn cycles_text(c: f64) -> String {
+    if c < 10.0 {
+        format!("{c:.2}")
+    } else {
+        format!("{c:.1}")
+    }
+}
+
+/// `share` column: the hot loop's share of a call at the largest size (MD5: `-`).
+fn share_cell(r: &ValidationRow) -> String {
+    r.fit
+        .as_ref()
+        .and_then(|f| f.hot_loop_share.last())
+        .map_or("-".to_string(), |s| format!("{:.0}%", s * 100.0))
+}
+
+/// The table (`--format table` or `markdown`).
+pub(super) fn table(
+    rows: &[ValidationRow],
+    clock: Option<f64>,
+    budgets: Budgets,
+    markdown: bool,
+) -> String {
+    let models = model_names(rows);
+    let mut header = vec![
+        "kernel".to_string(),
+        "strategy".to_string(),
+        "loop sp/rl".to_string(),
+        "measured".to_string(),
+        "share".to_string(),
+    ];
+    header.extend(models.iter().cloned());
+    let mut body: Vec<Vec<String>> = Vec::new();
+    for r in rows {
+        let mut cells = vec![
+            r.kernel.to_string(),
+            r.strategy.clone(),
+            match (r.loop_spills, r.loop_reloads) {
+                (Some(s), Some(l)) => format!("{s}/{l}"),
+                _ => "-".to_string(),
+            },
+            r.measured.map_or("-".to_string(), cycles_text),
+            share_cell(r),
+        ];
+        for name in &models {
+            let cell = match r.figures.iter().find(|f| &f.model == name) {
+                Some(Figure { cycles: Ok(c), .. }) => match error(*c, r.measured) {
+                    Some(e) => format!("{} ({:+.1}%)", cycles_text(*c), e * 100.0),
+                    None => cycles_text(*c),
+                },
+                Some(Figure { cycles: Err(_), .. }) => "n/a".to_string(),
+                None => "-".to_string(),
+            };
+            cells.push(cell);
+        }
+        body.push(cells);
+    }
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &body {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cols: &[String]| -> String {
+        let padded: Vec<String> = cols
+            .iter()
+            .zip(&widths)
+            .map(|(c, &w)| format!("{c:<w$}"))
+            .collect();
+        if markdown {
+            format!("| {} |", padded.join(" | "))
+        } else {
+            padded.join("  ").trim_end().to_string()
+        }
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Cycles per hot-loop iteration, x86_64, at an effective clock of {} GHz (median of the \
+         probes); medians over {} repetitions; static figures with their error against measured.",
+        clock.map_or("?".to_string(), |c| format!("{c:.2}")),
+        budgets.reps,
+    );
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "- md5: {}; measured = the fastest of {SINGLE_HASHES} single 1 MiB hashes per \
+         repetition, ÷ 16 385 blocks.",
+        super::MD5_ITERATION
+    );
+    for kernel in BigKernel::ALL {
+        let sizes: Vec<String> = kernel.sizes().iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            out,
+            "- {}: {}; measured = α of the fit α·iters(n) + β·n + γ to cycles per call at n = {} \
+             ints (the fastest of {SAMPLES} ≈50 µs batches per size and repetition); share = \
+             α·iters(n) ÷ cycles per call at the largest n{}.",
+            kernel.name(),
+            kernel.iteration(),
+            sizes.join(", "),
+            share_range(rows, kernel.name())
+        );
+    }
+    out.push('\n');
+    let _ = writeln!(out, "{}", line(&header));
+    if markdown {
+        let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w.max(3))).collect();
+        let _ = writeln!(out, "| {} |", rule.join(" | "));
+    }
+    for r in &body {
+        let _ = writeln!(out, "{}", line(r));
+    }
+    out.push('\n');
+    match lead_summary(rows) {
+        Some((model, Some(worst))) => {
+            let _ = writeln!(
+                out,
+                "Lead model for this CPU: {model}; largest |error| over the rows: {:.1} % \
+                 (goal of issue 12: 5 %).",
+                worst * 100.0
+            );
+        }
+        Some((model, None)) => {
+            let _ = writeln!(
+                out,
+                "Lead model for this CPU: {model}; no row has both figures."
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "This CPU is not one a schedlab table stands for (see notes/design.md)."
+            );
+        }
+    }
+    out.push('\n');
+    out.push_str(&error_ranges(rows, &models));
+    let mut problems: Vec<String> = Vec::new();
+    for r in rows {
+        for f in &r.figures {
+            if let Err(e) = &f.cycles {
+                let p = format!("{}: {e}", f.model);
+                if !problems.contains(&p) {
+                    problems.push(p);
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        out.push_str("\nn/a:\n");
+        for p in problems {
+            let _ = writeln!(out, "- {p}");
+        }
+    }
+    out
+}
+
+/// Per model, the range of its errors over the rows of each kernel and over all of them:
+/// what a foreign target's column can be judged by (its x86 counterpart, same model code).
+fn error_ranges(rows: &[ValidationRow], models: &[String]) -> String {
+    let range = |name: &str, kernel: Option<&str>| -> Option<(f64, f64)> {
+        rows.iter()
+            .filter(|r| kernel.is_none_or(|k| r.kernel == k))
+            .filter_map(|r| {
+                let f = r.figures.iter().find(|f| f.model == name)?;
+                error(*f.cycles.as_ref().ok()?, r.measured)
+            })
+            .fold(None, |acc, e| match acc {
+                None => Some((e, e)),
+                Some((lo, hi)) => Some((lo.min(e), hi.max(e))),
+            })
+    };
+    let fmt = |r: Option<(f64, f64)>| {
+        r.map_or("-".to_string(), |(lo, hi)| {
+            format!("{:+.1} … {:+.1} %", lo * 100.0, hi * 100.0)
+        })
+    };
+    let mut kernels: Vec<&str> = Vec::new();
+    for r in rows {
+        if !kernels.contains(&r.kernel) {
+            kernels.push(r.kernel);
+        }
+    }
+    let mut out = String::from("Error range per model (lowest … highest over the strategies):\n\n");
+    for name in models {
+        let per_kernel: Vec<String> = kernels
+            .iter()
+            .map(|k| format!("{k} {}", fmt(range(name, Some(k)))))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- {name}: all {}; {}",
+            fmt(range(name, None)),
+            per_kernel.join(", ")
+        );
+    }
+    out
+}
+
+/// `; per size over the strategies: 16 ints 40–45 %, …` for `kernel`'s rows, or nothing.
+fn share_range(rows: &[ValidationRow], kernel: &str) -> String {
+    let fits: Vec<_> = rows
+        .iter()
+        .filter(|r| r.kernel == kernel)
+        .filter_map(|r| r.fit.as_ref())
+        .collect();
+    let Some(first) = fits.first() else {
+        return String::new();
+    };
+    let parts: Vec<String> = first
+        .sizes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let shares = fits.iter().filter_map(|f| f.hot_loop_share.get(i).copied());
+            let (lo, hi) = shares.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), s| {
+                (lo.min(s), hi.max(s))
+            });
+            format!("{n}: {:.0}–{:.0} %", lo * 100.0, hi * 100.0)
+        })
+        .collect();
+    format!(" (per n over the strategies: {})", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_relative_to_measured() {
+        assert_eq!(error(110.0, Some(100.0)), Some(0.1));
+        assert_eq!(error(90.0, None), None);
+        assert_eq!(error(90.0, Some(0.0)), None);
+    }
+
+    #[test]
+    fn the_lead_model_follows_the_core_family() {
+        let cpu = |vendor: &str, family: u32, model: u32| {
+            CpuId::parse(&format!(
+                "processor\t: 0\nvendor_id\t: {vendor}\ncpu family\t: {family}\n\
+                 model\t\t: {model}\nmodel name\t: x\n"
+            ))
+            .expect("parses")
+        };
+        assert_eq!(
+            cpu("GenuineIntel", 6, 207).lead_model(),
+            Some("sapphirerapids")
+        );
+        assert_eq!(cpu("GenuineIntel", 6, 85).lead_model(), Some("skylake"));
+        assert_eq!(cpu("AuthenticAMD", 25, 1).lead_model(), Some("znver3"));
+        assert_eq!(cpu("AuthenticAMD", 25, 17).lead_model(), Some("znver4"));
+        assert_eq!(cpu("AuthenticAMD", 26, 2).lead_model(), Some("znver4"));
+        assert_eq!(cpu("HygonGenuine", 24, 1).lead_model(), None);
+        assert_eq!(CpuId::parse("garbage"), None);
+    }
+}
