@@ -27,11 +27,13 @@ mod builder;
 mod compressor;
 mod multi;
 mod portable;
+pub mod sha256;
 mod tier;
 mod tiered;
 
 pub use block_core::Md5Core;
 pub use builder::{BuildError, Md5Builder, Md5Engine};
+pub use sha256::Sha256;
 pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 pub use multi::{Lane, MultiCompressor, state_index};
