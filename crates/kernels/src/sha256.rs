@@ -370,13 +370,14 @@ pub fn java_compress_multi_block(
     let bound = (i64::from(len) - 3).max(0);
     let mut ofs = ofs;
     while ofs <= limit {
-        for k in 0..16 {
-            let index = i64::from(ofs.wrapping_add(4 * k as i32));
+        for (k, word) in (0i32..).zip(w.iter_mut().take(16)) {
+            let index = i64::from(ofs.wrapping_add(4 * k));
             if !(0..bound).contains(&index) {
                 return OUT_OF_BOUNDS;
             }
             let index = index as usize;
-            w[k] = u32::from_be_bytes([buf[index], buf[index + 1], buf[index + 2], buf[index + 3]]);
+            *word =
+                u32::from_be_bytes([buf[index], buf[index + 1], buf[index + 2], buf[index + 3]]);
         }
         for t in 16..SCHEDULE_WORDS {
             w[t] = small_sigma1(w[t - 2])
@@ -632,7 +633,7 @@ mod tests {
 
     #[test]
     fn model_matches_the_sha2_crate_on_random_lengths() {
-        let mut rng = StdRng::seed_from_u64(180_4);
+        let mut rng = StdRng::seed_from_u64(1804);
         let mut lengths: Vec<usize> = (0..=130).collect();
         lengths.extend((0..200).map(|_| rng.random_range(0..=2000usize)));
         lengths.push(2000);

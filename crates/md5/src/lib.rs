@@ -33,10 +33,10 @@ mod tiered;
 
 pub use block_core::Md5Core;
 pub use builder::{BuildError, Md5Builder, Md5Engine};
-pub use sha256::Sha256;
 pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 pub use multi::{Lane, MultiCompressor, state_index};
+pub use sha256::Sha256;
 pub use tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use tiered::{BATCH_GROUPS, TieredEngine};
 

@@ -82,7 +82,10 @@ fn compress_blocks(state: &mut [u32; 8], w: &mut [u32; SCHEDULE_WORDS], data: &[
                 w.as_mut_ptr(),
             )
         };
-        assert_eq!(end, len, "JIT-compiled SHA-256 kernel stopped early ({end})");
+        assert_eq!(
+            end, len,
+            "JIT-compiled SHA-256 kernel stopped early ({end})"
+        );
     }
 }
 
@@ -216,7 +219,12 @@ mod tests {
                 rest = tail;
             }
             let expected = sha2::Sha256::digest(&message);
-            assert_eq!(hasher.finalize()[..], expected[..], "length {}", message.len());
+            assert_eq!(
+                hasher.finalize()[..],
+                expected[..],
+                "length {}",
+                message.len()
+            );
         }
     }
 }

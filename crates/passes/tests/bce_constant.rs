@@ -86,5 +86,8 @@ fn sha256_loses_every_w_check_and_predication_the_rest() {
     let mut func = sha256::compress_multi_block();
     let predicated = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
     assert_eq!(predicated.checks_per_block, 0);
-    assert_eq!(predicated.checks_after, 16, "the checked fallback loop keeps its 16");
+    assert_eq!(
+        predicated.checks_after, 16,
+        "the checked fallback loop keeps its 16"
+    );
 }
