@@ -14,7 +14,7 @@ const SECTIONS: [&str; 4] = ["kernels", "strategies", "targets", "cpus"];
 fn expected(section: &str) -> Vec<String> {
     let strings = |v: Vec<&str>| v.into_iter().map(String::from).collect();
     match section {
-        "kernels" => strings(vec!["md5", "md5-mb", "muladd", "square-to-len"]),
+        "kernels" => strings(schedlab_kernels::registry::names()),
         "strategies" => strings(schedlab_passes::sched::strategy_names()),
         "targets" => strings(Target::ALL.iter().map(|t| t.name()).collect()),
         _ => strings(
