@@ -13,5 +13,6 @@ pub mod java;
 pub mod md5;
 pub mod md5_mb;
 pub mod registry;
+pub mod sha256;
 
 pub use java::OUT_OF_BOUNDS;

@@ -68,6 +68,7 @@ pub static KERNELS: &[&dyn Kernel] = &[
     &crate::bigint::entry::MUL_ADD,
     &crate::bigint::entry::SQUARE_TO_LEN,
     &crate::int_sum::KERNEL,
+    &crate::sha256::KERNEL,
 ];
 
 /// Kernels registered at run time ([`register`]), after the built-ins.

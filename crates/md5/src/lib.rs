@@ -27,6 +27,7 @@ mod builder;
 mod compressor;
 mod multi;
 mod portable;
+pub mod sha256;
 mod tier;
 mod tiered;
 
@@ -35,6 +36,7 @@ pub use builder::{BuildError, Md5Builder, Md5Engine};
 pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 pub use multi::{Lane, MultiCompressor, state_index};
+pub use sha256::Sha256;
 pub use tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use tiered::{BATCH_GROUPS, TieredEngine};
 
