@@ -178,31 +178,67 @@ pub fn compress_multi_block() -> Function {
         .map(|k| message.checked_load(&mut b, types::I32, block_ofs, 4 * k, oob, &chain_in))
         .collect();
     let chain_out = sixty_four_steps(&mut b, chain_in, &x);
+    let loop_blocks = LoopBlocks { header, exit, oob };
+    close_multi_block_loop(
+        &mut b,
+        loop_blocks,
+        block_ofs,
+        &chain_in,
+        &chain_out,
+        state,
+        state_flags,
+    );
+    b.finalize(frontend_config());
+    func
+}
+
+/// The blocks of a `DigestBase.implCompressMultiBlock` loop that [`close_multi_block_loop`]
+/// completes.
+pub(crate) struct LoopBlocks {
+    /// The loop test; its parameters are the offset, then the chaining words.
+    pub header: cranelift_codegen::ir::Block,
+    /// After the last block; parameters as the header's.
+    pub exit: cranelift_codegen::ir::Block,
+    /// A failed bounds check; its parameters are the chaining words of the completed blocks.
+    pub oob: cranelift_codegen::ir::Block,
+}
+
+/// Ends the body of a block loop shared by the digest kernels: the feed-forward (each word of
+/// `chain_in` plus the compression's `chain_out`) and the jump back with the offset advanced by
+/// one block; the exit stores the state and returns the offset; the out-of-bounds exit stores
+/// the completed blocks' state and returns [`OUT_OF_BOUNDS`].
+pub(crate) fn close_multi_block_loop(
+    b: &mut FunctionBuilder,
+    blocks: LoopBlocks,
+    block_ofs: Value,
+    chain_in: &[Value],
+    chain_out: &[Value],
+    state: Value,
+    state_flags: MemFlagsData,
+) {
+    let LoopBlocks { header, exit, oob } = blocks;
     let next_ofs = b.ins().iadd_imm_s(block_ofs, BLOCK_BYTES);
     let mut next = vec![next_ofs];
     for (old, new) in chain_in.iter().zip(chain_out) {
-        next.push(b.ins().iadd(*old, new));
+        next.push(b.ins().iadd(*old, *new));
     }
-    jump(&mut b, header, &next);
+    jump(b, header, &next);
     b.seal_block(header);
 
     // exit: store the state, return the offset after the last block.
     b.switch_to_block(exit);
     b.seal_block(exit);
     let ep = b.block_params(exit).to_vec();
-    store_state(&mut b, state, state_flags, &ep[1..]);
+    store_state(b, state, state_flags, &ep[1..]);
     b.ins().return_(&[ep[0]]);
 
     // out of bounds: commit the completed blocks, then report the exception.
     b.switch_to_block(oob);
     b.seal_block(oob);
     let op = b.block_params(oob).to_vec();
-    store_state(&mut b, state, state_flags, &op);
+    store_state(b, state, state_flags, &op);
     let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
     b.ins().return_(&[status]);
-
-    b.finalize(frontend_config());
-    func
 }
 
 pub(crate) fn param_array<const N: usize>(

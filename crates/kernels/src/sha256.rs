@@ -32,7 +32,7 @@
 
 use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
-use crate::md5::{frontend_config, jump, param_array};
+use crate::md5::{LoopBlocks, close_multi_block_loop, frontend_config, jump, param_array};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
@@ -218,29 +218,16 @@ pub fn compress_multi_block() -> Function {
     for (i, &k) in ROUND_CONSTS.iter().enumerate() {
         chain = round(&mut b, &mut schedule_ops, i as i64, k, chain);
     }
-    let next_ofs = b.ins().iadd_imm_s(block_ofs, BLOCK_BYTES);
-    let mut next = vec![next_ofs];
-    for (old, new) in chain_in.iter().zip(chain) {
-        next.push(b.ins().iadd(*old, new));
-    }
-    jump(&mut b, header, &next);
-    b.seal_block(header);
-
-    // exit: store the state, return the offset after the last block.
-    b.switch_to_block(exit);
-    b.seal_block(exit);
-    let ep = b.block_params(exit).to_vec();
-    store_state(&mut b, state, state_flags, &ep[1..]);
-    b.ins().return_(&[ep[0]]);
-
-    // out of bounds: commit the completed blocks, then report the exception.
-    b.switch_to_block(oob);
-    b.seal_block(oob);
-    let op = b.block_params(oob).to_vec();
-    store_state(&mut b, state, state_flags, &op);
-    let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
-    b.ins().return_(&[status]);
-
+    let loop_blocks = LoopBlocks { header, exit, oob };
+    close_multi_block_loop(
+        &mut b,
+        loop_blocks,
+        block_ofs,
+        &chain_in,
+        &chain,
+        state,
+        state_flags,
+    );
     b.finalize(frontend_config());
     func
 }
@@ -273,12 +260,6 @@ impl ScheduleOps {
         let offset = self.check(b, index);
         b.ins()
             .store(self.array.flags, value, self.array.base, offset);
-    }
-}
-
-fn store_state(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, words: &[Value]) {
-    for (i, &w) in (0i32..).zip(words) {
-        b.ins().store(flags, w, state, 4 * i);
     }
 }
 
