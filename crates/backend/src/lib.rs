@@ -16,6 +16,7 @@ pub mod jit;
 pub mod mca;
 pub mod object;
 pub mod pipeline;
+pub mod reference;
 pub mod stats;
 pub mod target;
 pub mod tools;

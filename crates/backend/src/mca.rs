@@ -174,16 +174,36 @@ pub fn mca_report(compiled: &Compiled, cpu: &str) -> Result<McaReport, McaError>
             valid: mca_cpus(target).to_vec(),
         });
     }
-    let mca = mca_tool_for(cpu)?;
     let body = hot_loop(compiled)?;
     let source = mca_source(target, &body);
+    let (cycles, ipc) = mca_cost_source(target, cpu, None, &source)?;
+    Ok(McaReport {
+        cpu: cpu.to_string(),
+        cycles_per_iteration: cycles,
+        ipc,
+        body_insts: body.insts.len(),
+    })
+}
+
+/// Costs an assembly loop body `source` (llvm-mca syntax for `target`, one iteration, ending
+/// in its back edge) on `cpu`: cycles per iteration and IPC over [`ITERATIONS`] iterations.
+/// `mattr` adds ISA features the CPU model leaves optional (llvm-mca's `-mattr`, e.g. `+sha2`).
+/// Any assembler error or unknown CPU is an error, never a partial figure.
+pub fn mca_cost_source(
+    target: Target,
+    cpu: &str,
+    mattr: Option<&str>,
+    source: &str,
+) -> Result<(f64, f64), McaError> {
+    let mca = mca_tool_for(cpu)?;
     let dir = tempdir()?;
     let input = dir.path().join("loop.s");
-    std::fs::write(&input, &source).map_err(io_err("writing the llvm-mca input"))?;
+    std::fs::write(&input, source).map_err(io_err("writing the llvm-mca input"))?;
     let output = Command::new(&mca)
         .arg(format!("-mtriple={}", llvm_triple(target)))
         .arg(format!("-mcpu={cpu}"))
         .arg(format!("-iterations={ITERATIONS}"))
+        .args(mattr.map(|m| format!("-mattr={m}")))
         .arg(&input)
         .output()
         .map_err(io_err(format!("starting {}", mca.display())))?;
@@ -205,13 +225,7 @@ pub fn mca_report(compiled: &Compiled, cpu: &str) -> Result<McaReport, McaError>
             stderr: stderr.into_owned(),
         });
     }
-    let (cycles, ipc) = parse_mca(&stdout)?;
-    Ok(McaReport {
-        cpu: cpu.to_string(),
-        cycles_per_iteration: cycles,
-        ipc,
-        body_insts: body.insts.len(),
-    })
+    parse_mca(&stdout)
 }
 
 /// Reads `Iterations`, `Total Cycles` and `IPC` from llvm-mca's summary view.

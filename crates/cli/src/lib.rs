@@ -12,6 +12,7 @@ mod dump;
 mod guard;
 mod kernel;
 mod list;
+mod reference;
 mod report;
 mod report_baseline;
 mod report_cost;
@@ -42,6 +43,9 @@ enum Command {
     Bench(bench::BenchArgs),
     /// List the kernels, scheduling strategies (with registered ones), targets and CPU models.
     List(list::ListArgs),
+    /// Cost hand-written crypto-extension loops (what an intrinsic needs per block) with
+    /// llvm-mca beside schedlab's compiled kernel on the same cores.
+    Reference(reference::ReferenceArgs),
     /// Compile the `Md5` library's default configuration once in this process and print the
     /// phase timings as JSON (`bench` runs it in fresh processes for the first-compile figure).
     #[command(hide = true)]
@@ -94,6 +98,7 @@ where
         Command::Dump(args) => dump::run(args),
         Command::Bench(args) => bench::run(args),
         Command::List(args) => list::run(args),
+        Command::Reference(args) => reference::run(args),
         Command::CompileProbe => bench::compile_probe(),
     };
     match result {

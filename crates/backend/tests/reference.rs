@@ -1,0 +1,269 @@
+//! The hand-written reference loops of `schedlab_backend::reference` compute what they claim:
+//! each is wrapped in a function, linked into a small C program by the target's gcc and run
+//! (natively, or under qemu) on FIPS 180-4's examples and on random messages against the
+//! `sha2` crate; llvm-mca costs each on every CPU it names.
+
+use rand::{Rng, SeedableRng};
+use schedlab_backend::emulate::toolchain_status;
+use schedlab_backend::mca::McaError;
+use schedlab_backend::reference::{REFERENCES, Reference};
+use schedlab_backend::target::Target;
+use schedlab_backend::tools::test_can_use;
+use schedlab_kernels::sha256::{FIPS180_EXAMPLES, INITIAL_STATE, ROUND_CONSTS, pad_message};
+use sha2::Digest;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// The wrapper around a reference's loop: `void ref_blocks(uint32_t state[8], const uint8_t
+/// *msg, <blocks or end pointer>, const uint32_t k[64])`, setting up the registers the loop's
+/// header comment names and storing the state back.
+fn wrapped(reference: &Reference) -> String {
+    let (prologue, epilogue) = match reference.target {
+        // x0 = state, x1 = msg, x2 = blocks, x3 = K. The loop uses x0 as the message pointer
+        // and clobbers v8/v9, whose low halves the AAPCS64 makes callee-saved.
+        Target::Aarch64 => (
+            "  stp d8, d9, [sp, #-16]!\n\
+             \x20 ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3], #64\n\
+             \x20 ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x3], #64\n\
+             \x20 ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x3], #64\n\
+             \x20 ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [x3]\n\
+             \x20 ld1 {v0.4s, v1.4s}, [x0]\n\
+             \x20 mov x9, x0\n\
+             \x20 mov x0, x1\n",
+            "  st1 {v0.4s, v1.4s}, [x9]\n\
+             \x20 ldp d8, d9, [sp], #16\n\
+             \x20 ret\n",
+        ),
+        // rdi = state, rsi = msg, rdx = end, rcx = K. The loop wants rdi = msg, rsi = end and
+        // the state as ABEF (xmm1) / CDGH (xmm2); every xmm register is caller-saved.
+        Target::X86_64 => (
+            "  mov r8, rdi\n\
+             \x20 mov rdi, rsi\n\
+             \x20 mov rsi, rdx\n\
+             \x20 movdqu xmm1, xmmword ptr [r8]\n\
+             \x20 movdqu xmm2, xmmword ptr [r8 + 16]\n\
+             \x20 pshufd xmm1, xmm1, 0xB1\n\
+             \x20 pshufd xmm2, xmm2, 0x1B\n\
+             \x20 movdqa xmm10, xmm1\n\
+             \x20 palignr xmm1, xmm2, 8\n\
+             \x20 pblendw xmm2, xmm10, 0xF0\n\
+             \x20 movdqu xmm7, xmmword ptr [rip + .Lbswap_mask]\n",
+            "  pshufd xmm1, xmm1, 0x1B\n\
+             \x20 pshufd xmm2, xmm2, 0xB1\n\
+             \x20 movdqa xmm10, xmm1\n\
+             \x20 pblendw xmm1, xmm2, 0xF0\n\
+             \x20 palignr xmm2, xmm10, 8\n\
+             \x20 movdqu xmmword ptr [r8], xmm1\n\
+             \x20 movdqu xmmword ptr [r8 + 16], xmm2\n\
+             \x20 ret\n\
+             .section .rodata\n\
+             .p2align 4\n\
+             .Lbswap_mask:\n\
+             \x20 .byte 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12\n",
+        ),
+        other => panic!("no wrapper for {other}"),
+    };
+    let syntax = if reference.target == Target::X86_64 {
+        ".intel_syntax noprefix\n"
+    } else {
+        ""
+    };
+    format!(
+        "{syntax}.text\n.globl ref_blocks\n.type ref_blocks, %function\nref_blocks:\n{prologue}{}\n{epilogue}",
+        reference.source
+    )
+}
+
+fn harness(reference: &Reference) -> String {
+    let k: Vec<String> = ROUND_CONSTS.iter().map(|k| format!("0x{k:08x}u")).collect();
+    let init: Vec<String> = INITIAL_STATE
+        .iter()
+        .map(|w| format!("0x{w:08x}u"))
+        .collect();
+    let (third_type, third_arg) = match reference.target {
+        Target::X86_64 => ("const uint8_t *", "buf + n"),
+        _ => ("uint64_t", "n / 64"),
+    };
+    format!(
+        "#include <stdint.h>\n#include <stdio.h>\n\
+         extern void ref_blocks(uint32_t *state, const uint8_t *msg, {third_type} third, const uint32_t *k);\n\
+         static const uint32_t K[64] = {{{}}};\n\
+         static uint8_t buf[1 << 16];\n\
+         int main(void) {{\n\
+           size_t n = fread(buf, 1, sizeof buf, stdin);\n\
+           if (n == 0 || n % 64 != 0) return 2;\n\
+           uint32_t s[8] = {{{}}};\n\
+           ref_blocks(s, buf, {third_arg}, K);\n\
+           for (int i = 0; i < 8; i++) printf(\"%08x\", s[i]);\n\
+           printf(\"\\n\");\n\
+           return 0;\n\
+         }}\n",
+        k.join(", "),
+        init.join(", ")
+    )
+}
+
+/// Builds the reference's test program; `None` (after `test_can_use` said why) when the
+/// target's tools are missing outside CI.
+fn build(
+    reference: &Reference,
+    dir: &std::path::Path,
+) -> Option<(std::path::PathBuf, Option<std::path::PathBuf>)> {
+    let tools = toolchain_status(reference.target);
+    if !test_can_use(tools.as_ref()) {
+        return None;
+    }
+    let tools = tools.ok()?;
+    let asm = dir.join(format!("{}.s", reference.name));
+    let c = dir.join(format!("{}.c", reference.name));
+    let exe = dir.join(reference.name);
+    std::fs::write(&asm, wrapped(reference)).expect("write the wrapper");
+    std::fs::write(&c, harness(reference)).expect("write the harness");
+    let mut cc = Command::new(&tools.cc);
+    cc.args(["-static", "-O1"]);
+    if reference.target == Target::Aarch64 {
+        cc.arg("-march=armv8-a+crypto");
+    }
+    let out = cc
+        .arg("-o")
+        .arg(&exe)
+        .arg(&c)
+        .arg(&asm)
+        .output()
+        .expect("start the C compiler");
+    assert!(
+        out.status.success(),
+        "{}: linking failed:\n{}",
+        reference.name,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some((exe, tools.qemu))
+}
+
+fn run(exe: &std::path::Path, qemu: Option<&std::path::Path>, padded: &[u8]) -> String {
+    let mut cmd = match qemu {
+        Some(qemu) => {
+            let mut c = Command::new(qemu);
+            c.arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the test program");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(padded)
+        .expect("feed the message");
+    let out = child.wait_with_output().expect("wait for the test program");
+    assert!(
+        out.status.success(),
+        "the reference program failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn every_reference_computes_sha256_on_its_target() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5a256);
+    let mut messages: Vec<Vec<u8>> = FIPS180_EXAMPLES
+        .iter()
+        .map(|(m, _)| m.as_bytes().to_vec())
+        .collect();
+    for len in [0usize, 55, 56, 64, 119, 1000] {
+        messages.push((0..len).map(|_| rng.random()).collect());
+    }
+    for reference in &REFERENCES {
+        let Some((exe, qemu)) = build(reference, dir.path()) else {
+            continue;
+        };
+        if reference.target == Target::X86_64
+            && !(std::arch::is_x86_feature_detected!("sha")
+                && std::arch::is_x86_feature_detected!("sse4.1"))
+        {
+            // Both CPUs of this machine kind have the SHA extensions; any other host cannot
+            // run this reference natively, which is a missing tool like any other.
+            assert!(
+                test_can_use::<(), &str>(Err("the host CPU has no SHA extensions")),
+                "unreachable"
+            );
+            continue;
+        }
+        for message in &messages {
+            let got = run(&exe, qemu.as_deref(), &pad_message(message));
+            assert_eq!(
+                got,
+                hex(&sha2::Sha256::digest(message)),
+                "{} on a {}-byte message",
+                reference.name,
+                message.len()
+            );
+        }
+        for (message, digest) in FIPS180_EXAMPLES {
+            assert_eq!(
+                run(&exe, qemu.as_deref(), &pad_message(message.as_bytes())),
+                digest
+            );
+        }
+    }
+}
+
+#[test]
+fn every_reference_has_all_64_rounds_and_48_schedule_words() {
+    for reference in &REFERENCES {
+        let (rounds, schedule): (usize, usize) = match reference.target {
+            Target::Aarch64 => (
+                4 * reference.count("sha256h"),
+                4 * reference.count("sha256su1"),
+            ),
+            Target::X86_64 => (
+                2 * reference.count("sha256rnds2"),
+                4 * reference.count("sha256msg2"),
+            ),
+            other => panic!("unexpected target {other}"),
+        };
+        assert_eq!(rounds, 64, "{}", reference.name);
+        assert_eq!(schedule, 48, "{}", reference.name);
+    }
+}
+
+#[test]
+fn every_reference_is_costed_on_each_of_its_cpus() {
+    for reference in &REFERENCES {
+        for cpu in reference.cpus {
+            let cycles = match reference.cycles(cpu) {
+                Ok(cycles) => cycles,
+                // A missing llvm-mca is a missing tool; any other error is a failure.
+                Err(missing @ McaError::MissingTool { .. }) => {
+                    assert!(!test_can_use::<(), _>(Err(missing)));
+                    continue;
+                }
+                Err(e) => panic!("{} on {cpu}: {e}", reference.name),
+            };
+            // One crypto pipe issues at most one round instruction per cycle: 16 (AArch64:
+            // SHA256H + SHA256H2 per quad → 32) round instructions per block at the least.
+            let round_insts = reference.count("sha256h")
+                + reference.count("sha256h2")
+                + reference.count("sha256rnds2");
+            assert!(
+                cycles.is_finite() && cycles >= round_insts as f64 / 2.0,
+                "{} on {cpu}: {cycles} cycles per block",
+                reference.name
+            );
+        }
+    }
+    assert!(REFERENCES[0].cycles("skylake").is_err());
+}
