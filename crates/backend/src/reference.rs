@@ -36,6 +36,13 @@ pub struct Reference {
     pub mattr: Option<&'static str>,
     /// The loop body in llvm-mca's assembly syntax, ending in its back edge.
     pub source: &'static str,
+    /// Assembly before the loop that makes it a C-callable function (its signature is in the
+    /// file's header) and after it (storing the state back).
+    pub entry: &'static str,
+    /// See [`Reference::entry`].
+    pub exit: &'static str,
+    /// The function's symbol.
+    pub symbol: &'static str,
 }
 
 /// Every reference loop, in report order.
@@ -51,6 +58,9 @@ pub const REFERENCES: [Reference; 2] = [
         // Armv9 makes FEAT_SHA256 optional, so LLVM's neoverse-v2 model needs it named.
         mattr: Some("+sha2"),
         source: include_str!("reference/aarch64_sha256_ce.s"),
+        entry: include_str!("reference/aarch64_sha256_ce_entry.s"),
+        exit: include_str!("reference/aarch64_sha256_ce_exit.s"),
+        symbol: "schedlab_reference_sha256_ce",
     },
     Reference {
         kernel: "sha256",
@@ -63,6 +73,9 @@ pub const REFERENCES: [Reference; 2] = [
         cpus: &["znver3", "znver4", "sapphirerapids"],
         mattr: None,
         source: include_str!("reference/x86_64_sha256_ni.s"),
+        entry: include_str!("reference/x86_64_sha256_ni_entry.s"),
+        exit: include_str!("reference/x86_64_sha256_ni_exit.s"),
+        symbol: "schedlab_reference_sha256_ni",
     },
 ];
 
@@ -80,6 +93,12 @@ impl Reference {
         mca_cost_source(self.target, cpu, self.mattr, self.source).map(|(cycles, _ipc)| cycles)
     }
 
+    /// The loop as a C-callable function: entry, body, exit (one assembly file for the
+    /// target's GNU assembler).
+    pub fn callable(&self) -> String {
+        format!("{}{}\n{}", self.entry, self.source, self.exit)
+    }
+
     /// How many lines of the loop body use `mnemonic` (comments and labels excluded).
     pub fn count(&self, mnemonic: &str) -> usize {
         self.instructions()
@@ -95,5 +114,69 @@ impl Reference {
                 && !line.starts_with('#')
                 && !line.starts_with('.')
         })
+    }
+}
+
+/// The x86_64 SHA-NI reference loop linked into this program, to time it natively beside the
+/// llvm-mca figure (`schedlab bench --kernel sha256`).
+#[cfg(target_arch = "x86_64")]
+pub mod native {
+    use schedlab_kernels::sha256::ROUND_CONSTS;
+
+    std::arch::global_asm!(concat!(
+        include_str!("reference/x86_64_sha256_ni_entry.s"),
+        include_str!("reference/x86_64_sha256_ni.s"),
+        include_str!("reference/x86_64_sha256_ni_exit.s"),
+    ));
+
+    /// The round constants, 16-byte aligned: SSE's `paddd xmm, m128` faults on anything less.
+    #[repr(C, align(16))]
+    struct AlignedConstants([u32; 64]);
+
+    static ROUND_CONSTS_ALIGNED: AlignedConstants = AlignedConstants(ROUND_CONSTS);
+
+    unsafe extern "C" {
+        fn schedlab_reference_sha256_ni(
+            state: *mut u32,
+            msg: *const u8,
+            end: *const u8,
+            k: *const u32,
+        );
+    }
+
+    /// Whether this CPU can run the SHA-NI reference.
+    pub fn sha256_ni_available() -> bool {
+        std::arch::is_x86_feature_detected!("sha") && std::arch::is_x86_feature_detected!("sse4.1")
+    }
+
+    /// Runs the SHA-NI reference loop over `blocks` (whole 64-byte blocks) from `state`.
+    /// Errors (never runs) when the CPU lacks the extension or `blocks` is not whole blocks.
+    pub fn sha256_ni_compress(state: &mut [u32; 8], blocks: &[u8]) -> Result<(), String> {
+        if !sha256_ni_available() {
+            return Err("this CPU has no SHA extensions (sha, sse4.1)".to_string());
+        }
+        if blocks.len() % 64 != 0 {
+            return Err(format!(
+                "{} bytes are not whole 64-byte blocks",
+                blocks.len()
+            ));
+        }
+        if blocks.is_empty() {
+            return Ok(());
+        }
+        let range = blocks.as_ptr_range();
+        // SAFETY: the CPU has the instructions (checked above); the loop reads exactly
+        // `blocks` (a non-empty multiple of 64 bytes, `end` is one past its last byte) and the
+        // 64 round constants (16-byte aligned, as its `paddd` needs), and writes only the
+        // eight words of `state`.
+        unsafe {
+            schedlab_reference_sha256_ni(
+                state.as_mut_ptr(),
+                range.start,
+                range.end,
+                ROUND_CONSTS_ALIGNED.0.as_ptr(),
+            )
+        };
+        Ok(())
     }
 }

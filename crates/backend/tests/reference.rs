@@ -14,66 +14,6 @@ use sha2::Digest;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-/// The wrapper around a reference's loop: `void ref_blocks(uint32_t state[8], const uint8_t
-/// *msg, <blocks or end pointer>, const uint32_t k[64])`, setting up the registers the loop's
-/// header comment names and storing the state back.
-fn wrapped(reference: &Reference) -> String {
-    let (prologue, epilogue) = match reference.target {
-        // x0 = state, x1 = msg, x2 = blocks, x3 = K. The loop uses x0 as the message pointer
-        // and clobbers v8/v9, whose low halves the AAPCS64 makes callee-saved.
-        Target::Aarch64 => (
-            "  stp d8, d9, [sp, #-16]!\n\
-             \x20 ld1 {v16.4s, v17.4s, v18.4s, v19.4s}, [x3], #64\n\
-             \x20 ld1 {v20.4s, v21.4s, v22.4s, v23.4s}, [x3], #64\n\
-             \x20 ld1 {v24.4s, v25.4s, v26.4s, v27.4s}, [x3], #64\n\
-             \x20 ld1 {v28.4s, v29.4s, v30.4s, v31.4s}, [x3]\n\
-             \x20 ld1 {v0.4s, v1.4s}, [x0]\n\
-             \x20 mov x9, x0\n\
-             \x20 mov x0, x1\n",
-            "  st1 {v0.4s, v1.4s}, [x9]\n\
-             \x20 ldp d8, d9, [sp], #16\n\
-             \x20 ret\n",
-        ),
-        // rdi = state, rsi = msg, rdx = end, rcx = K. The loop wants rdi = msg, rsi = end and
-        // the state as ABEF (xmm1) / CDGH (xmm2); every xmm register is caller-saved.
-        Target::X86_64 => (
-            "  mov r8, rdi\n\
-             \x20 mov rdi, rsi\n\
-             \x20 mov rsi, rdx\n\
-             \x20 movdqu xmm1, xmmword ptr [r8]\n\
-             \x20 movdqu xmm2, xmmword ptr [r8 + 16]\n\
-             \x20 pshufd xmm1, xmm1, 0xB1\n\
-             \x20 pshufd xmm2, xmm2, 0x1B\n\
-             \x20 movdqa xmm10, xmm1\n\
-             \x20 palignr xmm1, xmm2, 8\n\
-             \x20 pblendw xmm2, xmm10, 0xF0\n\
-             \x20 movdqu xmm7, xmmword ptr [rip + .Lbswap_mask]\n",
-            "  pshufd xmm1, xmm1, 0x1B\n\
-             \x20 pshufd xmm2, xmm2, 0xB1\n\
-             \x20 movdqa xmm10, xmm1\n\
-             \x20 pblendw xmm1, xmm2, 0xF0\n\
-             \x20 palignr xmm2, xmm10, 8\n\
-             \x20 movdqu xmmword ptr [r8], xmm1\n\
-             \x20 movdqu xmmword ptr [r8 + 16], xmm2\n\
-             \x20 ret\n\
-             .section .rodata\n\
-             .p2align 4\n\
-             .Lbswap_mask:\n\
-             \x20 .byte 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12\n",
-        ),
-        other => panic!("no wrapper for {other}"),
-    };
-    let syntax = if reference.target == Target::X86_64 {
-        ".intel_syntax noprefix\n"
-    } else {
-        ""
-    };
-    format!(
-        "{syntax}.text\n.globl ref_blocks\n.type ref_blocks, %function\nref_blocks:\n{prologue}{}\n{epilogue}",
-        reference.source
-    )
-}
-
 fn harness(reference: &Reference) -> String {
     let k: Vec<String> = ROUND_CONSTS.iter().map(|k| format!("0x{k:08x}u")).collect();
     let init: Vec<String> = INITIAL_STATE
@@ -86,20 +26,21 @@ fn harness(reference: &Reference) -> String {
     };
     format!(
         "#include <stdint.h>\n#include <stdio.h>\n\
-         extern void ref_blocks(uint32_t *state, const uint8_t *msg, {third_type} third, const uint32_t *k);\n\
-         static const uint32_t K[64] = {{{}}};\n\
+         extern void {symbol}(uint32_t *state, const uint8_t *msg, {third_type} third, const uint32_t *k);\n\
+         static const uint32_t K[64] __attribute__((aligned(16))) = {{{}}};\n\
          static uint8_t buf[1 << 16];\n\
          int main(void) {{\n\
            size_t n = fread(buf, 1, sizeof buf, stdin);\n\
            if (n == 0 || n % 64 != 0) return 2;\n\
            uint32_t s[8] = {{{}}};\n\
-           ref_blocks(s, buf, {third_arg}, K);\n\
+           {symbol}(s, buf, {third_arg}, K);\n\
            for (int i = 0; i < 8; i++) printf(\"%08x\", s[i]);\n\
            printf(\"\\n\");\n\
            return 0;\n\
          }}\n",
         k.join(", "),
-        init.join(", ")
+        init.join(", "),
+        symbol = reference.symbol,
     )
 }
 
@@ -117,7 +58,7 @@ fn build(
     let asm = dir.join(format!("{}.s", reference.name));
     let c = dir.join(format!("{}.c", reference.name));
     let exe = dir.join(reference.name);
-    std::fs::write(&asm, wrapped(reference)).expect("write the wrapper");
+    std::fs::write(&asm, reference.callable()).expect("write the wrapper");
     std::fs::write(&c, harness(reference)).expect("write the harness");
     let mut cc = Command::new(&tools.cc);
     cc.args(["-static", "-O1"]);
@@ -266,4 +207,26 @@ fn every_reference_is_costed_on_each_of_its_cpus() {
         }
     }
     assert!(REFERENCES[0].cycles("skylake").is_err());
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_linked_sha_ni_reference_matches_sha2_and_refuses_partial_blocks() {
+    use schedlab_backend::reference::native::{sha256_ni_available, sha256_ni_compress};
+    if !sha256_ni_available() {
+        assert!(!test_can_use::<(), _>(Err(
+            "the host CPU has no SHA extensions"
+        )));
+        return;
+    }
+    for len in [0usize, 3, 64, 200, 4096] {
+        let message: Vec<u8> = (0..len).map(|i| (i * 7 + 1) as u8).collect();
+        let mut state = INITIAL_STATE;
+        sha256_ni_compress(&mut state, &pad_message(&message)).expect("whole blocks");
+        let digest: String = state.iter().map(|w| format!("{w:08x}")).collect();
+        assert_eq!(digest, hex(&sha2::Sha256::digest(&message)), "{len} bytes");
+    }
+    let mut state = INITIAL_STATE;
+    assert!(sha256_ni_compress(&mut state, &[0u8; 65]).is_err());
+    assert_eq!(state, INITIAL_STATE);
 }
