@@ -120,6 +120,9 @@ impl Reference {
 /// The x86_64 SHA-NI reference loop linked into this program, to time it natively beside the
 /// llvm-mca figure (`schedlab bench --kernel sha256`).
 #[cfg(target_arch = "x86_64")]
+// The loop's files name `.intel_syntax` because gcc's assembler and llvm-mca read them too,
+// where AT&T syntax is the default.
+#[allow(bad_asm_style)]
 pub mod native {
     use schedlab_kernels::sha256::ROUND_CONSTS;
 
@@ -155,7 +158,7 @@ pub mod native {
         if !sha256_ni_available() {
             return Err("this CPU has no SHA extensions (sha, sse4.1)".to_string());
         }
-        if blocks.len() % 64 != 0 {
+        if !blocks.len().is_multiple_of(64) {
             return Err(format!(
                 "{} bytes are not whole 64-byte blocks",
                 blocks.len()
