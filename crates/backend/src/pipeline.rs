@@ -32,7 +32,7 @@ use schedlab_passes::sched::{
 /// configuration with no spills on AArch64 and riscv64 and the fewest on x86_64 and s390x
 /// (`notes/spills.md`), and it is as fast as any at 1 MiB and 64 B (`notes/results.md`).
 /// `latency-pressure` was measured against it and does not beat it (`notes/design.md`).
-pub const DEFAULT_STRATEGY: &str = "remat-loads";
+pub const DEFAULT_STRATEGY: &str = "balanced";
 
 /// What to run on a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
