@@ -109,7 +109,7 @@ pub fn mca_cpus(target: Target) -> &'static [&'static str] {
 /// (or models wrongly), else 14 (any installed llvm-mca, plain name first).
 pub fn mca_llvm_major(cpu: &str) -> u32 {
     match cpu {
-        "znver4" | "sapphirerapids" | "neoverse-n1" | "neoverse-v2" => 19,
+        "znver4" | "sapphirerapids" | "neoverse-n1" | "neoverse-v2" | "sifive-u74" => 19,
         _ => 14,
     }
 }
