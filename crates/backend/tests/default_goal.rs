@@ -10,6 +10,7 @@
 //! skips with a message, or fails under `SCHEDLAB_REQUIRE_TOOLS=1` (CI).
 #![allow(missing_docs)]
 
+use cranelift_codegen::ir::Function;
 use schedlab_backend::cost::{LoopCost, loop_cost};
 use schedlab_backend::mca::llvm_tool;
 use schedlab_backend::pipeline::{self, DEFAULT_STRATEGY, PipelineConfig, StageOptions};
@@ -17,6 +18,9 @@ use schedlab_backend::tools::test_can_use;
 use schedlab_backend::{Artifact, Target};
 use schedlab_kernels::{bigint, md5};
 use schedlab_passes::sched::strategy_names;
+
+/// A kernel's name and builder.
+type KernelBuilder = (&'static str, fn() -> Function);
 
 /// Allowed excess of the default's modelled cycles over the best other strategy's.
 const TOLERANCE: f64 = 0.01;
@@ -29,7 +33,7 @@ struct Figures {
 
 fn figures(
     kernel: &str,
-    build: fn() -> cranelift_codegen::ir::Function,
+    build: fn() -> Function,
     target: Target,
     strategy: &'static str,
 ) -> Figures {
@@ -54,7 +58,7 @@ fn default_is_best_within_one_percent_and_spills_least_on_out_of_order_targets()
     if !test_can_use(llvm_tool("llvm-objdump")) {
         return;
     }
-    let kernels: [(&str, fn() -> cranelift_codegen::ir::Function); 3] = [
+    let kernels: [KernelBuilder; 3] = [
         ("md5", md5::compress_multi_block),
         ("muladd", bigint::mul_add),
         ("square-to-len", bigint::square_to_len),

@@ -2,8 +2,12 @@
 //! `remat-loads`, on an in-order core exactly like `latency-pressure` — and the two differ,
 //! so the choice is visible. The kernels are schedlab's MD5 and SHA-256 loops.
 
+use cranelift_codegen::ir::Function;
 use schedlab_kernels::{md5, sha256};
 use schedlab_passes::sched::{self, MachineModel};
+
+/// A kernel's name and builder.
+type KernelBuilder = (&'static str, fn() -> Function);
 
 fn scheduled(
     build: fn() -> cranelift_codegen::ir::Function,
@@ -18,7 +22,7 @@ fn scheduled(
 
 #[test]
 fn balanced_is_remat_loads_out_of_order_and_latency_pressure_in_order() {
-    let kernels: [(&str, fn() -> cranelift_codegen::ir::Function); 2] = [
+    let kernels: [KernelBuilder; 2] = [
         ("md5", md5::compress_multi_block),
         ("sha256", sha256::compress_multi_block),
     ];
