@@ -21,10 +21,12 @@
 //! (branches are issued but never mispredicted); the figure is `Total Cycles / Iterations`.
 //!
 //! **CPU models** (LLVM 14): x86_64 `znver3`, `skylake`; AArch64 `thunderx2t99` (the ThunderX2
-//! of the original measurements), `cortex-a72`; s390x `z15`; riscv64 `sifive-u74`. Current
-//! cores come from LLVM 19's `llvm-mca-19` (Debian `llvm-19`): x86_64 `znver4`,
-//! `sapphirerapids`; AArch64 `neoverse-n1`, `neoverse-v2` (LLVM 14's `neoverse-n1` is its
-//! Cortex-A57 model, so N1 is only offered from LLVM 19).
+//! of the original measurements), `cortex-a72`; s390x `z15`. Current cores come from LLVM
+//! 19's `llvm-mca-19` (Debian `llvm-19`): x86_64 `znver4`, `sapphirerapids`; AArch64
+//! `neoverse-n1`, `neoverse-v2` (LLVM 14's `neoverse-n1` is its Cortex-A57 model, so N1 is
+//! only offered from LLVM 19); and riscv64 `sifive-u74`, because LLVM 14's SiFive7 model
+//! lacks the ALU-to-ALU bypass (`SiFive7AnyToGPRBypass`, which the scheduler's model follows):
+//! there a chain of dependent `add`s costs 3 cycles each, in LLVM 19 1.
 
 use crate::compile::Compiled;
 use crate::emulate::find_program;
@@ -109,7 +111,7 @@ pub fn mca_cpus(target: Target) -> &'static [&'static str] {
 /// (or models wrongly), else 14 (any installed llvm-mca, plain name first).
 pub fn mca_llvm_major(cpu: &str) -> u32 {
     match cpu {
-        "znver4" | "sapphirerapids" | "neoverse-n1" | "neoverse-v2" => 19,
+        "znver4" | "sapphirerapids" | "neoverse-n1" | "neoverse-v2" | "sifive-u74" => 19,
         _ => 14,
     }
 }
@@ -800,5 +802,6 @@ mod tests {
         // LLVM 14's neoverse-n1 is a Cortex-A57 model: N1 is costed by LLVM 19 only.
         assert_eq!(mca_llvm_major("neoverse-n1"), 19);
         assert_eq!(mca_llvm_major("cortex-a72"), 14);
+        assert_eq!(mca_llvm_major("sifive-u74"), 19);
     }
 }

@@ -28,11 +28,11 @@ use schedlab_passes::sched::{
 };
 
 /// The scheduling strategy the pipeline (and so the `Md5` library) uses unless told otherwise:
-/// each message load right before its use, as the hand-written intrinsics do. It is the one
-/// configuration with no spills on AArch64 and riscv64 and the fewest on x86_64 and s390x
-/// (`notes/spills.md`), and it is as fast as any at 1 MiB and 64 B (`notes/results.md`).
-/// `latency-pressure` was measured against it and does not beat it (`notes/design.md`).
-pub const DEFAULT_STRATEGY: &str = "remat-loads";
+/// `balanced`, which follows the target's machine model — `remat-loads`' order (each message
+/// load right before its use, as the hand-written intrinsics do) on out-of-order cores,
+/// `latency-pressure` on in-order ones (riscv64's SiFive U74). `scripts/goal-table` checks it
+/// against every other strategy per kernel × target × CPU model (`notes/design.md`, issue 15).
+pub const DEFAULT_STRATEGY: &str = "balanced";
 
 /// What to run on a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

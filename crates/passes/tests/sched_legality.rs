@@ -57,6 +57,7 @@ fn registry_is_stable_and_unknown_names_list_the_valid_ones() {
             "pressure",
             "pressure-remat",
             "latency-pressure",
+            "balanced",
             "shuffle"
         ]
     );

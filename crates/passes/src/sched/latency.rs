@@ -21,6 +21,9 @@
 //!   integer ALU ops are 3 cycles in the model but `SiFive7AnyToGPRBypass` advances their
 //!   readers by 2, so the ALU-to-ALU latency used here is 1.
 //!
+//! Only the SiFive U74 is an in-order core (`SiFive7Model`: `MicroOpBufferSize = 0`); the
+//! Zen 3, ThunderX2 and z13 models have reorder buffers (`MicroOpBufferSize` 256, 180, 60).
+//!
 //! Allocatable integer registers are counted from Cranelift 0.135's register environments
 //! (`isa/*/abi.rs`): x86_64 14 (16 minus `rsp`, `rbp`), AArch64 26 (x0–x15, x19–x28 and x21
 //! without a pinned register; x16/x17 are spill temporaries, x18 is the platform register),
@@ -68,6 +71,9 @@ pub struct MachineModel {
     pub issue_width: u32,
     /// Integer registers Cranelift's allocator can use in this function's body.
     pub allocatable_gprs: usize,
+    /// The core issues in program order (LLVM's `MicroOpBufferSize = 0`): no reorder buffer
+    /// hides a latency the schedule leaves exposed, so the order itself must cover it.
+    pub in_order: bool,
     /// Operation latencies.
     pub latencies: Latencies,
 }
@@ -98,6 +104,7 @@ impl MachineModel {
             source: "LLVM X86ScheduleZnver3.td (AMD SOG 19h)",
             issue_width: 6,
             allocatable_gprs: 14,
+            in_order: false,
             latencies: Latencies {
                 alu: 1,
                 shift: 1,
@@ -122,6 +129,7 @@ impl MachineModel {
             source: "LLVM AArch64SchedThunderX2T99.td",
             issue_width: 4,
             allocatable_gprs: 26,
+            in_order: false,
             latencies: Latencies {
                 alu: 1,
                 shift: 1,
@@ -146,6 +154,7 @@ impl MachineModel {
             source: "LLVM SystemZScheduleZ13.td",
             issue_width: 6,
             allocatable_gprs: 13,
+            in_order: false,
             latencies: Latencies {
                 alu: 1,
                 shift: 1,
@@ -170,6 +179,7 @@ impl MachineModel {
             source: "LLVM RISCVSchedSiFive7.td",
             issue_width: 2,
             allocatable_gprs: 25,
+            in_order: true,
             latencies: Latencies {
                 alu: 1,
                 shift: 1,

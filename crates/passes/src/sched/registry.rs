@@ -58,6 +58,7 @@ pub static STRATEGIES: &[StrategyEntry] = &[
     strategies::pressure::ENTRY,
     strategies::pressure_remat::ENTRY,
     strategies::latency_pressure::ENTRY,
+    strategies::balanced::ENTRY,
     strategies::shuffle::ENTRY,
 ];
 

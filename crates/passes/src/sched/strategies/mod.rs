@@ -1,5 +1,6 @@
 //! The strategies, one per file. Each file ends with its registry entry (`ENTRY`).
 
+pub mod balanced;
 pub mod hoist_loads;
 pub mod latency_pressure;
 pub mod list_latency;
