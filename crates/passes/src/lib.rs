@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 pub mod bce;
 pub mod deopt;
+pub mod forward;
 pub mod iv;
 pub mod rewrite;
 pub mod sched;
