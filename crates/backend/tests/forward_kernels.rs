@@ -59,7 +59,10 @@ fn forwarding_agrees_with_the_models(target: Target) {
         }
     }
     assert!(calls > 0, "no call ran on {target}");
-    assert!(forwarded > 0, "nothing was forwarded in the SHA-256 kernels");
+    assert!(
+        forwarded > 0,
+        "nothing was forwarded in the SHA-256 kernels"
+    );
     assert!(
         failures.is_empty(),
         "{} of {calls} calls differ from the Java model on {target}:\n{}",

@@ -133,16 +133,8 @@ pub enum Schedule {
 /// plus `w: i64` for [`Schedule::Argument`].
 pub fn signature_for(schedule: Schedule) -> Signature {
     let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.extend(
-        [
-            types::I64,
-            types::I64,
-            types::I32,
-            types::I32,
-            types::I32,
-        ]
-        .map(AbiParam::new),
-    );
+    sig.params
+        .extend([types::I64, types::I64, types::I32, types::I32, types::I32].map(AbiParam::new));
     if schedule == Schedule::Argument {
         sig.params.push(AbiParam::new(types::I64));
     }

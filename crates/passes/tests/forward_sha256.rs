@@ -37,7 +37,7 @@ fn wrapper(kernel: &Function, case: &Case, visible_w: bool) -> Function {
     b.switch_to_block(block);
     b.seal_block(block);
     let flags = MemFlagsData::new();
-    let mut array = |b: &mut FunctionBuilder, bytes: &[u8]| -> Value {
+    let array = |b: &mut FunctionBuilder, bytes: &[u8]| -> Value {
         let size = bytes.len().max(4) as u32;
         let slot =
             b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size, 2));
@@ -148,7 +148,10 @@ fn variants(build: fn() -> Function) -> (Vec<(&'static str, Function)>, forward:
 
 fn differential(kernel: &dyn Kernel, build: fn() -> Function, visible_w: bool) {
     let (variants, _) = variants(build);
-    let cases = kernel.cases(&CaseOptions { seed: 16, random: 6 });
+    let cases = kernel.cases(&CaseOptions {
+        seed: 16,
+        random: 6,
+    });
     for case in &cases {
         let want = expected(kernel, case, visible_w);
         for (what, func) in &variants {

@@ -17,8 +17,8 @@
 //! rule 4 applies.
 
 use cranelift_codegen::ir::{
-    AliasRegion, Endianness, Function, Inst, InstructionData, MemFlagsData, Opcode, StackSlot, Type, Value,
-    ValueDef, types,
+    AliasRegion, Endianness, Function, Inst, InstructionData, MemFlagsData, Opcode, StackSlot,
+    Type, Value, ValueDef, types,
 };
 use rustc_hash::FxHashSet;
 
@@ -99,9 +99,7 @@ pub fn effect(func: &Function, inst: Inst) -> Effect {
     let data = &func.dfg.insts[inst];
     let opcode = data.opcode();
     let access = |addr: Value, offset: i64, ty: Type| {
-        let flags = data
-            .memflags_data(&func.dfg)
-            .unwrap_or(MemFlagsData::new());
+        let flags = data.memflags_data(&func.dfg).unwrap_or(MemFlagsData::new());
         let (base, offset) = locate(func, addr, offset);
         Access {
             base,
