@@ -309,3 +309,26 @@ fn a_loop_header_starts_empty() {
         assert_eq!(interpret(&func, &args), interpret(&original, &args));
     }
 }
+
+#[test]
+fn a_slot_address_passed_to_a_block_escapes() {
+    // Read through the block parameter, not through `stack_addr`: the slot must count as
+    // read, so its store stays.
+    let text = "function %f(i32) -> i32 {
+             ss0 = explicit_slot 4, align = 4
+         block0(v0: i32):
+             v1 = stack_addr.i64 ss0
+             store v0, v1
+             jump block1(v1)
+         block1(v2: i64):
+             v3 = load.i32 v2
+             return v3
+         }";
+    let (original, func, stats) = forwarded(text);
+    assert_eq!(stats.stores_removed, 0);
+    assert_eq!(count(&func, Opcode::Store), 1);
+    for a in [0, 7, -3] {
+        let args = [DataValue::I32(a)];
+        assert_eq!(interpret(&func, &args), interpret(&original, &args));
+    }
+}
