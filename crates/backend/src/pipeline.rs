@@ -1,7 +1,8 @@
 //! The whole pipeline in one place, in the order it runs:
 //!
 //! ```text
-//! build → verify → bce (slow path outlined?) → verify → optimise? → rewrite → verify
+//! build → verify → bce (slow path outlined?) → verify → forward? (store→load, dead scratch
+//!       stores) → verify → optimise? → rewrite → verify
 //!       → iv (strength reduction in the check-free loops) → verify
 //!       → schedule → verify → compile (opt_level=none) → stats
 //! ```
@@ -21,6 +22,7 @@ use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
+use schedlab_passes::forward::{self, ForwardStats};
 use schedlab_passes::iv::{self, IvStats};
 use schedlab_passes::rewrite::{self, ConstantPlacement, RewriteStats, model_latency};
 use schedlab_passes::sched::{
@@ -34,11 +36,20 @@ use schedlab_passes::sched::{
 /// against every other strategy per kernel × target × CPU model (`notes/design.md`, issue 15).
 pub const DEFAULT_STRATEGY: &str = "balanced";
 
+/// Whether the pipeline forwards stores to loads unless told otherwise: off. It removes every
+/// `W` load of SHA-256, but no strategy yet interleaves the message schedule with the rounds,
+/// so the 64 schedule words stay live at once and every strategy spills more on x86_64 and
+/// AArch64 than with `W` in memory (`notes/design.md`, "Issue 16: SHA-256's W in SSA values").
+pub const DEFAULT_FORWARD_STORES: bool = false;
+
 /// What to run on a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PipelineConfig {
     /// How far bounds-check elimination goes.
     pub bce: BceLevel,
+    /// Forward stores to loads and remove dead stores to private scratch memory
+    /// ([`schedlab_passes::forward`]), right after bounds-check elimination.
+    pub forward_stores: bool,
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     pub optimize: bool,
     /// Run the critical-path rewrites (masked merge, reassociation by ready time).
@@ -63,6 +74,7 @@ impl Default for PipelineConfig {
     fn default() -> Self {
         Self {
             bce: BceLevel::Predicate,
+            forward_stores: DEFAULT_FORWARD_STORES,
             optimize: false,
             rewrites: true,
             constants: ConstantPlacement::Early,
@@ -155,6 +167,8 @@ pub struct StageText {
     pub clif: String,
     /// After bounds-check elimination.
     pub bce: String,
+    /// After store-to-load forwarding (the BCE text when the stage is off).
+    pub forward: String,
     /// After the rewrites (and the optional optimise stage) and induction-variable reduction.
     pub rewrite: String,
     /// After scheduling: what code generation receives.
@@ -166,6 +180,8 @@ pub struct StageText {
 pub struct IrStats {
     /// What bounds-check elimination did.
     pub bce: Option<BceStats>,
+    /// What store-to-load forwarding did (`None` when disabled).
+    pub forward: Option<ForwardStats>,
     /// What the rewrites did (`None` when disabled).
     pub rewrite: Option<RewriteStats>,
     /// What induction-variable strength reduction did (`None` when disabled).
@@ -286,6 +302,15 @@ pub fn run_ir_stages_with(
     )?;
     verify_stage(func, "bce")?;
     stages.bce = text(func);
+    let forward = if config.forward_stores {
+        let stats = forward::run(func);
+        verify_stage(func, "forward")?;
+        stages.forward = text(func);
+        Some(stats)
+    } else {
+        stages.forward = stages.bce.clone();
+        None
+    };
     if config.optimize {
         optimize(func, target)?;
         verify_stage(func, "optimise")?;
@@ -326,6 +351,7 @@ pub fn run_ir_stages_with(
         stages,
         IrStats {
             bce: Some(bce_stats),
+            forward,
             rewrite,
             iv,
             schedule,

@@ -34,6 +34,10 @@ pub struct CheckArgs {
     /// hot loop, with a checked fallback loop).
     #[arg(long, default_value = "predicate", value_parser = parse_bce)]
     bce: schedlab_passes::bce::BceLevel,
+    /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
+    /// elimination (keeps SHA-256's `W` in SSA values): on or off.
+    #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
+    forward_stores: crate::switch::Switch,
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
@@ -175,6 +179,7 @@ fn check_one(
     let mut func = k.func.clone();
     let config = PipelineConfig {
         bce: args.bce,
+        forward_stores: args.forward_stores.enabled(),
         ..PipelineConfig::with_strategy(strategy)
     };
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;

@@ -17,7 +17,7 @@ pub struct DumpArgs {
     /// Target (x86_64, aarch64, s390x, riscv64).
     #[arg(long, default_value = "x86_64")]
     target: String,
-    /// Stage: clif (as built), bce, rewrite, sched (what codegen receives), asm (VCode after
+    /// Stage: clif (as built), bce, forward, rewrite, sched (what codegen receives), asm (VCode after
     /// register allocation).
     #[arg(long, value_enum, default_value_t = Stage::Sched)]
     stage: Stage,
@@ -28,6 +28,10 @@ pub struct DumpArgs {
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     #[arg(long)]
     optimize: bool,
+    /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
+    /// elimination (keeps SHA-256's `W` in SSA values): on or off.
+    #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
+    forward_stores: crate::switch::Switch,
     /// The checked slow path of predicated loops: `eager` compiles it in the same function,
     /// `lazy` outlines it to a call as the `Md5` library's JIT does (the call's address is a
     /// placeholder: the code is for measuring, not running).
@@ -59,6 +63,8 @@ pub enum Stage {
     Clif,
     /// After bounds-check elimination.
     Bce,
+    /// After store-to-load forwarding (`--forward-stores`; the BCE text when off).
+    Forward,
     /// After the critical-path rewrites.
     Rewrite,
     /// After scheduling.
@@ -76,6 +82,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
     };
     let config = PipelineConfig {
         bce: args.bce,
+        forward_stores: args.forward_stores.enabled(),
         optimize: args.optimize,
         constants: match args.constants {
             Constants::Early => ConstantPlacement::Early,
@@ -93,6 +100,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         let text = match args.stage {
             Stage::Clif => &a.stages.clif,
             Stage::Bce => &a.stages.bce,
+            Stage::Forward => &a.stages.forward,
             Stage::Rewrite => &a.stages.rewrite,
             Stage::Sched => &a.stages.sched,
             Stage::Asm => &a.compiled.vcode,

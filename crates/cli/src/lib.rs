@@ -19,6 +19,7 @@ mod report_cost;
 mod report_plot;
 mod report_pressure;
 mod report_summary;
+mod switch;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -41,6 +41,10 @@ pub struct ReportArgs {
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     #[arg(long)]
     optimize: bool,
+    /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
+    /// elimination (keeps SHA-256's `W` in SSA values): on or off.
+    #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
+    forward_stores: crate::switch::Switch,
     /// The checked slow path of predicated loops: `eager` compiles it in the same function,
     /// `lazy` outlines it to a call as the `Md5` library's JIT does (the call's address is a
     /// placeholder: the code is for measuring, not running).
@@ -277,6 +281,7 @@ fn report_row(
 ) -> (Row, Option<Profile>) {
     let config = PipelineConfig {
         bce: args.bce,
+        forward_stores: args.forward_stores.enabled(),
         optimize: args.optimize,
         rewrites: !args.no_rewrites,
         ..PipelineConfig::with_strategy(strategy)

@@ -14,5 +14,6 @@ pub mod md5;
 pub mod md5_mb;
 pub mod registry;
 pub mod sha256;
+pub mod sha256_local;
 
 pub use java::OUT_OF_BOUNDS;

@@ -69,6 +69,7 @@ pub static KERNELS: &[&dyn Kernel] = &[
     &crate::bigint::entry::SQUARE_TO_LEN,
     &crate::int_sum::KERNEL,
     &crate::sha256::KERNEL,
+    &crate::sha256_local::KERNEL,
 ];
 
 /// Kernels registered at run time ([`register`]), after the built-ins.

@@ -36,8 +36,8 @@ use crate::md5::{LoopBlocks, close_multi_block_loop, frontend_config, jump, para
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, Signature, UserFuncName,
-    Value, condcodes::IntCC, types,
+    AbiParam, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, Signature, StackSlotData,
+    StackSlotKind, UserFuncName, Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -51,6 +51,9 @@ pub const SCHEDULE_WORDS: usize = 64;
 
 /// The name the kernel's function carries in CLIF and as a linker symbol.
 pub const FUNCTION_NAME: &str = "sha256_compress_multi_block";
+
+/// The name of the private-`W` variant ([`Schedule::Private`], kernel `sha256-local`).
+pub const LOCAL_FUNCTION_NAME: &str = "sha256_local_compress_multi_block";
 
 /// Alias-region id of the eight state words.
 pub const STATE_REGION: u32 = 1;
@@ -113,18 +116,28 @@ pub fn digest_bytes(state: &[u32; 8]) -> [u8; 32] {
 /// The kernel's signature:
 /// `(state: i64, buf: i64, len: i32, ofs: i32, limit: i32, w: i64) -> i32`.
 pub fn signature() -> Signature {
+    signature_for(Schedule::Argument)
+}
+
+/// Where the message schedule `W` lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// `SHA2`'s instance field: the sixth argument, visible to the caller (`sha256`).
+    Argument,
+    /// A 256-byte stack slot of the compiled function, as the `sha2` crate and OpenSSL keep
+    /// it: no one outside the call can observe it (`sha256-local`).
+    Private,
+}
+
+/// The signature of the variant that keeps `W` in `schedule`: the five common parameters,
+/// plus `w: i64` for [`Schedule::Argument`].
+pub fn signature_for(schedule: Schedule) -> Signature {
     let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.extend(
-        [
-            types::I64,
-            types::I64,
-            types::I32,
-            types::I32,
-            types::I32,
-            types::I64,
-        ]
-        .map(AbiParam::new),
-    );
+    sig.params
+        .extend([types::I64, types::I64, types::I32, types::I32, types::I32].map(AbiParam::new));
+    if schedule == Schedule::Argument {
+        sig.params.push(AbiParam::new(types::I64));
+    }
     sig.returns.push(AbiParam::new(types::I32));
     sig
 }
@@ -132,8 +145,18 @@ pub fn signature() -> Signature {
 /// Builds the Java-literal multi-block compression function: per block 16 checked message
 /// reads, 16 + 48 checked stores and 4 × 48 + 64 checked loads of `W`.
 pub fn compress_multi_block() -> Function {
+    compress_multi_block_with(Schedule::Argument)
+}
+
+/// [`compress_multi_block`] with `W` kept in `schedule`. A private `W` is the same
+/// `int[64]` with the same checks, addressed through one `stack_addr` in the entry block.
+pub fn compress_multi_block_with(schedule: Schedule) -> Function {
+    let name = match schedule {
+        Schedule::Argument => FUNCTION_NAME,
+        Schedule::Private => LOCAL_FUNCTION_NAME,
+    };
     let mut func =
-        Function::with_name_signature(UserFuncName::testcase(FUNCTION_NAME), signature());
+        Function::with_name_signature(UserFuncName::testcase(name), signature_for(schedule));
     let mut fn_ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
 
@@ -169,7 +192,19 @@ pub fn compress_multi_block() -> Function {
     // entry: read the state, compute both bounds once.
     b.switch_to_block(entry);
     b.seal_block(entry);
-    let [state, buf, len, ofs, limit, w] = param_array(&b, entry);
+    let [state, buf, len, ofs, limit] = param_array(&b, entry);
+    let w = match schedule {
+        Schedule::Argument => b.block_params(entry)[5],
+        Schedule::Private => {
+            let bytes = (4 * SCHEDULE_WORDS) as u32;
+            let slot = b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                bytes,
+                2,
+            ));
+            b.ins().stack_addr(types::I64, slot, 0)
+        }
+    };
     let words: Vec<Value> = (0..8)
         .map(|i| b.ins().load(types::I32, state_flags, state, 4 * i))
         .collect();

@@ -1,10 +1,12 @@
 //! Passes over Cranelift IR: bounds-check elimination (`bce`, with slow paths outlined for a
 //! JIT by `deopt`), induction-variable strength reduction in its check-free loops (`iv`),
-//! in-block scheduling (`sched`) and critical-path rewrites (`rewrite`). Each pass is a free
+//! store-to-load forwarding with dead scratch-store elimination (`forward`), in-block scheduling
+//! (`sched`) and critical-path rewrites (`rewrite`). Each pass is a free
 //! function over `ir::Function` that returns a plain statistics struct.
 #![deny(missing_docs)]
 pub mod bce;
 pub mod deopt;
+pub mod forward;
 pub mod iv;
 pub mod rewrite;
 pub mod sched;
