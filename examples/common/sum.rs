@@ -596,7 +596,7 @@ impl Ctx {
                             ": {line_number}: improperly formatted {} checksum line",
                             alg().tag
                         )
-                            .as_bytes(),
+                        .as_bytes(),
                     );
                     self.error(&msg, None);
                 }

@@ -23,7 +23,7 @@ pub mod host;
 pub mod jvm;
 pub mod md5;
 pub mod measure;
-pub mod sha256;
 mod runner;
+pub mod sha256;
 
 pub use runner::{Budgets, External, Samples, Workload, rotated, run};

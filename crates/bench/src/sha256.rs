@@ -555,10 +555,19 @@ pub fn build_sha2_soft() -> Result<PathBuf, String> {
         .ok_or("cargo not found on PATH (the sha2/soft row is built by cargo)")?;
     let target = dir.join("target");
     let out = Command::new(&cargo)
-        .args(["build", "--release", "--locked", "--quiet", "--manifest-path"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--manifest-path",
+        ])
         .arg(&manifest)
         .env("CARGO_TARGET_DIR", &target)
-        .env("CARGO_ENCODED_RUSTFLAGS", "--cfg\u{1f}sha2_backend=\"soft\"")
+        .env(
+            "CARGO_ENCODED_RUSTFLAGS",
+            "--cfg\u{1f}sha2_backend=\"soft\"",
+        )
         .env_remove("RUSTFLAGS")
         .output()
         .map_err(|e| format!("cannot run {}: {e}", cargo.display()))?;

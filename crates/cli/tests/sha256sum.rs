@@ -78,7 +78,12 @@ fn checks_like_coreutils() {
         (malformed.join("\n") + "\n").as_bytes(),
     );
     let mut cases = Vec::new();
-    for list in [&b"ok.sha"[..], b"tagged.sha", b"mismatch.sha", b"malformed.sha"] {
+    for list in [
+        &b"ok.sha"[..],
+        b"tagged.sha",
+        b"mismatch.sha",
+        b"malformed.sha",
+    ] {
         for flags in [
             &["-c"][..],
             &["--check", "--quiet"],

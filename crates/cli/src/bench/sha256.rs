@@ -542,6 +542,30 @@ impl Report {
             ));
         }
         if let Some(si) = self.goal_size() {
+            let mut ranked: Vec<(f64, String)> = (0..self.rows.len())
+                .filter(|&r| self.rows[r].kind == Kind::Schedlab)
+                .filter_map(|r| {
+                    let m = self.mb_per_s(r, si)?;
+                    let row = &self.rows[r];
+                    let strategy = row.strategy.as_deref().unwrap_or(&row.name);
+                    let loop_figures = match &row.loop_spills {
+                        Some(Ok((s, l))) => format!(", loop {s}/{l}"),
+                        _ => String::new(),
+                    };
+                    let whole = row
+                        .spills
+                        .map_or(String::new(), |(s, l)| format!("spills {s}/{l}"));
+                    Some((m, format!("{strategy} {m:.1} ({whole}{loop_figures})")))
+                })
+                .collect();
+            ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let ranked: Vec<String> = ranked.into_iter().map(|(_, s)| s).collect();
+            lines.push(format!(
+                "strategies at {}, fastest first (MB/s; spills/reloads whole function, per \
+                 hot-loop iteration): {}",
+                size_label(self.sizes[si]),
+                ranked.join("; ")
+            ));
             for g in self.goals() {
                 lines.push(format!(
                     "goal at {}: {} = {} (goal ≥ {:.2}: {})",

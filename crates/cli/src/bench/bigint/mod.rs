@@ -140,7 +140,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         BenchKernel::SquareToLen => BigKernel::SquareToLen,
         BenchKernel::MulAdd => BigKernel::MulAdd,
         BenchKernel::Md5 | BenchKernel::Md5Mb | BenchKernel::Sha256 => {
-            return Err(CliError::failure("the MD5 and SHA-256 benches are not BigInteger ones"));
+            return Err(CliError::failure(
+                "the MD5 and SHA-256 benches are not BigInteger ones",
+            ));
         }
     };
     if args.callgrind {
