@@ -444,6 +444,28 @@ impl Report {
         Some((min, max))
     }
 
+    /// Spearman's ρ between the schedlab rows' reloads per hot-loop iteration and their median
+    /// MB/s at size `si` (average ranks for ties); `None` with fewer than three rows or no
+    /// variation.
+    fn reload_speed_correlation(&self, si: usize) -> Option<f64> {
+        let pairs: Vec<(f64, f64)> = (0..self.rows.len())
+            .filter(|&r| self.rows[r].kind == Kind::Schedlab)
+            .filter_map(|r| {
+                let reloads = match &self.rows[r].loop_spills {
+                    Some(Ok((_, l))) => *l as f64,
+                    _ => return None,
+                };
+                Some((reloads, self.mb_per_s(r, si)?))
+            })
+            .collect();
+        if pairs.len() < 3 {
+            return None;
+        }
+        let xs = ranks(&pairs.iter().map(|p| p.0).collect::<Vec<_>>());
+        let ys = ranks(&pairs.iter().map(|p| p.1).collect::<Vec<_>>());
+        pearson(&xs, &ys)
+    }
+
     fn spill_spread(&self) -> Option<(usize, usize)> {
         let totals: Vec<usize> = self
             .rows
@@ -559,6 +581,14 @@ impl Report {
                 })
                 .collect();
             ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+            if let Some(rho) = self.reload_speed_correlation(si) {
+                lines.push(format!(
+                    "rank correlation (Spearman) across strategies at {} between reloads per \
+                     hot-loop iteration and MB/s: ρ = {rho:.2} (-1: every extra reload costs \
+                     speed; near 0: reloads do not predict speed on this core)",
+                    size_label(self.sizes[si])
+                ));
+            }
             let ranked: Vec<String> = ranked.into_iter().map(|(_, s)| s).collect();
             lines.push(format!(
                 "strategies at {}, fastest first (MB/s; spills/reloads whole function, per \
@@ -688,5 +718,50 @@ impl Report {
             "spill_spread": self.spill_spread().map(|(lo, hi)| json!({"min": lo, "max": hi})),
             "goals": goals,
         })
+    }
+}
+
+/// Ranks of `values` (1-based, ties get their average rank).
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
+            j += 1;
+        }
+        let average = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            ranks[k] = average;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Pearson's correlation of two equally long series; `None` if either is constant.
+fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let cov: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let vy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+    (vx > 0.0 && vy > 0.0).then(|| cov / (vx * vy).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_average_ties_and_correlation_has_the_right_sign() {
+        assert_eq!(ranks(&[10.0, 30.0, 20.0, 20.0]), vec![1.0, 4.0, 2.5, 2.5]);
+        let up = pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]);
+        let down = pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]);
+        assert!(up.is_some_and(|r| (r - 1.0).abs() < 1e-12), "{up:?}");
+        assert!(down.is_some_and(|r| (r + 1.0).abs() < 1e-12), "{down:?}");
+        assert_eq!(pearson(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
     }
 }
