@@ -563,6 +563,8 @@ pub fn build_sha2_soft() -> Result<PathBuf, String> {
             "--manifest-path",
         ])
         .arg(&manifest)
+        // Cargo reads its configuration from the working directory up: the crate's, not ours.
+        .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target)
         .env(
             "CARGO_ENCODED_RUSTFLAGS",

@@ -34,7 +34,11 @@ fn main() {
                 .split(',')
                 .map(|s| s.trim().parse().ok())
                 .collect::<Option<_>>()?;
-            Some((sizes, warmup.parse::<u64>().ok()?, budget.parse::<u64>().ok()?))
+            Some((
+                sizes,
+                warmup.parse::<u64>().ok()?,
+                budget.parse::<u64>().ok()?,
+            ))
         })(),
         _ => None,
     };
