@@ -294,6 +294,21 @@ pub fn worker_output(
     Ok(out)
 }
 
+/// The first digest in `run` that differs from `sha2`'s of the bench buffer of its size, as an
+/// error naming the row (a wrong hash fails the bench).
+pub fn check_child_digests(name: &str, run: &ChildRun) -> Result<(), String> {
+    for s in &run.samples {
+        let want = crate::md5::hex(&sha2_digest(&crate::md5::buffer(s.size)));
+        if s.digest != want {
+            return Err(format!(
+                "{name} hashed {} bytes to {}, sha2 to {want}",
+                s.size, s.digest
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One size's result from a child process.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ChildSample {
@@ -618,6 +633,16 @@ mod tests {
                 digest: "bc00".into()
             }]
         );
+        assert!(
+            check_child_digests("x", &run).is_err(),
+            "bc00 is no SHA-256"
+        );
+        let good = format!(
+            "DIGESTBENCH-INFO a=b\nDIGESTBENCH size=3 mb_per_s=1 digest={}\n",
+            crate::md5::hex(&sha2_digest(&crate::md5::buffer(3)))
+        );
+        let good = parse_child(&good).expect("parses");
+        assert_eq!(check_child_digests("x", &good), Ok(()));
         assert!(parse_child("").is_err());
         assert!(parse_child("DIGESTBENCH-INFO a=b\nDIGESTBENCH size=x").is_err());
     }

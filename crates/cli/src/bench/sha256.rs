@@ -9,7 +9,7 @@ use super::{BenchArgs, Budgets, Format, parse_sizes, rotated};
 use crate::CliError;
 use schedlab_bench::Samples;
 use schedlab_bench::host::{cpu_model, load_average, progress_bar};
-use schedlab_bench::md5::{Kind, buffer, hex};
+use schedlab_bench::md5::{Kind, buffer};
 use schedlab_bench::sha256::{
     self as rows_mod, ChildContext, ChildRow, HOTSPOT_NO_INTRINSIC, OPENSSL, OPENSSL_MASKED, Row,
     SHA2_SOFT,
@@ -184,10 +184,6 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         + budgets.reps as usize * (sizes.len() * in_process.len() + runnable);
     let progress = progress_bar(steps as u64, "bench sha256");
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&s| buffer(s)).collect();
-    let reference: Vec<String> = buffers
-        .iter()
-        .map(|b| hex(&rows_mod::sha2_digest(b)))
-        .collect();
     let mut errors: Vec<Option<String>> = vec![None; children.len()];
     let mut infos: Vec<Option<String>> = vec![None; children.len()];
     let mut wrong_digest = None;
@@ -222,16 +218,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                                 .collect::<Vec<_>>()
                                 .join(" ")
                         });
+                        if let Err(e) = rows_mod::check_child_digests(child.name, &run) {
+                            wrong_digest.get_or_insert(e);
+                        }
                         for s in &run.samples {
                             let Some(si) = sizes.iter().position(|&x| x == s.size) else {
                                 continue;
                             };
-                            if s.digest != reference[si] {
-                                wrong_digest.get_or_insert(format!(
-                                    "{} hashed {} bytes to {}, sha2 to {}",
-                                    child.name, s.size, s.digest, reference[si]
-                                ));
-                            }
                             external.record(ci, si, s.size as f64 / (s.mb_per_s * 1e6));
                         }
                     }
