@@ -8,7 +8,9 @@
 //!
 //! The workloads and their comparison implementations live here too: [`md5`] (schedlab per
 //! pipeline configuration, `md-5`, OpenSSL), [`bigint`] (schedlab, `num-bigint`), [`jvm`]
-//! (HotSpot with and without its intrinsics, one process per variant) and [`compile_time`].
+//! (HotSpot with and without its intrinsics, one process per variant), [`sha256`] (schedlab per
+//! strategy, OpenSSL with and without its SHA extensions, `sha2` default and portable, HotSpot)
+//! and [`compile_time`].
 //! The command line only chooses rows and prints.
 //!
 //! Time only: no figure here is converted with a nominal clock. Cycles come from
@@ -22,5 +24,6 @@ pub mod jvm;
 pub mod md5;
 pub mod measure;
 mod runner;
+pub mod sha256;
 
 pub use runner::{Budgets, External, Samples, Workload, rotated, run};

@@ -20,6 +20,7 @@ mod measure;
 mod multi;
 mod output;
 mod plot;
+mod sha256;
 mod validate;
 
 use crate::CliError;
@@ -76,6 +77,12 @@ pub struct BenchArgs {
     /// Internal: message length in 64-byte blocks for --worker.
     #[arg(long, hide = true, default_value_t = 1)]
     blocks: u64,
+    /// Internal: time one SHA-256 implementation in this process (the OpenSSL-masked child).
+    #[arg(long, hide = true, value_name = "IMPL")]
+    sha256_worker: Option<String>,
+    /// Internal: the --sha256-worker's sizes, warm-up and budget.
+    #[arg(hide = true, requires = "sha256_worker")]
+    worker_input: Vec<String>,
 }
 
 /// What `schedlab bench` times.
@@ -92,6 +99,9 @@ pub enum BenchKernel {
     /// Multi-buffer MD5 (4 or 8 lanes, aggregate) against OpenSSL's single-stream `MD5()`.
     #[value(name = "md5-mb")]
     Md5Mb,
+    /// SHA-256 per scheduling strategy against OpenSSL (with and without SHA extensions),
+    /// `sha2` (default and portable backend) and HotSpot's SHA-256 intrinsic.
+    Sha256,
 }
 
 /// How results are printed.
@@ -174,6 +184,9 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     }
     if args.kernel == BenchKernel::Md5Mb {
         return multi::run(&args);
+    }
+    if args.kernel == BenchKernel::Sha256 {
+        return sha256::run(&args);
     }
     if args.kernel != BenchKernel::Md5 {
         return bigint::run(&args);
