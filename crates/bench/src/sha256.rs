@@ -40,6 +40,9 @@ pub const SHA2_SOFT: &str = "sha2/soft";
 pub const HOTSPOT_INTRINSIC: &str = "hotspot/intrinsic";
 /// HotSpot without it (C2-compiled `SHA2.implCompress0`).
 pub const HOTSPOT_NO_INTRINSIC: &str = "hotspot/no-intrinsic";
+/// Row name of schedlab's hand-written SHA-NI reference loop (`schedlab reference`), run
+/// natively where the CPU has the SHA extensions: its measured speed checks llvm-mca's figure.
+pub const REFERENCE_SHA_NI: &str = "reference/sha256-ni";
 
 /// `OPENSSL_ia32cap` for the masked row: the first word (CPUID.1) as detected, the second
 /// (CPUID.7 EBX) with bit 29, SHA, cleared (OpenSSL 3.0 `crypto/cpuid.c`: `~` clears the bits
@@ -139,6 +142,8 @@ pub enum Imp {
     OpenSsl,
     /// `sha2::Sha256` (runtime dispatch: SHA extensions where the CPU has them).
     Sha2,
+    /// schedlab's SHA-NI reference loop (x86_64 with SHA extensions only).
+    ReferenceShaNi,
 }
 
 /// One in-process row.
@@ -160,6 +165,7 @@ impl Row {
             Imp::Schedlab(kernel) => kernel.digest(data),
             Imp::OpenSsl => openssl_digest(data),
             Imp::Sha2 => sha2_digest(data),
+            Imp::ReferenceShaNi => reference_sha_ni_digest(data),
         }
     }
 
@@ -169,6 +175,9 @@ impl Row {
             Imp::Schedlab(kernel) => time_loop(|| kernel.digest(black_box(data)), iterations),
             Imp::OpenSsl => time_loop(|| openssl_digest(black_box(data)), iterations),
             Imp::Sha2 => time_loop(|| sha2_digest(black_box(data)), iterations),
+            Imp::ReferenceShaNi => {
+                time_loop(|| reference_sha_ni_digest(black_box(data)), iterations)
+            }
         }
     }
 }
@@ -211,10 +220,14 @@ pub fn rows(strategies: &[String], wanted: impl Fn(&str) -> bool) -> Result<Vec<
             imp: Imp::Schedlab(Box::new(kernel)),
         });
     }
-    for (name, kind, imp) in [
+    let mut fixed = vec![
         (OPENSSL, Kind::HandWritten, Imp::OpenSsl),
         (SHA2, Kind::PureRust, Imp::Sha2),
-    ] {
+    ];
+    if reference_sha_ni_available() {
+        fixed.push((REFERENCE_SHA_NI, Kind::HandWritten, Imp::ReferenceShaNi));
+    }
+    for (name, kind, imp) in fixed {
         if wanted(name) {
             rows.push(Row {
                 name: name.into(),
@@ -225,6 +238,45 @@ pub fn rows(strategies: &[String], wanted: impl Fn(&str) -> bool) -> Result<Vec<
         }
     }
     Ok(rows)
+}
+
+/// Whether this host can run the SHA-NI reference row.
+pub fn reference_sha_ni_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        schedlab_backend::reference::native::sha256_ni_available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// One-shot SHA-256 of `data` by the SHA-NI reference loop: the whole blocks straight from
+/// `data`, the padded tail from a stack buffer (as [`Sha256Kernel::digest`] does). Only
+/// called where [`reference_sha_ni_available`]; elsewhere it returns zeros, which the digest
+/// check rejects.
+pub fn reference_sha_ni_digest(data: &[u8]) -> [u8; 32] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use schedlab_backend::reference::native::sha256_ni_compress;
+        let mut state = schedlab_kernels::sha256::INITIAL_STATE;
+        let whole = data.len() / 64 * 64;
+        let tail = &data[whole..];
+        let mut last = [0u8; 128];
+        last[..tail.len()].copy_from_slice(tail);
+        last[tail.len()] = 0x80;
+        let padded = if tail.len() < 56 { 64 } else { 128 };
+        let bits = (data.len() as u64).wrapping_mul(8);
+        last[padded - 8..padded].copy_from_slice(&bits.to_be_bytes());
+        let ok = sha256_ni_compress(&mut state, &data[..whole]).is_ok()
+            && sha256_ni_compress(&mut state, &last[..padded]).is_ok();
+        if ok {
+            return schedlab_kernels::sha256::digest_bytes(&state);
+        }
+    }
+    let _ = data;
+    [0; 32]
 }
 
 /// Checks every row's digest of the bench buffer of every size against `sha2`'s.

@@ -100,6 +100,7 @@ fn valid_names(strategies: &[String]) -> Vec<String> {
             SHA2_SOFT,
             rows_mod::HOTSPOT_INTRINSIC,
             HOTSPOT_NO_INTRINSIC,
+            rows_mod::REFERENCE_SHA_NI,
         ]
         .map(String::from),
     );
