@@ -85,6 +85,27 @@ pub fn measure_md5(configs: &[NamedConfig], runs: usize) -> Result<Vec<CompileTi
         .collect())
 }
 
+/// The compile time of the [`crate::md5::CRANELIFT_SPEED`] row, `runs` times: the MD5 kernel
+/// as built, JIT-compiled by stock Cranelift at `opt_level=speed` (its e-graph included in
+/// `codegen_us`; `passes_us` is zero, no schedlab pass runs). Taken after the schedlab rows,
+/// whose warm-up has already brought the clock up.
+pub fn measure_stock_md5(runs: usize) -> Result<CompileTime, String> {
+    let mut samples = Vec::new();
+    for _ in 0..runs.max(1) {
+        let (_, [build_us, codegen_us]) = crate::md5::StockMd5::compile_timed()?;
+        samples.push(CompileTimings {
+            build_us,
+            passes_us: 0.0,
+            codegen_us,
+        });
+    }
+    Ok(CompileTime::from_runs(
+        crate::md5::CRANELIFT_SPEED,
+        &samples,
+        None,
+    ))
+}
+
 /// What `schedlab compile-probe` prints: one compile of the library's default configuration in
 /// a process that has compiled nothing before (ISA built on the way, caches and clock cold).
 pub fn probe() -> Result<String, String> {

@@ -173,6 +173,13 @@ fn notes(report: &BenchReport) -> Vec<String> {
          changes one setting of it (a strategy, a bce level, a switch).",
         m.default_config
     ));
+    if report.rows.iter().any(|r| r.kind == Kind::StockCranelift) {
+        lines.push(
+            "cranelift-speed = the kernel as built (every check kept), JIT-compiled by stock \
+             Cranelift at opt_level=speed (its e-graph, its verifier), no schedlab pass."
+                .into(),
+        );
+    }
     match m.clock_ghz {
         Some(ghz) => lines.push(format!(
             "cyc/block = 64 B ÷ median MB/s × {ghz:.2} GHz, the effective clock measured in \
