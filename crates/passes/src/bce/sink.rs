@@ -19,8 +19,9 @@
 //! `smax`, `sextend`), so nothing observable changes.
 
 use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::entity::{SecondaryMap, packed_option::PackedOption};
 use cranelift_codegen::flowgraph::ControlFlowGraph;
-use cranelift_codegen::ir::{Block, Function, Inst};
+use cranelift_codegen::ir::{Block, Function, Inst, Value};
 use cranelift_codegen::loop_analysis::LoopAnalysis;
 use std::collections::HashMap;
 
@@ -37,19 +38,23 @@ pub fn sink_out_of_loops(func: &mut Function, insts: &[Inst]) -> usize {
     loops.compute(func, &cfg, &domtree);
     let depth = |b: Block| loops.loop_level(b).level();
 
-    let results: HashMap<_, Inst> = insts
-        .iter()
-        .filter_map(|&i| func.dfg.inst_results(i).first().map(|&v| (v, i)))
-        .collect();
+    // Defining instruction of each candidate result; a dense map, looked up for every operand
+    // of the function (the JIT compiles through here: no hashing per operand).
+    let mut defined_by: SecondaryMap<Value, PackedOption<Inst>> = SecondaryMap::new();
+    for &inst in insts {
+        if let Some(&v) = func.dfg.inst_results(inst).first() {
+            defined_by[v] = inst.into();
+        }
+    }
     // Users of each candidate's result, found in one pass over the function.
     let mut users: HashMap<Inst, Vec<Inst>> = HashMap::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(inst) {
-                if let Some(&def) = results.get(&v) {
+            super::recognize::for_each_operand(func, inst, |v| {
+                if let Some(def) = defined_by.get(v).and_then(|d| d.expand()) {
                     users.entry(def).or_default().push(inst);
                 }
-            }
+            });
         }
     }
 
