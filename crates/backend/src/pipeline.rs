@@ -7,7 +7,8 @@
 //! ```
 //!
 //! [`StageOptions`] says how: a report keeps every stage's text and verifies after each stage;
-//! the JIT verifies the end result once and may outline the checked slow path
+//! the JIT verifies only what a strategy given as code produced ([`StageOptions::verify_result`])
+//! and may outline the checked slow path
 //! ([`schedlab_passes::deopt`]) so that only the fast loop is compiled.
 //!
 //! Each stage is a free function from its own module; this file only sequences them, keeps

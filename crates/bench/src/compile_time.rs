@@ -1,5 +1,6 @@
 //! JIT compile time of a kernel per configuration, as the JIT runs it: build the IR, run the
-//! pipeline's IR stages (BCE, rewrites, scheduling, one verifier run), generate code and make
+//! pipeline's IR stages (BCE, rewrites, scheduling; the verifier only for a strategy given as
+//! code), generate code and make
 //! it executable.
 
 use crate::md5::NamedConfig;
@@ -17,7 +18,7 @@ pub struct CompileTime {
     pub name: String,
     /// Building the kernel's IR.
     pub build_us: f64,
-    /// The pipeline's IR stages (including the one verifier run).
+    /// The pipeline's IR stages.
     pub passes_us: f64,
     /// Cranelift code generation and making the code executable.
     pub codegen_us: f64,
@@ -141,7 +142,7 @@ pub fn first_compile_in_fresh_processes(processes: usize) -> Result<f64, String>
 }
 
 /// Compiles the kernel `kernel` returns with each configuration `runs` times for the host as
-/// the JIT does (IR stages with one verifier run, no listing) and keeps the medians.
+/// the JIT does (IR stages, no listing) and keeps the medians.
 pub fn measure(
     configs: &[NamedConfig],
     runs: usize,

@@ -191,7 +191,7 @@ fn notes(report: &BenchReport) -> Vec<String> {
         lines.push(format!(
             "compile ms = median of {} JIT compilations of the MD5 kernel as the Md5 library \
              does them (the checked slow path compiled on the first call that needs it): IR \
-             build + pipeline IR stages with one verifier run + Cranelift codegen and \
+             build + pipeline IR stages (no verifier run for registered strategies) + Cranelift codegen and \
              executable memory (e.g. {}: {:.0} + {:.0} + {:.0} µs){}.",
             m.compile_runs,
             c.name,
