@@ -75,10 +75,16 @@ impl Default for JitOptions {
 /// The host ISA with `opt_level=none`, built once per process and verifier setting (a JIT keeps
 /// its ISA; building it detects CPU features).
 fn host_isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {
-    static ISAS: [OnceLock<Result<OwnedTargetIsa, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    host_isa_at(OptLevel::None, verify)
+}
+
+/// [`host_isa`] at `opt` (`Speed`: stock Cranelift, for the `cranelift-speed` baseline).
+fn host_isa_at(opt: OptLevel, verify: bool) -> Result<OwnedTargetIsa, JitError> {
+    static ISAS: [OnceLock<Result<OwnedTargetIsa, String>>; 4] = [const { OnceLock::new() }; 4];
     let target = Target::host().ok_or(JitError::UnsupportedHost)?;
-    ISAS[usize::from(verify)]
-        .get_or_init(|| target.isa_with(OptLevel::None, verify, IsaChoice::Native))
+    let index = usize::from(verify) + 2 * usize::from(opt == OptLevel::Speed);
+    ISAS[index]
+        .get_or_init(|| target.isa_with(opt, verify, IsaChoice::Native))
         .clone()
         .map_err(|message| crate::compile::CompileError::Isa { target, message }.into())
 }
@@ -92,8 +98,22 @@ impl JitFunction {
 
     /// [`JitFunction::compile`] with explicit options, consuming the function.
     pub fn compile_with(func: Function, options: &JitOptions) -> Result<Self, JitError> {
+        Self::compile_on(func, options, host_isa(options.verify)?)
+    }
+
+    /// Compiles `func` as stock Cranelift would, `opt_level=speed` (its e-graph optimiser and
+    /// elaboration decide the order), for the host: the `cranelift-speed` baseline of
+    /// `schedlab bench`, run on the kernel as built, without any schedlab pass.
+    pub fn compile_speed(func: Function, options: &JitOptions) -> Result<Self, JitError> {
+        Self::compile_on(func, options, host_isa_at(OptLevel::Speed, options.verify)?)
+    }
+
+    fn compile_on(
+        func: Function,
+        options: &JitOptions,
+        isa: OwnedTargetIsa,
+    ) -> Result<Self, JitError> {
         let target = Target::host().ok_or(JitError::UnsupportedHost)?;
-        let isa = host_isa(options.verify)?;
         // Compile once, keep the statistics, and hand the same bytes to the module; functions
         // with relocations go through the module's own compile with the same ISA settings.
         let name = func.name.to_string();

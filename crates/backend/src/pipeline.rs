@@ -8,7 +8,8 @@
 //! ```
 //!
 //! [`StageOptions`] says how: a report keeps every stage's text and verifies after each stage;
-//! the JIT verifies the end result once and may outline the checked slow path
+//! the JIT verifies only what a strategy given as code produced ([`StageOptions::verify_result`])
+//! and may outline the checked slow path
 //! ([`schedlab_passes::deopt`]) so that only the fast loop is compiled.
 //!
 //! Each stage is a free function from its own module; this file only sequences them, keeps
@@ -211,8 +212,13 @@ pub struct StageOptions {
     /// Keep the CLIF text after each stage (for `schedlab dump`).
     pub record_text: bool,
     /// Run the verifier after every stage (naming the stage that broke the function); when
-    /// off, the end result is verified once.
+    /// off, the end result is verified once if `verify_result` says so.
     pub verify_stages: bool,
+    /// Verify the end result when `verify_stages` is off. The JIT leaves it off for the
+    /// registered strategies, whose output on every kernel the tests verify after each stage
+    /// (as Wasmtime runs Cranelift without its verifier in production); a strategy given as a
+    /// [`PipelineConfig::strategy_entry`] is verified regardless.
+    pub verify_result: bool,
     /// Predicated loops whose entry path is restartable call this instead of keeping a
     /// checked copy ([`schedlab_passes::deopt`]; see [`BceStats::versioned`]).
     pub slow_path: Option<SlowPathCall>,
@@ -228,6 +234,7 @@ impl StageOptions {
     pub const REPORT: StageOptions = StageOptions {
         record_text: true,
         verify_stages: true,
+        verify_result: true,
         slow_path: None,
         statistics: true,
         isa: IsaChoice::Level,
@@ -244,12 +251,13 @@ impl StageOptions {
         }
     }
 
-    /// What the JIT uses: no text, one verifier run, no report-only figures, the slow path
-    /// as given.
+    /// What the JIT uses: no text, no verifier run for registered strategies (see
+    /// [`StageOptions::verify_result`]), no report-only figures, the slow path as given.
     pub fn jit(slow_path: Option<SlowPathCall>) -> Self {
         StageOptions {
             record_text: false,
             verify_stages: false,
+            verify_result: false,
             slow_path,
             statistics: false,
             isa: IsaChoice::Native,
@@ -345,7 +353,9 @@ pub fn run_ir_stages_with(
         &model,
         &schedule_options,
     )?;
-    verify(func, "schedule")?;
+    if options.verify_stages || options.verify_result || config.strategy_entry.is_some() {
+        verify(func, "schedule")?;
+    }
     stages.sched = text(func);
     Ok((
         stages,

@@ -1,5 +1,6 @@
 //! JIT compile time of a kernel per configuration, as the JIT runs it: build the IR, run the
-//! pipeline's IR stages (BCE, rewrites, scheduling, one verifier run), generate code and make
+//! pipeline's IR stages (BCE, rewrites, scheduling; the verifier only for a strategy given as
+//! code), generate code and make
 //! it executable.
 
 use crate::md5::NamedConfig;
@@ -17,7 +18,7 @@ pub struct CompileTime {
     pub name: String,
     /// Building the kernel's IR.
     pub build_us: f64,
-    /// The pipeline's IR stages (including the one verifier run).
+    /// The pipeline's IR stages.
     pub passes_us: f64,
     /// Cranelift code generation and making the code executable.
     pub codegen_us: f64,
@@ -85,6 +86,27 @@ pub fn measure_md5(configs: &[NamedConfig], runs: usize) -> Result<Vec<CompileTi
         .collect())
 }
 
+/// The compile time of the [`crate::md5::CRANELIFT_SPEED`] row, `runs` times: the MD5 kernel
+/// as built, JIT-compiled by stock Cranelift at `opt_level=speed` (its e-graph included in
+/// `codegen_us`; `passes_us` is zero, no schedlab pass runs). Taken after the schedlab rows,
+/// whose warm-up has already brought the clock up.
+pub fn measure_stock_md5(runs: usize) -> Result<CompileTime, String> {
+    let mut samples = Vec::new();
+    for _ in 0..runs.max(1) {
+        let (_, [build_us, codegen_us]) = crate::md5::StockMd5::compile_timed()?;
+        samples.push(CompileTimings {
+            build_us,
+            passes_us: 0.0,
+            codegen_us,
+        });
+    }
+    Ok(CompileTime::from_runs(
+        crate::md5::CRANELIFT_SPEED,
+        &samples,
+        None,
+    ))
+}
+
 /// What `schedlab compile-probe` prints: one compile of the library's default configuration in
 /// a process that has compiled nothing before (ISA built on the way, caches and clock cold).
 pub fn probe() -> Result<String, String> {
@@ -120,7 +142,7 @@ pub fn first_compile_in_fresh_processes(processes: usize) -> Result<f64, String>
 }
 
 /// Compiles the kernel `kernel` returns with each configuration `runs` times for the host as
-/// the JIT does (IR stages with one verifier run, no listing) and keeps the medians.
+/// the JIT does (IR stages, no listing) and keeps the medians.
 pub fn measure(
     configs: &[NamedConfig],
     runs: usize,

@@ -22,6 +22,8 @@ pub enum Kind {
     HandWritten,
     /// HotSpot's `MessageDigest("MD5")`, measured in a separate JVM process.
     Jvm,
+    /// The kernel as built, compiled by stock Cranelift (`opt_level=speed`, no schedlab pass).
+    StockCranelift,
 }
 
 impl Kind {
@@ -32,6 +34,7 @@ impl Kind {
             Kind::PureRust => "pure-rust",
             Kind::HandWritten => "hand-written",
             Kind::Jvm => "jvm",
+            Kind::StockCranelift => "stock-cranelift",
         }
     }
 }
@@ -145,6 +148,8 @@ pub enum Imp {
     Md5Crate,
     /// OpenSSL's one-shot `MD5()`.
     OpenSsl,
+    /// The kernel compiled by stock Cranelift ([`CRANELIFT_SPEED`]).
+    Stock(StockMd5),
 }
 
 /// One in-process implementation.
@@ -165,6 +170,7 @@ impl RustImpl {
             Imp::Schedlab(engine) => schedlab_digest(&engine, data),
             Imp::Md5Crate => md5_crate_digest(data),
             Imp::OpenSsl => openssl_digest(data),
+            Imp::Stock(stock) => stock.digest(data),
         }
     }
 }
@@ -173,11 +179,19 @@ impl RustImpl {
 pub const OPENSSL: &str = "openssl";
 /// Name of the `md-5` row.
 pub const MD5_CRATE: &str = "md-5";
+/// Name of the stock-Cranelift row: the MD5 kernel as built (all 16 checks per block),
+/// compiled by Cranelift at `opt_level=speed` with no schedlab pass — what a Cranelift user
+/// gets without schedlab, the `cranelift-speed` row of `schedlab report --baseline`.
+pub const CRANELIFT_SPEED: &str = "cranelift-speed";
 
 /// Every in-process row name, in report order.
 pub fn rust_impl_names() -> Vec<String> {
     let mut names: Vec<String> = configurations().into_iter().map(|c| c.name).collect();
-    names.extend([MD5_CRATE.to_string(), OPENSSL.to_string()]);
+    names.extend([
+        CRANELIFT_SPEED.to_string(),
+        MD5_CRATE.to_string(),
+        OPENSSL.to_string(),
+    ]);
     names
 }
 
@@ -209,6 +223,13 @@ pub fn rust_impls_of(
             imp: Imp::Schedlab(engine),
         });
     }
+    if wanted(CRANELIFT_SPEED) {
+        impls.push(RustImpl {
+            name: CRANELIFT_SPEED.into(),
+            kind: Kind::StockCranelift,
+            imp: Imp::Stock(StockMd5::compile()?),
+        });
+    }
     for (name, kind, imp) in [
         (MD5_CRATE, Kind::PureRust, Imp::Md5Crate),
         (OPENSSL, Kind::HandWritten, Imp::OpenSsl),
@@ -230,6 +251,81 @@ pub fn schedlab_digest(engine: &Md5Engine, data: &[u8]) -> [u8; 16] {
     let mut out = [0u8; 16];
     out.copy_from_slice(&engine.digest(data));
     out
+}
+
+/// `compress_multi_block(state, buf, len, ofs, limit) -> status` (the kernel's ABI).
+type KernelFn = unsafe extern "C" fn(*mut u32, *const u8, i32, i32, i32) -> i32;
+
+/// The MD5 kernel compiled by stock Cranelift for the host ([`CRANELIFT_SPEED`]).
+#[derive(Clone, Copy, Debug)]
+pub struct StockMd5 {
+    entry: KernelFn,
+}
+
+impl StockMd5 {
+    /// Builds the kernel and JIT-compiles it at `opt_level=speed`, with no schedlab pass.
+    pub fn compile() -> Result<Self, String> {
+        Self::compile_timed().map(|(stock, _)| stock)
+    }
+
+    /// [`StockMd5::compile`], returning the time to build the IR and to compile it (µs).
+    pub fn compile_timed() -> Result<(Self, [f64; 2]), String> {
+        let t0 = std::time::Instant::now();
+        let func = schedlab_kernels::md5::compress_multi_block();
+        let t1 = std::time::Instant::now();
+        // The pipeline's verifier does not run on this path: Cranelift's own does.
+        let options = schedlab_backend::JitOptions {
+            verify: true,
+            listing: false,
+        };
+        let jit = schedlab_backend::JitFunction::compile_speed(func, &options)
+            .map_err(|e| format!("cannot compile {CRANELIFT_SPEED}: {e}"))?;
+        let t2 = std::time::Instant::now();
+        // SAFETY: the kernel's signature is `KernelFn`'s in the host's default (C) calling
+        // convention; the JIT never frees the code (`JitFunction`'s documentation).
+        let entry = unsafe { std::mem::transmute::<*const u8, KernelFn>(jit.code_ptr()) };
+        let us = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e6;
+        Ok((Self { entry }, [us(t0, t1), us(t1, t2)]))
+    }
+
+    /// Compresses the whole 64-byte blocks of `blocks` (a multiple of 64 bytes, below 2 GiB).
+    fn compress(&self, state: &mut [u32; 4], blocks: &[u8]) -> bool {
+        let Ok(len) = i32::try_from(blocks.len()) else {
+            return false;
+        };
+        if len < 64 {
+            return len == 0;
+        }
+        // SAFETY: `state` is four writable words; the kernel bounds-checks every read of
+        // `blocks` against `len`.
+        let end = unsafe { (self.entry)(state.as_mut_ptr(), blocks.as_ptr(), len, 0, len - 64) };
+        end == len
+    }
+
+    /// One-shot MD5 of `data`, padding included (RFC 1321). A kernel failure (impossible for
+    /// valid input) yields the all-zero digest, which the bench's digest check rejects.
+    pub fn digest(&self, data: &[u8]) -> [u8; 16] {
+        let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+        let whole = data.len() / 64 * 64;
+        let mut ok = data[..whole]
+            .chunks(1 << 30)
+            .all(|chunk| self.compress(&mut state, chunk));
+        let rest = &data[whole..];
+        let mut tail = [0u8; 128];
+        tail[..rest.len()].copy_from_slice(rest);
+        tail[rest.len()] = 0x80;
+        let padded = if rest.len() < 56 { 64 } else { 128 };
+        let bits = (data.len() as u64).wrapping_mul(8);
+        tail[padded - 8..padded].copy_from_slice(&bits.to_le_bytes());
+        ok &= self.compress(&mut state, &tail[..padded]);
+        let mut out = [0u8; 16];
+        if ok {
+            for (bytes, word) in out.chunks_exact_mut(4).zip(state) {
+                bytes.copy_from_slice(&word.to_le_bytes());
+            }
+        }
+        out
+    }
 }
 
 /// `md-5`'s one-shot digest.
@@ -266,4 +362,32 @@ pub fn buffer(size: usize) -> Vec<u8> {
 /// Lower-case hex of a digest.
 pub fn hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stock_cranelift_row_hashes_like_md5_crate_at_every_padding_boundary() {
+        let Ok(stock) = StockMd5::compile() else {
+            // Only a host without a schedlab backend cannot compile it; say so.
+            eprintln!("skipped: the host has no schedlab backend");
+            return;
+        };
+        for len in [0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 1000, 4096] {
+            let data = buffer(len);
+            assert_eq!(
+                hex(&stock.digest(&data)),
+                hex(&md5_crate_digest(&data)),
+                "{len} bytes"
+            );
+        }
+    }
+
+    #[test]
+    fn stock_cranelift_row_is_listed_once() {
+        let names = rust_impl_names();
+        assert_eq!(names.iter().filter(|n| *n == CRANELIFT_SPEED).count(), 1);
+    }
 }

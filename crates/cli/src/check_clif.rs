@@ -323,6 +323,7 @@ fn build_unit(
         let options = StageOptions {
             record_text: false,
             verify_stages: true,
+            verify_result: true,
             slow_path: None,
             statistics: false,
             isa: schedlab_backend::IsaChoice::Level,

@@ -35,7 +35,7 @@ pub enum SlowPath {
 pub struct CompileTimings {
     /// Building the kernel's IR.
     pub build_us: f64,
-    /// The pipeline's IR stages, including the one verifier run.
+    /// The pipeline's IR stages (no verifier run for registered strategies).
     pub passes_us: f64,
     /// Cranelift code generation and making the code executable.
     pub codegen_us: f64,

@@ -3,12 +3,12 @@
 //! expected results every row is checked against before it is timed.
 
 use super::BigKernel;
-use crate::md5::{Kind, NamedConfig};
+use crate::md5::{CRANELIFT_SPEED, Kind, NamedConfig};
 use crate::measure::time_loop;
 use num_bigint::BigUint;
-use schedlab_backend::JitFunction;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
+use schedlab_backend::{JitFunction, JitOptions};
 use schedlab_kernels::bigint::reference;
 use std::hint::black_box;
 use std::time::Duration;
@@ -288,8 +288,26 @@ pub fn configurations() -> Vec<NamedConfig> {
 /// Every in-process row name, in report order.
 pub fn names() -> Vec<String> {
     let mut names: Vec<String> = configurations().into_iter().map(|c| c.name).collect();
+    names.push(CRANELIFT_SPEED.to_string());
     names.push(NUM_BIGINT.to_string());
     names
+}
+
+/// The function type of `kernel`'s entry point at `code`.
+///
+/// # Safety
+/// `code` must be the JIT-compiled `kernel` (signatures in the module docs of
+/// `schedlab_kernels::bigint`, host C calling convention), alive for as long as it is called.
+unsafe fn entry(kernel: BigKernel, code: *const u8) -> Call {
+    // SAFETY: the caller's contract; these function types spell out the kernels' signatures.
+    unsafe {
+        match kernel {
+            BigKernel::SquareToLen => {
+                Call::Square(std::mem::transmute::<*const u8, SquareFn>(code))
+            }
+            BigKernel::MulAdd => Call::MulAdd(std::mem::transmute::<*const u8, MulAddFn>(code)),
+        }
+    }
 }
 
 /// Compiles the configurations `wanted` accepts for the host and adds `num-bigint`.
@@ -309,23 +327,27 @@ pub fn rows(
             .map_err(|e| format!("cannot compile {}: {e}", named.name))?;
         let jit = JitFunction::compile(&func)
             .map_err(|e| format!("cannot compile {}: {e}", named.name))?;
-        // SAFETY: the kernels' signatures are `square_to_len_signature()` and
-        // `mul_add_signature()` (module docs of `schedlab_kernels::bigint`), which these
-        // function types spell out; the JIT uses the host's C calling convention.
-        let call = unsafe {
-            match kernel {
-                BigKernel::SquareToLen => {
-                    Call::Square(std::mem::transmute::<*const u8, SquareFn>(jit.code_ptr()))
-                }
-                BigKernel::MulAdd => {
-                    Call::MulAdd(std::mem::transmute::<*const u8, MulAddFn>(jit.code_ptr()))
-                }
-            }
-        };
+        // SAFETY: `jit` is `kernel` compiled for the host and lives in the row.
+        let call = unsafe { entry(kernel, jit.code_ptr()) };
         rows.push(BigImpl {
             name: named.name.clone(),
             kind: Kind::Schedlab,
             call,
+            _jit: Some(jit),
+        });
+    }
+    if wanted(CRANELIFT_SPEED) {
+        let options = JitOptions {
+            verify: true,
+            listing: false,
+        };
+        let jit = JitFunction::compile_speed(build(kernel), &options)
+            .map_err(|e| format!("cannot compile {CRANELIFT_SPEED}: {e}"))?;
+        rows.push(BigImpl {
+            name: CRANELIFT_SPEED.into(),
+            kind: Kind::StockCranelift,
+            // SAFETY: `jit` is `kernel` compiled for the host and lives in the row.
+            call: unsafe { entry(kernel, jit.code_ptr()) },
             _jit: Some(jit),
         });
     }
@@ -358,6 +380,24 @@ mod tests {
             Operand::new("2048", Some(2048)).mag[32..34],
             seed.mag[32..34]
         );
+    }
+
+    #[test]
+    fn stock_cranelift_rows_compute_the_java_results() {
+        if Target::host().is_none() {
+            eprintln!("skipped: the host has no schedlab backend");
+            return;
+        }
+        for kernel in [BigKernel::SquareToLen, BigKernel::MulAdd] {
+            let rows = rows(kernel, &[], |n| n == CRANELIFT_SPEED).expect("compiles");
+            assert_eq!(rows.len(), 1);
+            assert_eq!(rows[0].kind, Kind::StockCranelift);
+            for (label, bits) in [("seed", None), ("256", Some(256))] {
+                let op = Operand::new(label, bits);
+                let want = expected(kernel, &op).expect("reference");
+                rows[0].check(kernel, &op, &want).expect("stock row agrees");
+            }
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub fn time_hashes(imp: &RustImpl, data: &[u8], hashes: u64) -> Duration {
         Imp::Schedlab(engine) => time_loop(|| schedlab_digest(&engine, black_box(data)), hashes),
         Imp::Md5Crate => time_loop(|| md5_crate_digest(black_box(data)), hashes),
         Imp::OpenSsl => time_loop(|| openssl_digest(black_box(data)), hashes),
+        Imp::Stock(stock) => time_loop(|| stock.digest(black_box(data)), hashes),
     }
 }
 

@@ -238,8 +238,13 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         .copied()
         .collect();
     let load_start = load_average();
-    let compile =
+    let mut compile =
         compile_time::measure_md5(&configs, budgets.compile_runs).map_err(CliError::failure)?;
+    if keep(impls::CRANELIFT_SPEED) {
+        compile.push(
+            compile_time::measure_stock_md5(budgets.compile_runs).map_err(CliError::failure)?,
+        );
+    }
     let first_compile = compile_time::first_compile_in_fresh_processes(budgets.compile_runs)
         .map_err(CliError::failure)?;
     let jvm = if args.no_java || jvm_variants.is_empty() {

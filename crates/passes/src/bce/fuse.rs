@@ -12,16 +12,21 @@ use std::collections::HashSet;
 /// Fuses the target of each jump in `jumps` into the jump's block where that target has no
 /// other predecessor. Returns the number of blocks removed.
 pub fn fuse_jumps(func: &mut Function, jumps: &[Inst]) -> usize {
+    if jumps.is_empty() {
+        return 0;
+    }
     let preds = predecessor_counts(func);
     let entry = func.layout.entry_block();
     let mut fused = 0;
     // Later jumps may move into earlier blocks as those absorb their targets; look the block up
     // each time instead of remembering it.
     let wanted: HashSet<Inst> = jumps.iter().copied().collect();
+    // Only a block's last instruction can be fused along (checked again below), so the
+    // terminators are all that needs looking up.
     let order: Vec<Inst> = func
         .layout
         .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
+        .filter_map(|b| func.layout.last_inst(b))
         .filter(|i| wanted.contains(i))
         .collect();
     for jump in order {

@@ -45,6 +45,9 @@ pub struct MergeOutcome {
     pub new_jumps: Vec<Inst>,
     /// Comparisons of removed checks, to delete with what only they used.
     pub dead: Vec<Inst>,
+    /// The instructions of narrowed bounds and widened bases, placed next to the definition
+    /// of the bound or base, in creation order (candidates for [`super::sink`]).
+    pub placed: Vec<Inst>,
 }
 
 /// Merges the checks of every segment of every check chain in `func`.
@@ -168,7 +171,7 @@ fn merge_group(
     } else if let Some(&b) = narrowed.get(&(first.bound, span)) {
         b
     } else {
-        let Some(b) = narrow_bound(func, first.bound, span) else {
+        let Some(b) = narrow_bound(func, first.bound, span, &mut out.placed) else {
             return;
         };
         narrowed.insert((first.bound, span), b);
@@ -198,7 +201,7 @@ fn merge_group(
     // Past the merged check no `base + k` of the group wraps, so each access's sign-extended
     // index is `sext(base) + k`: one extension per base, and constants that can fold into the
     // accesses' address offsets.
-    if let Some(ext) = widened_base(func, first.base, widened) {
+    if let Some(ext) = widened_base(func, first.base, widened, &mut out.placed) {
         for c in group {
             if let ValueDef::Result(inst, 0) = func.dfg.value_def(c.wide) {
                 let k = FuncCursor::new(func)
@@ -222,6 +225,7 @@ fn widened_base(
     func: &mut Function,
     base: Value,
     widened: &mut HashMap<Value, Value>,
+    placed: &mut Vec<Inst>,
 ) -> Option<Value> {
     if let Some(&e) = widened.get(&base) {
         return Some(e);
@@ -233,12 +237,18 @@ fn widened_base(
         _ => return None,
     }
     let e = cur.ins().sextend(types::I64, base);
+    placed.extend(defining_inst(cur.func, e));
     widened.insert(base, e);
     Some(e)
 }
 
 /// `max(bound - span, 0)`, inserted right after `bound` is defined.
-fn narrow_bound(func: &mut Function, bound: Value, span: i64) -> Option<Value> {
+fn narrow_bound(
+    func: &mut Function,
+    bound: Value,
+    span: i64,
+    placed: &mut Vec<Inst>,
+) -> Option<Value> {
     let mut cur = FuncCursor::new(func);
     match cur.func.dfg.value_def(bound) {
         ValueDef::Result(inst, _) => cur.goto_after_inst(inst),
@@ -249,7 +259,18 @@ fn narrow_bound(func: &mut Function, bound: Value, span: i64) -> Option<Value> {
     let minus = cur.ins().iconst(ty, -span);
     let shrunk = cur.ins().iadd(bound, minus);
     let zero = cur.ins().iconst(ty, 0);
-    Some(cur.ins().smax(shrunk, zero))
+    let narrowed = cur.ins().smax(shrunk, zero);
+    let created = [minus, shrunk, zero, narrowed];
+    placed.extend(created.iter().filter_map(|&v| defining_inst(cur.func, v)));
+    Some(narrowed)
+}
+
+/// The instruction that defines `v`, if any.
+fn defining_inst(func: &Function, v: Value) -> Option<Inst> {
+    match func.dfg.value_def(v) {
+        ValueDef::Result(inst, _) => Some(inst),
+        _ => None,
+    }
 }
 
 /// Replaces a check's branch by a jump to its success target; returns the jump.

@@ -43,6 +43,7 @@ pub mod fuse;
 pub mod merge;
 pub mod predicate;
 pub mod recognize;
+pub mod sink;
 
 use crate::deopt::SlowPathCall;
 use cranelift_codegen::dominator_tree::DominatorTree;
@@ -167,6 +168,9 @@ pub struct BceStats {
     pub checks_predicated: usize,
     /// Blocks fused into their only predecessor.
     pub blocks_fused: usize,
+    /// Instructions of narrowed bounds and widened bases moved out of loops they were only
+    /// live through ([`sink`]).
+    pub values_sunk: usize,
     /// Per loop, after the pass.
     pub loops: Vec<LoopChecks>,
     /// The loops predication versioned, in layout order of their fast headers.
@@ -234,6 +238,7 @@ pub fn run_with(
         recognize::remove_dead(func, &merged.dead);
         stats.blocks_fused += fuse::fuse_jumps(func, &merged.new_jumps);
         func.dfg.resolve_all_aliases();
+        stats.values_sunk = sink::sink_out_of_loops(func, &merged.placed);
         verify(func).map_err(|message| BceError::Verifier {
             stage: "merge",
             message,

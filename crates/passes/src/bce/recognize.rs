@@ -301,6 +301,19 @@ pub fn predecessor_counts(func: &Function) -> HashMap<Block, usize> {
     counts
 }
 
+/// Calls `f` with every value `inst` uses, as [`cranelift_codegen::ir::DataFlowGraph::inst_values`]
+/// lists them (arguments, then branch arguments, then exception contexts), without building
+/// that iterator chain for the instructions that are not branches: the passes count uses over
+/// the whole function several times per JIT compile.
+pub fn for_each_operand(func: &Function, inst: Inst, mut f: impl FnMut(Value)) {
+    let data = &func.dfg.insts[inst];
+    if data.opcode().is_branch() || data.exception_table().is_some() {
+        func.dfg.inst_values(inst).for_each(f);
+    } else {
+        func.dfg.inst_args(inst).iter().for_each(|&v| f(v));
+    }
+}
+
 /// Removes each of `candidates` whose results are unused and that has no side effect, then
 /// does the same for the instructions that defined their arguments. One use count serves the
 /// whole batch, so the passes collect candidates and sweep once per stage.
@@ -311,9 +324,7 @@ pub fn remove_dead(func: &mut Function, candidates: &[Inst]) {
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
     for block in func.layout.blocks() {
         for i in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(i) {
-                uses[func.dfg.resolve_aliases(v)] += 1;
-            }
+            for_each_operand(func, i, |v| uses[func.dfg.resolve_aliases(v)] += 1);
         }
     }
     let mut work = candidates.to_vec();

@@ -70,11 +70,11 @@ pub(crate) fn use_counts(func: &Function) -> Uses {
     };
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(inst) {
+            crate::bce::recognize::for_each_operand(func, inst, |v| {
                 let v = func.dfg.resolve_aliases(v);
                 uses.count[v] += 1;
                 uses.user[v] = inst.into();
-            }
+            });
         }
     }
     uses
