@@ -3,7 +3,8 @@
 //! ```text
 //! build → verify → bce (slow path outlined?) → verify → optimise? → rewrite → verify
 //!       → iv (strength reduction in the check-free loops) → verify
-//!       → schedule → verify → compile (opt_level=none) → stats
+//!       → schedule → verify → rotate (loops tested at the bottom) → verify
+//!       → compile (opt_level=none) → stats
 //! ```
 //!
 //! [`StageOptions`] says how: a report keeps every stage's text and verifies after each stage;
@@ -23,6 +24,7 @@ use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
 use schedlab_passes::iv::{self, IvStats};
 use schedlab_passes::rewrite::{self, ConstantPlacement, RewriteStats, model_latency};
+use schedlab_passes::rotate::{self, RotateStats};
 use schedlab_passes::sched::{
     self, MachineModel, SchedError, ScheduleOptions, ScheduleStats, StrategyEntry,
 };
@@ -57,6 +59,9 @@ pub struct PipelineConfig {
     pub machine_model: Option<MachineModel>,
     /// Seed for the `shuffle` strategy.
     pub seed: u64,
+    /// Rotate loops after scheduling ([`schedlab_passes::rotate`]): the test at the bottom,
+    /// one conditional branch per iteration.
+    pub rotate_loops: bool,
 }
 
 impl Default for PipelineConfig {
@@ -71,6 +76,7 @@ impl Default for PipelineConfig {
             strategy_entry: None,
             machine_model: None,
             seed: 0,
+            rotate_loops: true,
         }
     }
 }
@@ -172,6 +178,8 @@ pub struct IrStats {
     pub iv: Option<IvStats>,
     /// What the scheduler did.
     pub schedule: ScheduleStats,
+    /// What loop rotation did (`None` when disabled).
+    pub rotate: Option<RotateStats>,
 }
 
 /// Everything the pipeline produced for one kernel and target.
@@ -321,6 +329,8 @@ pub fn run_ir_stages_with(
         &schedule_options,
     )?;
     verify(func, "schedule")?;
+    let rotate = config.rotate_loops.then(|| rotate::rotate_loops(func));
+    verify_stage(func, "rotate")?;
     stages.sched = text(func);
     Ok((
         stages,
@@ -329,6 +339,7 @@ pub fn run_ir_stages_with(
             rewrite,
             iv,
             schedule,
+            rotate,
         },
     ))
 }

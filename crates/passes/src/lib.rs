@@ -1,11 +1,13 @@
 //! Passes over Cranelift IR: bounds-check elimination (`bce`, with slow paths outlined for a
 //! JIT by `deopt`), induction-variable strength reduction in its check-free loops (`iv`),
-//! in-block scheduling (`sched`) and critical-path rewrites (`rewrite`). Each pass is a free
+//! in-block scheduling (`sched`), critical-path rewrites (`rewrite`) and loop rotation
+//! (`rotate`: a test at the bottom of each loop instead of the top). Each pass is a free
 //! function over `ir::Function` that returns a plain statistics struct.
 #![deny(missing_docs)]
 pub mod bce;
 pub mod deopt;
 pub mod iv;
 pub mod rewrite;
+pub mod rotate;
 pub mod sched;
 pub mod testgen;
