@@ -44,7 +44,11 @@ fn mul_add_speed_by_code_placement() {
         .expect("compiles")
         .compiled;
         assert!(compiled.relocs.is_empty() && compiled.code.len() + 64 < CODE_BYTES);
-        let layout = if rotate_loops { "rotated" } else { "top-tested" };
+        let layout = if rotate_loops {
+            "rotated"
+        } else {
+            "top-tested"
+        };
         let mut line = format!("{strategy:>15} {layout:>10}:");
         for shift in [0usize, 16, 32, 48] {
             // SAFETY: a fresh private anonymous mapping, checked below; unmapped after use.

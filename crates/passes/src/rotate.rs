@@ -33,7 +33,8 @@
 //! and one outside; `body` is not the header and has the header as its only predecessor; there
 //! is one back edge, an unconditional `jump` from a latch; the header holds no call; and no
 //! block outside the loop uses a value of the header directly (only through the exit edge's
-//! arguments). Other loops are left alone.
+//! arguments, or in the exit block when the header is its only predecessor and in blocks that
+//! block dominates: they become its parameters too). Other loops are left alone.
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
@@ -62,6 +63,10 @@ struct Plan {
     body: Block,
     latch: Block,
     latch_jump: Inst,
+    /// The header's successor outside the loop.
+    exit: Block,
+    /// Blocks outside the loop that read header values (all dominated by `exit`).
+    exit_region: Vec<Block>,
     /// Loop blocks other than the header, in layout order.
     rest: Vec<Block>,
 }
@@ -89,7 +94,7 @@ pub fn rotate_loops(func: &mut Function) -> RotateStats {
                 .blocks()
                 .filter(|&b| loops.is_in_loop(b, lp))
                 .collect();
-            analyze(func, &cfg, header, &blocks)
+            analyze(func, &cfg, &domtree, header, &blocks)
         });
         let Some(plan) = plan else {
             break;
@@ -105,6 +110,7 @@ pub fn rotate_loops(func: &mut Function) -> RotateStats {
 fn analyze(
     func: &Function,
     cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
     header: Block,
     in_loop: &HashSet<Block>,
 ) -> Option<Plan> {
@@ -134,7 +140,10 @@ fn analyze(
         return None;
     }
     let edges = dfg.insts[back.inst].branch_destination(&dfg.jump_tables, &dfg.exception_tables);
-    if edges.iter().any(|c| c.args(&dfg.value_lists).any(|a| a.as_value().is_none())) {
+    if edges
+        .iter()
+        .any(|c| c.args(&dfg.value_lists).any(|a| a.as_value().is_none()))
+    {
         return None;
     }
     // A header the latch can afford to repeat.
@@ -147,16 +156,27 @@ fn analyze(
     {
         return None;
     }
-    // No block outside the loop reads a header value directly.
+    // Outside the loop, header values may be read only where the exit edge leads: in the exit
+    // block, if the header is its only predecessor, or in blocks it dominates. They receive
+    // them as parameters of the exit block.
+    let exit = if body == then_block {
+        else_block
+    } else {
+        then_block
+    };
+    let exit_private = cfg.pred_iter(exit).count() == 1;
     let header_values = header_values(func, header);
+    let mut exit_region = Vec::new();
     for block in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
-        for inst in func.layout.block_insts(block) {
-            if dfg
-                .inst_values(inst)
+        let reads = func.layout.block_insts(block).any(|inst| {
+            dfg.inst_values(inst)
                 .any(|v| header_values.contains(&dfg.resolve_aliases(v)))
-            {
+        });
+        if reads {
+            if !exit_private || !domtree.block_dominates(exit, block) {
                 return None;
             }
+            exit_region.push(block);
         }
     }
     let rest = func
@@ -167,6 +187,8 @@ fn analyze(
     Some(Plan {
         header,
         body,
+        exit,
+        exit_region,
         latch: back.block,
         latch_jump: back.inst,
         rest,
@@ -194,35 +216,16 @@ fn rotate(func: &mut Function, plan: &Plan) -> usize {
         return 0;
     };
 
-    // 1. Header values the rest of the loop reads become parameters of the body, passed by the
-    //    header's branch.
-    let mut needed: Vec<Value> = Vec::new();
-    for &block in &plan.rest {
-        for inst in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(inst) {
-                let v = func.dfg.resolve_aliases(v);
-                if header_values.contains(&v) && !needed.contains(&v) {
-                    needed.push(v);
-                }
-            }
-        }
-    }
-    let mut to_param: HashMap<Value, Value> = HashMap::new();
-    for &v in &needed {
-        let ty = func.dfg.value_type(v);
-        let param = func.dfg.append_block_param(plan.body, ty);
-        to_param.insert(v, param);
-        append_edge_arg(func, header_term, plan.body, v);
-    }
-    let rest_insts: Vec<Inst> = plan
-        .rest
-        .iter()
-        .flat_map(|&b| func.layout.block_insts(b).collect::<Vec<_>>())
-        .collect();
-    for inst in rest_insts {
-        func.dfg
-            .map_inst_values(inst, |v| to_param.get(&v).copied().unwrap_or(v));
-    }
+    // 1. Header values the rest of the loop reads become parameters of the body, and those
+    //    the exit region reads parameters of the exit block, passed by the header's branch.
+    pass_as_params(func, header_term, plan.body, &plan.rest, &header_values);
+    pass_as_params(
+        func,
+        header_term,
+        plan.exit,
+        &plan.exit_region,
+        &header_values,
+    );
 
     // 2. The latch computes the header's test on the values it used to jump with, and branches
     //    as the header does.
@@ -275,6 +278,43 @@ fn rotate(func: &mut Function, plan: &Plan) -> usize {
         .ins()
         .brif(cond, then_block, &then_args, else_block, &else_args);
     header_body.len()
+}
+
+/// Makes the header values that `region` reads parameters of `to` (which dominates `region`),
+/// passed by `header_term`'s edge to `to`, and rewrites `region` to read the parameters.
+fn pass_as_params(
+    func: &mut Function,
+    header_term: Inst,
+    to: Block,
+    region: &[Block],
+    header_values: &HashSet<Value>,
+) {
+    let mut needed: Vec<Value> = Vec::new();
+    for &block in region {
+        for inst in func.layout.block_insts(block) {
+            for v in func.dfg.inst_values(inst) {
+                let v = func.dfg.resolve_aliases(v);
+                if header_values.contains(&v) && !needed.contains(&v) {
+                    needed.push(v);
+                }
+            }
+        }
+    }
+    let mut to_param: HashMap<Value, Value> = HashMap::new();
+    for &v in &needed {
+        let ty = func.dfg.value_type(v);
+        let param = func.dfg.append_block_param(to, ty);
+        to_param.insert(v, param);
+        append_edge_arg(func, header_term, to, v);
+    }
+    let insts: Vec<Inst> = region
+        .iter()
+        .flat_map(|&b| func.layout.block_insts(b).collect::<Vec<_>>())
+        .collect();
+    for inst in insts {
+        func.dfg
+            .map_inst_values(inst, |v| to_param.get(&v).copied().unwrap_or(v));
+    }
 }
 
 fn map_arg(arg: BlockArg, f: impl Fn(Value) -> Value) -> BlockArg {
