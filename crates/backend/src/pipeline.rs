@@ -4,7 +4,8 @@
 //! build → verify → bce (slow path outlined?) → verify → forward? (store→load, dead scratch
 //!       stores) → verify → optimise? → rewrite → verify
 //!       → iv (strength reduction in the check-free loops) → verify
-//!       → schedule → verify → compile (opt_level=none) → stats
+//!       → schedule → verify → rotate (loops tested at the bottom) → verify
+//!       → compile (opt_level=none) → stats
 //! ```
 //!
 //! [`StageOptions`] says how: a report keeps every stage's text and verifies after each stage;
@@ -26,6 +27,7 @@ use schedlab_passes::deopt::SlowPathCall;
 use schedlab_passes::forward::{self, ForwardStats};
 use schedlab_passes::iv::{self, IvStats};
 use schedlab_passes::rewrite::{self, ConstantPlacement, RewriteStats, model_latency};
+use schedlab_passes::rotate::{self, RotateStats};
 use schedlab_passes::sched::{
     self, MachineModel, SchedError, ScheduleOptions, ScheduleStats, StrategyEntry,
 };
@@ -69,6 +71,9 @@ pub struct PipelineConfig {
     pub machine_model: Option<MachineModel>,
     /// Seed for the `shuffle` strategy.
     pub seed: u64,
+    /// Rotate loops after scheduling ([`schedlab_passes::rotate`]): the test at the bottom,
+    /// one conditional branch per iteration.
+    pub rotate_loops: bool,
 }
 
 impl Default for PipelineConfig {
@@ -84,6 +89,7 @@ impl Default for PipelineConfig {
             strategy_entry: None,
             machine_model: None,
             seed: 0,
+            rotate_loops: true,
         }
     }
 }
@@ -189,6 +195,8 @@ pub struct IrStats {
     pub iv: Option<IvStats>,
     /// What the scheduler did.
     pub schedule: ScheduleStats,
+    /// What loop rotation did (`None` when disabled).
+    pub rotate: Option<RotateStats>,
 }
 
 /// Everything the pipeline produced for one kernel and target.
@@ -353,8 +361,21 @@ pub fn run_ir_stages_with(
         &model,
         &schedule_options,
     )?;
-    if options.verify_stages || options.verify_result || config.strategy_entry.is_some() {
+    // A strategy given as code is verified right after it ran, so an error names it.
+    if options.verify_stages || config.strategy_entry.is_some() {
         verify(func, "schedule")?;
+    }
+    let rotate = config.rotate_loops.then(|| rotate::rotate_loops(func));
+    // The end result: after every stage when reporting, once when the JIT asks for it.
+    if options.verify_stages || options.verify_result {
+        verify(
+            func,
+            if config.rotate_loops {
+                "rotate"
+            } else {
+                "schedule"
+            },
+        )?;
     }
     stages.sched = text(func);
     Ok((
@@ -365,6 +386,7 @@ pub fn run_ir_stages_with(
             rewrite,
             iv,
             schedule,
+            rotate,
         },
     ))
 }

@@ -3,7 +3,8 @@
 //! each function to 64 bytes, so the loop's offset in the function fixes its placement; here
 //! the same bytes are copied to 0, 16, 32 and 48 bytes past a page start and timed per word
 //! (2048-word operand, arrays 2 KiB apart modulo 4 KiB, the fastest of 600 batches of 20
-//! calls). Run: `cargo test --release -p schedlab-backend --test placement_bigint -- --ignored
+//! calls), each strategy compiled with its loop tested at the top (two taken branches per
+//! iteration) and rotated (one; `PipelineConfig::rotate_loops`). Run: `cargo test --release -p schedlab-backend --test placement_bigint -- --ignored
 //! --nocapture` (x86_64 hosts; notes/design.md, "Validating the BigInteger kernels").
 
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
@@ -26,17 +27,29 @@ fn mul_add_speed_by_code_placement() {
         isa: IsaChoice::Native,
         ..StageOptions::REPORT
     };
-    for strategy in ["source", "list-latency", "pressure", "pressure-remat"] {
+    for (strategy, rotate_loops) in ["source", "list-latency", "pressure", "pressure-remat"]
+        .into_iter()
+        .flat_map(|s| [(s, false), (s, true)])
+    {
+        let config = PipelineConfig {
+            rotate_loops,
+            ..PipelineConfig::with_strategy(strategy)
+        };
         let compiled = pipeline::run_with(
             schedlab_kernels::bigint::mul_add(),
             Target::X86_64,
-            &PipelineConfig::with_strategy(strategy),
+            &config,
             &options,
         )
         .expect("compiles")
         .compiled;
         assert!(compiled.relocs.is_empty() && compiled.code.len() + 64 < CODE_BYTES);
-        let mut line = format!("{strategy:>15}:");
+        let layout = if rotate_loops {
+            "rotated"
+        } else {
+            "top-tested"
+        };
+        let mut line = format!("{strategy:>15} {layout:>10}:");
         for shift in [0usize, 16, 32, 48] {
             // SAFETY: a fresh private anonymous mapping, checked below; unmapped after use.
             let mem = unsafe {
