@@ -420,6 +420,41 @@ impl Report {
         goals
     }
 
+    /// The SHA-NI reference loop's measured cycles per 64-byte block at the goal size (MB/s and
+    /// the effective clock of this run) beside llvm-mca's figure for the same loop per core.
+    fn reference_check(&self) -> Option<String> {
+        let si = self.goal_size()?;
+        let row = self.index(rows_mod::REFERENCE_SHA_NI)?;
+        let mb_per_s = self.mb_per_s(row, si)?;
+        let ghz = self.samples.clock_ghz()?;
+        let measured = 64.0 / (mb_per_s * 1e6) * ghz * 1e9;
+        let reference = schedlab_backend::reference::REFERENCES
+            .iter()
+            .find(|r| r.name == "sha256-ni")?;
+        let modelled: Vec<String> = reference
+            .cpus
+            .iter()
+            .filter_map(|cpu| {
+                let cycles = reference.cycles(cpu).ok()?;
+                Some(format!(
+                    "{cpu} {cycles:.1} ({:+.1} %)",
+                    (cycles - measured) / measured * 100.0
+                ))
+            })
+            .collect();
+        Some(format!(
+            "{}: measured {measured:.1} cycles per 64-byte block at {} ({ghz:.2} GHz effective); \
+             llvm-mca: {}",
+            rows_mod::REFERENCE_SHA_NI,
+            size_label(self.sizes[si]),
+            if modelled.is_empty() {
+                "n/a".to_string()
+            } else {
+                modelled.join(", ")
+            }
+        ))
+    }
+
     /// OpenSSL ÷ OpenSSL masked at the goal size: > 1 when the mask took effect.
     fn mask_effect(&self) -> Option<f64> {
         let si = self.goal_size()?;
@@ -618,6 +653,9 @@ impl Report {
                 }
             )),
             None => lines.push(format!("mask check: {OPENSSL_MASKED} not measured")),
+        }
+        if let Some(line) = self.reference_check() {
+            lines.push(line);
         }
         for row in &self.rows {
             if let Some(note) = &row.note {
