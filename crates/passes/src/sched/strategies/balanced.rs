@@ -34,7 +34,11 @@ use super::latency_pressure::LatencyPressure;
 use super::remat_loads::RematLoads;
 use crate::sched::driver::trial_block;
 use crate::sched::registry::StrategyEntry;
-use crate::sched::{NodeId, Pick, ReadySet, Reason, SchedView, Strategy};
+use crate::sched::{
+    MachineModel, NodeId, Pick, ReadySet, Reason, SchedError, SchedView, ScheduleOptions, Strategy,
+    schedule_with_strategy,
+};
+use cranelift_codegen::ir::{Block, Function};
 
 /// `remat-loads` on out-of-order cores while the block's working set fits the registers,
 /// `latency-pressure` otherwise and on in-order cores.
@@ -46,6 +50,8 @@ pub struct Balanced {
     latency_and_pressure: LatencyPressure,
     /// The current block uses `latency-pressure`'s order.
     use_latency_pressure: bool,
+    /// Every block's choice so far, in scheduling order.
+    choices: Vec<(Block, BalancedChoice)>,
 }
 
 /// What `balanced` chose for a block, and why.
@@ -91,6 +97,22 @@ impl BalancedChoice {
     }
 }
 
+/// What `balanced` chooses for each block of `func` on `model`, in layout order (`func` is not
+/// changed: a copy is scheduled).
+pub fn block_choices(
+    func: &Function,
+    model: &MachineModel,
+) -> Result<Vec<(Block, BalancedChoice)>, SchedError> {
+    let mut copy = func.clone();
+    let mut balanced = Balanced::default();
+    let opts = ScheduleOptions {
+        skip_statistics: true,
+        ..ScheduleOptions::default()
+    };
+    schedule_with_strategy(&mut copy, ENTRY.name, &mut balanced, model, &opts)?;
+    Ok(balanced.choices)
+}
+
 impl Balanced {
     fn active(&mut self) -> &mut dyn Strategy {
         if self.use_latency_pressure {
@@ -120,7 +142,9 @@ impl Strategy for Balanced {
     }
 
     fn init_block(&mut self, view: &SchedView<'_>) {
-        self.use_latency_pressure = BalancedChoice::for_block(view).uses_latency_pressure();
+        let choice = BalancedChoice::for_block(view);
+        self.choices.push((view.dag.block(), choice));
+        self.use_latency_pressure = choice.uses_latency_pressure();
         self.active().init_block(view);
     }
 
