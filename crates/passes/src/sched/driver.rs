@@ -22,9 +22,42 @@ pub(crate) fn schedule_block(
     strategy_name: &str,
     reasons: &mut BTreeMap<Reason, usize>,
 ) -> Result<(Vec<NodeId>, usize), SchedError> {
-    let n = dag.len();
     let insts: Vec<Inst> = dag.nodes().map(|id| dag.inst(id)).collect();
-    let mut pressure = PressureTracker::new(func, liveness, dag.block(), &insts);
+    let pressure = PressureTracker::new(func, liveness, dag.block(), &insts);
+    run_block(func, pressure, dag, model, strategy, strategy_name, reasons)
+}
+
+/// The order `strategy` would give the block `view` shows and the maximum pressure of that
+/// order, without touching the function: a trial run of the driver from the block's entry
+/// state (asked by strategies that choose between orders, e.g. `balanced`). The view must be
+/// the one given to [`Strategy::init_block`] (nothing placed yet).
+pub(crate) fn trial_block(
+    view: &SchedView<'_>,
+    strategy: &mut dyn Strategy,
+) -> Result<(Vec<NodeId>, usize), SchedError> {
+    let mut reasons = BTreeMap::new();
+    run_block(
+        view.func,
+        view.pressure.clone(),
+        view.dag,
+        view.model,
+        strategy,
+        "trial",
+        &mut reasons,
+    )
+}
+
+/// [`schedule_block`] from a given entry pressure state.
+fn run_block(
+    func: &Function,
+    mut pressure: PressureTracker,
+    dag: &DepDag,
+    model: &MachineModel,
+    strategy: &mut dyn Strategy,
+    strategy_name: &str,
+    reasons: &mut BTreeMap<Reason, usize>,
+) -> Result<(Vec<NodeId>, usize), SchedError> {
+    let n = dag.len();
     let mut waiting: Vec<usize> = dag.nodes().map(|id| dag.preds(id).count()).collect();
     let mut ready_cycle = vec![0u32; n];
     let mut scheduled = vec![false; n];

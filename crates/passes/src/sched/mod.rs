@@ -26,7 +26,7 @@
 //! | `pressure` | latency while live values fit the registers, pressure beyond |
 //! | `pressure-remat` | `pressure` after load rematerialisation |
 //! | `latency-pressure` | critical path within the budget, slack work just in time, pressure above |
-//! | `balanced` | per machine model: `remat-loads` out of order, `latency-pressure` in order (the default) |
+//! | `balanced` | `remat-loads` out of order while the block's working set fits the registers, else `latency-pressure` (the default) |
 //! | `shuffle` | seeded random legal order, for testing |
 //!
 //! Every schedule can be checked against a DAG rebuilt from the unscheduled function

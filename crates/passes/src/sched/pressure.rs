@@ -114,6 +114,8 @@ pub struct PressureTracker {
     live_out: Vec<bool>,
     live: usize,
     max: usize,
+    /// Values live through the block without a use in it (see [`PressureTracker::idle_through`]).
+    idle: usize,
 }
 
 impl PressureTracker {
@@ -177,6 +179,10 @@ impl PressureTracker {
         entry.sort_unstable();
         entry.dedup();
         let live = entry.len();
+        let idle = entry
+            .iter()
+            .filter(|&&i| remaining[i as usize] == 0 && live_out[i as usize])
+            .count();
         Self {
             uses,
             use_start,
@@ -185,7 +191,16 @@ impl PressureTracker {
             live_out,
             live,
             max: live,
+            idle,
         }
+    }
+
+    /// Values live through the block that no instruction of it reads: live on entry and on
+    /// exit, idle in between. The register allocator can keep each in a spill slot across the
+    /// whole block at the cost of one store before it and one load after it, off the block's
+    /// dependence chains.
+    pub fn idle_through(&self) -> usize {
+        self.idle
     }
 
     /// Values live now.

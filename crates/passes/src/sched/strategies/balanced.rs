@@ -1,51 +1,132 @@
 //! `balanced`: one default for every target, whose behaviour follows the target's machine
-//! model (never the kernel).
+//! model and the block being scheduled (never the kernel).
 //!
 //! * **Out-of-order cores** (the model has a reorder buffer: x86_64's Zen 3, AArch64's
-//!   ThunderX2, s390x's z13): the hardware hides the latency of a load issued right before its
-//!   use, so the schedule spends nothing on latency and everything on registers —
-//!   `remat-loads`' order: each load of never-written memory copied to each use and placed
-//!   right before it (on x86_64 and s390x it folds into its user as a memory operand). This
-//!   keeps MD5's loop free of spills on x86_64 and AArch64.
+//!   ThunderX2, s390x's z13), **when the block's working set fits the registers**: the hardware
+//!   hides the latency of a load issued right before its use, so the schedule spends nothing
+//!   on latency and everything on registers — `remat-loads`' order: each load of never-written
+//!   memory copied to each use and placed right before it (on x86_64 and s390x it folds into
+//!   its user as a memory operand). This keeps MD5's loop free of spills on x86_64 and
+//!   AArch64.
+//! * **Out-of-order cores, when spills are unavoidable**: if even `remat-loads`' order needs
+//!   more registers than the budget for the values the block works on, the allocator must
+//!   spill inside the block's dependence chains whatever the order. What then decides the
+//!   speed is where the spills and reloads fall relative to the critical path, and
+//!   `latency-pressure` is the order that weighs both (SHA-256's 64 rounds on x86_64 and
+//!   s390x).
 //! * **In-order cores** ([`MachineModel::in_order`](crate::sched::MachineModel::in_order):
 //!   riscv64's SiFive U74): nothing reorders what the schedule leaves exposed, so the order
 //!   must cover the latencies itself — `latency-pressure`'s cascade: critical path within the
 //!   register budget, slack work just in time (each load about one step ahead of its use),
 //!   pressure relief above the budget.
 //!
-//! The choice is made per block from [`SchedView::model`], so the same strategy object serves
-//! any target.
+//! **The working set** of a block in an order is its maximum live values
+//! ([`PressureTracker`](crate::sched::pressure::PressureTracker)) minus the values that are
+//! live through the block without being read in it: those can sit in a spill slot for the
+//! whole block, stored before it and reloaded after it, off its chains. For straight-line code
+//! in a fixed order the registers needed without spilling equal the maximum live values (the
+//! live ranges are intervals), so a working set above the budget means spills the allocator
+//! cannot move out of the block. The test is exact, not a tuned margin: `remat-loads`' order
+//! is built once as a trial (the driver's own loop on a copy of its state; no IR is touched)
+//! and its working set compared with [`SchedView::register_limit`].
 
 use super::latency_pressure::LatencyPressure;
 use super::remat_loads::RematLoads;
+use crate::sched::driver::trial_block;
 use crate::sched::registry::StrategyEntry;
-use crate::sched::{NodeId, Pick, ReadySet, Reason, SchedView, Strategy};
+use crate::sched::{
+    MachineModel, NodeId, Pick, ReadySet, Reason, SchedError, SchedView, ScheduleOptions, Strategy,
+    schedule_with_strategy,
+};
+use cranelift_codegen::ir::{Block, Function};
 
-/// `remat-loads` on out-of-order cores, `latency-pressure` on in-order ones.
+/// `remat-loads` on out-of-order cores while the block's working set fits the registers,
+/// `latency-pressure` otherwise and on in-order cores.
 #[derive(Debug, Default)]
 pub struct Balanced {
-    /// The order used on out-of-order cores.
-    out_of_order: RematLoads,
-    /// The order used on in-order cores.
-    in_order: LatencyPressure,
-    /// The current block's model is in-order.
-    use_in_order: bool,
+    /// The order used on out-of-order cores when the working set fits.
+    registers_first: RematLoads,
+    /// The order used on in-order cores and where spills are unavoidable.
+    latency_and_pressure: LatencyPressure,
+    /// The current block uses `latency-pressure`'s order.
+    use_latency_pressure: bool,
+    /// Every block's choice so far, in scheduling order.
+    choices: Vec<(Block, BalancedChoice)>,
+}
+
+/// What `balanced` chose for a block, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BalancedChoice {
+    /// The model is in-order: `latency-pressure`.
+    InOrder,
+    /// Out of order, and `remat-loads`' working set fits the budget: `remat-loads`.
+    Fits {
+        /// Working set of `remat-loads`' order (max live values minus idle live-through ones).
+        working_set: usize,
+    },
+    /// Out of order, and `remat-loads`' working set exceeds the budget: `latency-pressure`.
+    SpillsUnavoidable {
+        /// Working set of `remat-loads`' order.
+        working_set: usize,
+    },
+}
+
+impl BalancedChoice {
+    /// Decides for the block `view` shows (as given to [`Strategy::init_block`]).
+    pub fn for_block(view: &SchedView<'_>) -> BalancedChoice {
+        if view.model.in_order {
+            return BalancedChoice::InOrder;
+        }
+        let mut trial = RematLoads::default();
+        // A trial of a built-in strategy cannot fail; if it ever did, the safe choice is the
+        // register-first order the block would have had before this rule.
+        let Ok((_, max_live)) = trial_block(view, &mut trial) else {
+            return BalancedChoice::Fits { working_set: 0 };
+        };
+        let working_set = max_live.saturating_sub(view.pressure.idle_through());
+        if working_set > view.register_limit() {
+            BalancedChoice::SpillsUnavoidable { working_set }
+        } else {
+            BalancedChoice::Fits { working_set }
+        }
+    }
+
+    /// Whether the block takes `latency-pressure`'s order.
+    pub fn uses_latency_pressure(self) -> bool {
+        !matches!(self, BalancedChoice::Fits { .. })
+    }
+}
+
+/// What `balanced` chooses for each block of `func` on `model`, in layout order (`func` is not
+/// changed: a copy is scheduled).
+pub fn block_choices(
+    func: &Function,
+    model: &MachineModel,
+) -> Result<Vec<(Block, BalancedChoice)>, SchedError> {
+    let mut copy = func.clone();
+    let mut balanced = Balanced::default();
+    let opts = ScheduleOptions {
+        skip_statistics: true,
+        ..ScheduleOptions::default()
+    };
+    schedule_with_strategy(&mut copy, ENTRY.name, &mut balanced, model, &opts)?;
+    Ok(balanced.choices)
 }
 
 impl Balanced {
     fn active(&mut self) -> &mut dyn Strategy {
-        if self.use_in_order {
-            &mut self.in_order
+        if self.use_latency_pressure {
+            &mut self.latency_and_pressure
         } else {
-            &mut self.out_of_order
+            &mut self.registers_first
         }
     }
 
     fn active_ref(&self) -> &dyn Strategy {
-        if self.use_in_order {
-            &self.in_order
+        if self.use_latency_pressure {
+            &self.latency_and_pressure
         } else {
-            &self.out_of_order
+            &self.registers_first
         }
     }
 }
@@ -61,7 +142,9 @@ impl Strategy for Balanced {
     }
 
     fn init_block(&mut self, view: &SchedView<'_>) {
-        self.use_in_order = view.model.in_order;
+        let choice = BalancedChoice::for_block(view);
+        self.choices.push((view.dag.block(), choice));
+        self.use_latency_pressure = choice.uses_latency_pressure();
         self.active().init_block(view);
     }
 
@@ -81,7 +164,7 @@ impl Strategy for Balanced {
 /// Registry entry.
 pub const ENTRY: StrategyEntry = StrategyEntry {
     name: "balanced",
-    summary: "per machine model: remat-loads' order on out-of-order cores, latency-pressure on \
-              in-order cores",
+    summary: "remat-loads' order on out-of-order cores while the block's working set fits the \
+              registers; latency-pressure where spills are unavoidable and on in-order cores",
     make: |_| Box::new(Balanced::default()),
 };
