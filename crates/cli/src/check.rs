@@ -14,8 +14,8 @@ use schedlab_kernels::registry::CaseOptions;
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Kernel(s): md5, md5-mb, muladd, square-to-len, `.clif` files or directories of them
-    /// (comma-separated); a `.clif` file's run lines are its checks.
+    /// Kernel(s): a registered name or alias (`schedlab list`), `.clif` files or directories of
+    /// them (comma-separated); a `.clif` file's run lines are its checks.
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.

@@ -8,7 +8,7 @@ use schedlab_passes::rewrite::ConstantPlacement;
 /// Arguments of `schedlab dump`.
 #[derive(clap::Args, Debug)]
 pub struct DumpArgs {
-    /// Kernel: md5, md5-mb-x4, md5-mb-x8, muladd, square-to-len, or a .clif file.
+    /// Kernel: a registered name (`schedlab list`: md5, md5-mb-x4, sha256, …) or a .clif file.
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategy.

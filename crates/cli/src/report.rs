@@ -15,8 +15,9 @@ use std::path::PathBuf;
 /// Arguments of `schedlab report`.
 #[derive(clap::Args, Debug)]
 pub struct ReportArgs {
-    /// Kernel(s): md5, md5-mb (md5-mb-x4, md5-mb-x8), muladd, square-to-len, a .clif file, a
-    /// directory of them or a pattern like `dir/*.clif` (comma-separated).
+    /// Kernel(s): a registered name or alias (`schedlab list`: md5, md5-mb, muladd,
+    /// square-to-len, int-sum, sha256, sha256-local, …), a .clif file, a directory of them or a
+    /// pattern like `dir/*.clif` (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
