@@ -98,3 +98,21 @@ fn md5_muladd_square_to_len_fit_the_registers_on_x86_64_and_aarch64() {
         "md5 s390x: {md5_s390x:?}"
     );
 }
+
+#[test]
+fn sha256_rounds_take_latency_pressure_where_spills_are_unavoidable() {
+    for (target, unavoidable) in [
+        (Target::X86_64, true),
+        (Target::S390x, true),
+        (Target::Aarch64, false),
+    ] {
+        let choice = largest_working_set(&choices("sha256", sha256::compress_multi_block, target));
+        assert_eq!(
+            choice.uses_latency_pressure(),
+            unavoidable,
+            "sha256 {target}: {choice:?}"
+        );
+    }
+    let riscv = choices("sha256", sha256::compress_multi_block, Target::Riscv64);
+    assert!(riscv.iter().all(|&c| c == BalancedChoice::InOrder));
+}
