@@ -18,7 +18,7 @@ use schedlab_backend::cost::loop_cost;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::stats::code_stats;
 use schedlab_backend::{JitFunction, JitOptions, Target};
-use schedlab_kernels::sha256::{INITIAL_STATE, SCHEDULE_WORDS, compress_multi_block};
+use schedlab_kernels::sha256::{INITIAL_STATE, SCHEDULE_WORDS, Schedule, compress_multi_block_with};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -67,8 +67,14 @@ impl Sha256Kernel {
     /// JIT-compiles the kernel with `config` for the host (both loops in one function, as the
     /// `Sha256` library compiles it).
     pub fn compile(config: &PipelineConfig) -> Result<Self, String> {
+        Self::compile_kernel(config, Schedule::Argument)
+    }
+
+    /// [`Sha256Kernel::compile`] of the variant that keeps `W` in `schedule` (`Private`: the
+    /// `sha256-local` kernel, whose sixth argument the calling convention lets it ignore).
+    pub fn compile_kernel(config: &PipelineConfig, schedule: Schedule) -> Result<Self, String> {
         let target = Target::host().ok_or("the host architecture has no schedlab backend")?;
-        let mut func = compress_multi_block();
+        let mut func = compress_multi_block_with(schedule);
         run_ir_stages_with(&mut func, target, config, &StageOptions::jit(None))
             .map_err(|e| e.to_string())?;
         let options = JitOptions {
