@@ -39,7 +39,12 @@ fn before_scheduling(
 }
 
 fn choices(name: &str, build: fn() -> Function, target: Target) -> Vec<BalancedChoice> {
-    choices_with(name, build, target, PipelineConfig::default().forward_stores)
+    choices_with(
+        name,
+        build,
+        target,
+        PipelineConfig::default().forward_stores,
+    )
 }
 
 fn choices_with(

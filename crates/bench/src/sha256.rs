@@ -18,7 +18,9 @@ use schedlab_backend::cost::loop_cost;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::stats::code_stats;
 use schedlab_backend::{JitFunction, JitOptions, Target};
-use schedlab_kernels::sha256::{INITIAL_STATE, SCHEDULE_WORDS, Schedule, compress_multi_block_with};
+use schedlab_kernels::sha256::{
+    INITIAL_STATE, SCHEDULE_WORDS, Schedule, compress_multi_block_with,
+};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -193,6 +195,13 @@ pub fn schedlab_row_name(strategy: &str) -> String {
     format!("schedlab/{strategy}")
 }
 
+/// The row of `strategy` compiled with store-to-load forwarding off, i.e. `W` kept in memory
+/// as the Java source has it: beside the default row it shows, in the same run, what the
+/// forwarding pass is worth.
+pub fn w_in_memory_row_name(strategy: &str) -> String {
+    format!("schedlab/{strategy}/w-in-memory")
+}
+
 /// The strategies timed by default: every registered one but `shuffle` (it exists to test
 /// correctness), the pipeline's default first.
 pub fn default_strategies() -> Vec<String> {
@@ -225,6 +234,24 @@ pub fn rows(strategies: &[String], wanted: impl Fn(&str) -> bool) -> Result<Vec<
             strategy: Some(strategy.clone()),
             imp: Imp::Schedlab(Box::new(kernel)),
         });
+    }
+    // The first strategy (the default) once more with `W` in memory, unless that is already
+    // the default configuration. Its `strategy` is `None`: it is a configuration, not a strategy.
+    if let Some(first) = strategies.first() {
+        let name = w_in_memory_row_name(first);
+        let config = PipelineConfig {
+            forward_stores: false,
+            ..PipelineConfig::with_strategy(first)
+        };
+        if wanted(&name) && config != PipelineConfig::with_strategy(first) {
+            let kernel = Sha256Kernel::compile(&config).map_err(|e| format!("{name}: {e}"))?;
+            rows.push(Row {
+                name,
+                kind: Kind::Schedlab,
+                strategy: None,
+                imp: Imp::Schedlab(Box::new(kernel)),
+            });
+        }
     }
     let mut fixed = vec![
         (OPENSSL, Kind::HandWritten, Imp::OpenSsl),

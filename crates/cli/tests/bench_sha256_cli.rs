@@ -57,6 +57,25 @@ fn every_row_is_measured_with_a_verified_digest() {
         1
     );
     assert!(schedlab_rows.iter().all(|r| r["spills"].is_u64()));
+    // The default once more with `W` in memory: its own code (other spill figures), and the
+    // ratio of the two reported.
+    let default = schedlab_rows
+        .iter()
+        .find(|r| r["default"] == true)
+        .expect("a default row");
+    let in_memory_name = format!("{}/w-in-memory", default["impl"].as_str().unwrap_or(""));
+    let in_memory = row(&doc, &in_memory_name, 64);
+    assert!(
+        in_memory["mb_per_s"].as_f64().is_some_and(|m| m > 0.0),
+        "{in_memory}"
+    );
+    assert_ne!(
+        (&in_memory["spills"], &in_memory["reloads"]),
+        (&default["spills"], &default["reloads"]),
+        "forwarding changed nothing: {in_memory}"
+    );
+    assert_eq!(doc["forwarding"]["w_in_memory"], in_memory_name.as_str());
+    assert!(doc["forwarding"]["ratio"].as_f64().is_some_and(|r| r > 0.0));
     // The children said what they ran with.
     let note = |name: &str| {
         row(&doc, name, 64)["note"]

@@ -92,6 +92,9 @@ fn valid_names(strategies: &[String]) -> Vec<String> {
         .iter()
         .map(|s| rows_mod::schedlab_row_name(s))
         .collect();
+    if let Some(first) = strategies.first() {
+        names.push(rows_mod::w_in_memory_row_name(first));
+    }
     names.extend(
         [
             OPENSSL,
@@ -352,10 +355,14 @@ impl Report {
     }
 
     /// The schedlab row with the highest median MB/s at size `si`.
+    /// With `except`, among the other *strategies* (rows with a strategy), else among every
+    /// schedlab configuration.
     fn best_schedlab(&self, si: usize, except: Option<&str>) -> Option<usize> {
         (0..self.rows.len())
             .filter(|&r| self.rows[r].kind == Kind::Schedlab)
-            .filter(|&r| except.is_none_or(|e| self.rows[r].name != e))
+            .filter(|&r| {
+                except.is_none_or(|e| self.rows[r].name != e && self.rows[r].strategy.is_some())
+            })
             .filter_map(|r| self.mb_per_s(r, si).map(|m| (r, m)))
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(r, _)| r)
@@ -462,10 +469,24 @@ impl Report {
         self.samples.speedup(o, m, si)
     }
 
-    /// (min, max) median MB/s across the schedlab rows at size `si`.
+    /// Whether row `r` is `schedlab/<strategy>` (not a configuration variant).
+    fn is_strategy_row(&self, r: usize) -> bool {
+        self.rows[r].kind == Kind::Schedlab && self.rows[r].strategy.is_some()
+    }
+
+    /// Default ÷ the default with `W` in memory at the goal size, if both were timed.
+    fn forwarding_effect(&self) -> Option<(String, usize, f64)> {
+        let si = self.goal_size()?;
+        let strategy = self.default_row.strip_prefix("schedlab/")?;
+        let variant = rows_mod::w_in_memory_row_name(strategy);
+        let (d, v) = (self.index(&self.default_row)?, self.index(&variant)?);
+        Some((variant, self.sizes[si], self.samples.speedup(d, v, si)?))
+    }
+
+    /// (min, max) median MB/s across the schedlab strategy rows at size `si`.
     fn spread(&self, si: usize) -> Option<(f64, f64)> {
         let values: Vec<f64> = (0..self.rows.len())
-            .filter(|&r| self.rows[r].kind == Kind::Schedlab)
+            .filter(|&r| self.is_strategy_row(r))
             .filter_map(|r| self.mb_per_s(r, si))
             .collect();
         let min = values.iter().copied().reduce(f64::min)?;
@@ -478,7 +499,7 @@ impl Report {
     /// variation.
     fn reload_speed_correlation(&self, si: usize) -> Option<f64> {
         let pairs: Vec<(f64, f64)> = (0..self.rows.len())
-            .filter(|&r| self.rows[r].kind == Kind::Schedlab)
+            .filter(|&r| self.is_strategy_row(r))
             .filter_map(|r| {
                 let reloads = match &self.rows[r].loop_spills {
                     Some(Ok((_, l))) => *l as f64,
@@ -499,6 +520,7 @@ impl Report {
         let totals: Vec<usize> = self
             .rows
             .iter()
+            .filter(|r| r.strategy.is_some())
             .filter_map(|r| r.spills.map(|(s, l)| s + l))
             .collect();
         Some((*totals.iter().min()?, *totals.iter().max()?))
@@ -640,6 +662,14 @@ impl Report {
                 ));
             }
         }
+        if let Some((variant, size, r)) = self.forwarding_effect() {
+            lines.push(format!(
+                "store-to-load forwarding at {}: {} ÷ {variant} = {r:.3}× ({variant}: the same \
+                 strategy with --forward-stores off, so `W` stays in memory as in the Java source)",
+                size_label(size),
+                self.default_row
+            ));
+        }
         match self.mask_effect() {
             Some(r) => lines.push(format!(
                 "mask check: {OPENSSL} ÷ {OPENSSL_MASKED} = {r:.2}×{}",
@@ -749,6 +779,9 @@ impl Report {
             "spread": spread,
             "spill_spread": self.spill_spread().map(|(lo, hi)| json!({"min": lo, "max": hi})),
             "goals": goals,
+            "forwarding": self.forwarding_effect().map(|(row, size, ratio)| {
+                json!({"default": self.default_row, "w_in_memory": row, "size": size, "ratio": ratio})
+            }),
         })
     }
 }
