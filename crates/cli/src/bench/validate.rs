@@ -1,6 +1,6 @@
 //! `schedlab bench --validate-model`: measured cycles per hot-loop iteration beside every
 //! static model's figure for the same code, with the relative error, for every strategy of
-//! MD5, `mulAdd` and `squareToLen` on x86_64.
+//! MD5, SHA-256, `mulAdd` and `squareToLen` on x86_64.
 //!
 //! **MD5, measured.** Each strategy's MD5 (the library's configuration with that strategy, as
 //! its JIT compiles it: check-free loop, slow path outlined) hashes a 1 MiB message; one
@@ -11,6 +11,9 @@
 //! repetition; rows are timed in a rotated order per repetition. A repetition's sample is the
 //! fastest of 25 single hashes (other processes' time slices only ever make a hash slower: the
 //! same reasoning as the clock probe's), and the median over repetitions is reported.
+//!
+//! **SHA-256, measured** the same way, per strategy as the bench JIT-compiles it: see
+//! [`sha256`].
 //!
 //! **BigInteger, measured.** The hot loop is the check-free `mulAdd` loop (for `squareToLen`
 //! the one inside its loop over `i`); cycles per call at several operand sizes are fitted with
@@ -25,6 +28,7 @@
 
 mod bigint;
 mod output;
+mod sha256;
 
 use super::impls::{self, Imp, RustImpl};
 use super::{BenchArgs, Budgets, Format, measure, rotated};
@@ -52,6 +56,9 @@ struct Figure {
     model: String,
     /// Cycles per iteration, or why there is none.
     cycles: Result<f64, String>,
+    /// schedlab's figures: which term of the bound binds (`recurrence`, `issue`, `ports
+    /// p0+p6`), with every term's cycles.
+    binding: Option<String>,
 }
 
 /// One strategy of one kernel.
@@ -103,6 +110,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     for (row, m) in rows.iter_mut().zip(measured.per_strategy) {
         row.measured = m;
     }
+    let (sha_rows, sha_clocks) = sha256::rows(&strategies, budgets)?;
+    rows.extend(sha_rows);
+    clocks.extend(sha_clocks);
     for kernel in BigKernel::ALL {
         let functions: Vec<BigFunction> = strategies
             .iter()
@@ -175,16 +185,19 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
                 figures.push(Figure {
                     model: format!("schedlab/{}", b.cpu),
                     cycles: Ok(b.bound()),
+                    binding: Some(binding(b)),
                 });
             }
         }
         Ok(Err(e)) => figures.push(Figure {
             model: "schedlab".to_string(),
             cycles: Err(e.to_string()),
+            binding: None,
         }),
         Err(e) => figures.push(Figure {
             model: "schedlab".to_string(),
             cycles: Err(e.clone()),
+            binding: None,
         }),
     }
     for cpu in mca_cpus(Target::X86_64) {
@@ -195,9 +208,38 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
         figures.push(Figure {
             model: format!("llvm-mca/{cpu}"),
             cycles,
+            binding: None,
         });
     }
     (figures, spills)
+}
+
+/// Which term of `b`'s bound binds, and every term: `ports p0+p6 (recurrence 289.0, issue
+/// 250.3, ports 120.5)`.
+fn binding(b: &schedlab_backend::cost::LoopBound) -> String {
+    let issue_alu = if b.resource > b.ports { b.resource } else { 0.0 };
+    let which = if b.recurrence >= b.resource {
+        "recurrence".to_string()
+    } else if b.ports >= b.resource {
+        format!("ports {}", b.port_group.join("+"))
+    } else {
+        "issue".to_string()
+    };
+    format!(
+        "{which} (recurrence {:.2}, issue/ALU {}, ports {:.2} on {})",
+        b.recurrence,
+        if issue_alu > 0.0 {
+            format!("{issue_alu:.2}")
+        } else {
+            format!("≤ {:.2}", b.resource)
+        },
+        b.ports,
+        if b.port_group.is_empty() {
+            "-".to_string()
+        } else {
+            b.port_group.join("+")
+        }
+    )
 }
 
 /// Fitted cycles per hot-loop iteration of each strategy's BigInteger kernel, and the clock
