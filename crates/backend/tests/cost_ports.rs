@@ -80,10 +80,7 @@ fn sha256_is_held_by_intel_shift_ports_at_least_shifts_over_two() {
     if !objdump_available() {
         return;
     }
-    let c = compiled(
-        schedlab_kernels::sha256::compress_multi_block(),
-        "balanced",
-    );
+    let c = compiled(schedlab_kernels::sha256::compress_multi_block(), "balanced");
     let body = hot_loop(&c).unwrap_or_else(|e| panic!("{e}"));
     let shifts = body
         .insts
@@ -95,7 +92,10 @@ fn sha256_is_held_by_intel_shift_ports_at_least_shifts_over_two() {
                 .any(|s| m.starts_with(s))
         })
         .count();
-    assert!(shifts >= 64 * 6, "SHA-256 has 6 rotates per round: {shifts}");
+    assert!(
+        shifts >= 64 * 6,
+        "SHA-256 has 6 rotates per round: {shifts}"
+    );
     let cost = cost(&c);
     for cpu in ["skylake", "sapphirerapids"] {
         let b = cost
@@ -103,6 +103,9 @@ fn sha256_is_held_by_intel_shift_ports_at_least_shifts_over_two() {
             .iter()
             .find(|b| b.cpu == cpu)
             .unwrap_or_else(|| panic!("{cpu} modelled"));
-        assert!(b.ports >= shifts as f64 / 2.0 - 1e-9, "{cpu}: {shifts} shifts, {b:?}");
+        assert!(
+            b.ports >= shifts as f64 / 2.0 - 1e-9,
+            "{cpu}: {shifts} shifts, {b:?}"
+        );
     }
 }

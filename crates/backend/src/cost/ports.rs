@@ -30,15 +30,23 @@
 //! - **[AMD-SOG]** AMD *Software Optimization Guide* for family 19h (pub. 56665): four integer
 //!   ALUs, three AGUs, up to three loads and two stores per cycle.
 //!
+//! - **[EXP]** `cargo test --release -p schedlab-backend --test port_throughput_asm --
+//!   --ignored --nocapture` on this project's Emerald Rapids host (Golden Cove family), ratios to
+//!   a dependent `add` chain: independent `add` and 32-bit `lea` (two or three components)
+//!   ≈ 4.5 per cycle with the loop's branch (5 ALU ports), `rorx` 12 per 6.5 cycles with the
+//!   fused loop branch (ports 0 and 6 only), `andn` ≈ 3 per cycle (LLVM's p1/p5/p10), a
+//!   dependent three-component `lea` 1 cycle. It checks the tables; no figure is taken from it.
+//!
 //! Where the sources differ or are unsure the *larger* port set is taken, so the bound stays a
-//! floor: Golden Cove's `LEA` is given every ALU port (LLVM 19 models some forms on port 1 only),
+//! floor: Golden Cove's `LEA` is given every ALU port (LLVM 19 models it on port 1 only, which
+//! [EXP] refutes for the 32-bit forms Cranelift emits),
 //! every `ADC`/`CMOVcc` one uop, a predicted-taken branch both branch ports (Intel executes taken
 //! branches on port 6 only), AMD's `ADC` any ALU (LLVM models it occupying all four).
 
 /// The execution resource an x86 uop needs, as far as the port layouts distinguish them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UopClass {
-    /// Simple integer operation (add, logic, `not`, `andn`, `mov` immediate, extensions).
+    /// Simple integer operation (add, logic, `not`, `mov` immediate, extensions).
     Alu,
     /// Shift or rotate, including BMI2's `rorx`/`shrx`/`shlx`/`sarx`.
     Shift,
@@ -50,6 +58,8 @@ pub enum UopClass {
     Mul,
     /// The extra uop of a widening multiply (`mul r64`'s or `mulx`'s high half).
     MulHigh,
+    /// BMI1's `andn`, which Intel cores run on fewer ports than plain logic.
+    AndNot,
     /// Slow integer operations: `popcnt`, `lzcnt`, `tzcnt`, `bsf`, `bsr`, division.
     SlowInt,
     /// Consumers of the carry/condition flags: `adc`, `sbb`, `adcx`, `adox`, `cmovcc`, `setcc`.
@@ -130,6 +140,7 @@ const ZEN_CLASSES: &[(UopClass, PortMask)] = &[
     (UopClass::LeaComplex, ZEN_ALU),       // [LLVM-ZN4] 3-component LEA on the ALUs
     (UopClass::Mul, ports(&[1])),          // [LLVM-ZN3]/[LLVM-ZN4] IMUL/MULX on ALU1
     (UopClass::MulHigh, ZEN_ALU),          // [AF-IT] Zen 3 MUL r64 / MULX: reciprocal throughput 1
+    (UopClass::AndNot, ZEN_ALU),           // [LLVM-ZN3]/[LLVM-ZN4] any ALU
     (UopClass::SlowInt, ZEN_ALU),          // floor: any ALU
     (UopClass::FlagsConsumer, ZEN_ALU),    // floor: CMOV/SETcc on ALU0/3 [LLVM-ZN4], ADC on all
     (UopClass::Branch, ports(&[0, 4])),    // [LLVM-ZN3]/[LLVM-ZN4] ALU0 or BRU1
@@ -150,6 +161,7 @@ pub const LAYOUTS: &[PortLayout] = &[
             (UopClass::LeaComplex, ports(&[1])),         // [AF-IT] 3-component LEA p1
             (UopClass::Mul, ports(&[1])),                // [INT-OPT], [AF-IT] IMUL p1
             (UopClass::MulHigh, ports(&[5])),            // [AF-IT] MUL r64 / MULX: p1 + p5
+            (UopClass::AndNot, ports(&[1, 5])),          // [AF-IT], [LLVM-SKL] ANDN p15
             (UopClass::SlowInt, ports(&[1])),            // [INT-OPT] slow int p1
             (UopClass::FlagsConsumer, SKL_P06),          // [AF-IT] ADC/SBB/CMOV/SETcc p06
             (UopClass::Branch, SKL_P06),                 // [INT-OPT] branch units p6, p0
@@ -180,6 +192,7 @@ pub const LAYOUTS: &[PortLayout] = &[
             (UopClass::LeaComplex, GLC_ALU),          // floor (LLVM-SPR: p1)
             (UopClass::Mul, ports(&[1])),             // [INT-OPT], [LLVM-SPR] p1
             (UopClass::MulHigh, ports(&[5])),         // [LLVM-SPR] MULX p1 + p5
+            (UopClass::AndNot, ports(&[1, 5, 10])),   // [LLVM-SPR] ANDN p1 5 10; [EXP] 3 per cycle
             (UopClass::SlowInt, ports(&[1])),         // [LLVM-SPR] p1
             (UopClass::FlagsConsumer, GLC_P06),       // [LLVM-SPR] ADC/CMOV/SETcc p06
             (UopClass::Branch, GLC_P06),              // [INT-OPT] branch units p0, p6
@@ -280,6 +293,7 @@ mod tests {
                 UopClass::LeaComplex,
                 UopClass::Mul,
                 UopClass::MulHigh,
+                UopClass::AndNot,
                 UopClass::SlowInt,
                 UopClass::FlagsConsumer,
                 UopClass::Branch,

@@ -263,6 +263,7 @@ pub(super) fn uops(text: &str) -> Vec<UopClass> {
         {
             vec![UopClass::FlagsConsumer]
         }
+        _ if base == "andn" => vec![UopClass::AndNot],
         _ if matches!(base, "popcnt" | "lzcnt" | "tzcnt" | "bsf" | "bsr") => {
             vec![UopClass::SlowInt]
         }
@@ -399,6 +400,32 @@ mod tests {
         let lea = effects("leal 0x7(%rax), %edx");
         assert_eq!(lea.reads, vec![Loc::Reg(0)]);
         assert!(lea.load.is_none());
+    }
+
+    #[test]
+    fn uops_split_memory_and_computation() {
+        use UopClass::*;
+        assert_eq!(uops("rorxl $0x6, %eax, %ecx"), vec![Shift]);
+        assert_eq!(uops("shrl $0x3, %ecx"), vec![Shift]);
+        assert_eq!(uops("andnl %edx, %esi, %edi"), vec![AndNot]);
+        assert_eq!(uops("addl 0x8(%rsp), %eax"), vec![Load, Alu]);
+        assert_eq!(
+            uops("addl %eax, 0x8(%rdi)"),
+            vec![Load, Alu, StoreAddress, StoreData]
+        );
+        assert_eq!(uops("movl %r8d, 0x10(%rsp)"), vec![StoreAddress, StoreData]);
+        assert_eq!(uops("movl 0x10(%rsp), %r8d"), vec![Load]);
+        assert_eq!(uops("movl %eax, %ecx"), Vec::<UopClass>::new());
+        assert_eq!(uops("xorl %eax, %eax"), Vec::<UopClass>::new());
+        assert_eq!(uops("leal 0x7(%rax), %edx"), vec![Lea]);
+        assert_eq!(uops("leal -0x28955b88(%rax,%rcx), %edx"), vec![LeaComplex]);
+        assert_eq!(uops("imulq %rcx, %rax"), vec![Mul]);
+        assert_eq!(uops("mulq %rcx"), vec![Mul, MulHigh]);
+        assert_eq!(uops("adcq %rcx, %rax"), vec![FlagsConsumer]);
+        assert_eq!(uops("cmovbl %ecx, %eax"), vec![FlagsConsumer]);
+        assert_eq!(uops("jb 0x40"), vec![Branch]);
+        assert_eq!(uops("nop"), Vec::<UopClass>::new());
+        assert_eq!(uops("vpfoo %ymm1, %ymm2"), vec![Alu]);
     }
 
     #[test]

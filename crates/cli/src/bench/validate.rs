@@ -217,7 +217,11 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
 /// Which term of `b`'s bound binds, and every term: `ports p0+p6 (recurrence 289.0, issue
 /// 250.3, ports 120.5)`.
 fn binding(b: &schedlab_backend::cost::LoopBound) -> String {
-    let issue_alu = if b.resource > b.ports { b.resource } else { 0.0 };
+    let issue_alu = if b.resource > b.ports {
+        b.resource
+    } else {
+        0.0
+    };
     let which = if b.recurrence >= b.resource {
         "recurrence".to_string()
     } else if b.ports >= b.resource {

@@ -8,9 +8,9 @@
 //! effective clock probed right before the row; the median over repetitions is reported.
 //! **Static**: the very code timed (host features), costed by every model.
 
+use super::super::{Budgets, measure, rotated};
 use super::{BLOCKS, Figure, MESSAGE, SINGLE_HASHES, ValidationRow, probe_clock, static_figures};
 use crate::CliError;
-use super::super::{Budgets, measure, rotated};
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::sha256::{Sha256Kernel, sha2_digest};
 use std::hint::black_box;
