@@ -109,3 +109,35 @@ fn sha256_is_held_by_intel_shift_ports_at_least_shifts_over_two() {
         );
     }
 }
+
+/// The experiment of `cost/sim.rs`: the simulated schedule beside the bound, per kernel and
+/// strategy (prints; `cargo test -p schedlab-backend --test cost_ports -- --ignored
+/// --nocapture`).
+#[test]
+#[ignore = "an experiment: prints the simulated schedule beside the bound"]
+fn simulated_schedule_beside_the_bound() {
+    use schedlab_backend::cost::models::core_models;
+    use schedlab_backend::cost::{bound_of, simulated};
+    if !objdump_available() {
+        return;
+    }
+    let kernels = [
+        ("md5", schedlab_kernels::md5::compress_multi_block()),
+        ("sha256", schedlab_kernels::sha256::compress_multi_block()),
+    ];
+    for (name, func) in kernels {
+        for strategy in ["source", "list-latency", "latency-pressure", "balanced"] {
+            let c = compiled(func.clone(), strategy);
+            let body = hot_loop(&c).unwrap_or_else(|e| panic!("{e}"));
+            for m in core_models(Target::X86_64) {
+                let b = bound_of(Target::X86_64, &body, m).unwrap_or_else(|e| panic!("{e}"));
+                println!(
+                    "{name:8} {strategy:16} {:15} bound {:7.1} simulated {:?}",
+                    m.name,
+                    b.bound(),
+                    simulated(Target::X86_64, &body, m)
+                );
+            }
+        }
+    }
+}

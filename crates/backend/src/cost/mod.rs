@@ -39,6 +39,7 @@ mod aarch64;
 pub mod models;
 pub mod ports;
 pub mod ratio;
+pub mod sim;
 mod x86;
 
 use crate::compile::Compiled;
@@ -469,6 +470,30 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
         port_group: port.ports,
         critical,
     })
+}
+
+/// The experimental schedule simulation ([`sim`]) of an extracted x86_64 loop on `model`:
+/// cycles per iteration, `None` where the core has no port layout or the loop cannot be read.
+pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f64> {
+    if target != Target::X86_64 || !body.is_loop {
+        return None;
+    }
+    let order = iteration_order(body);
+    let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
+    let uops: Vec<Vec<ports::UopClass>> = order.iter().map(|i| x86::uops(&i.text)).collect();
+    let fused: Vec<usize> = effects
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| {
+            w[1].class == OpClass::Branch
+                && w[1].reads.contains(&Loc::Flags)
+                && matches!(w[0].class, OpClass::Alu)
+                && w[0].writes.contains(&Loc::Flags)
+                && w[0].load.is_none()
+        })
+        .map(|(i, _)| i)
+        .collect();
+    sim::simulate(&effects, &uops, &fused, model)
 }
 
 /// The port-group bound of one iteration on `model`'s port layout (x86 cores only): the

@@ -200,6 +200,22 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
             binding: None,
         }),
     }
+    // The experimental schedule simulation (`cost::sim`), beside the bound.
+    if let Ok(c) = &compiled {
+        let body = schedlab_backend::mca::hot_loop(c);
+        for m in schedlab_backend::cost::models::core_models(Target::X86_64) {
+            let cycles = match &body {
+                Ok(b) => schedlab_backend::cost::simulated(Target::X86_64, b, m)
+                    .ok_or_else(|| "no simulation for this loop".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            figures.push(Figure {
+                model: format!("schedlab-sim/{}", m.name),
+                cycles,
+                binding: None,
+            });
+        }
+    }
     for cpu in mca_cpus(Target::X86_64) {
         let cycles = match &compiled {
             Ok(c) => mca_cycles(c, cpu).map_err(|e| e.to_string()),
