@@ -124,6 +124,8 @@ fn simulated_schedule_beside_the_bound() {
     let kernels = [
         ("md5", schedlab_kernels::md5::compress_multi_block()),
         ("sha256", schedlab_kernels::sha256::compress_multi_block()),
+        ("muladd", schedlab_kernels::bigint::mul_add()),
+        ("sq2len", schedlab_kernels::bigint::square_to_len()),
     ];
     for (name, func) in kernels {
         for strategy in ["source", "list-latency", "latency-pressure", "balanced"] {

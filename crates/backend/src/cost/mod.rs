@@ -20,9 +20,12 @@
 //!
 //! **The bounds.** The recurrence bound is the graph's maximum cycle ratio ([`ratio`]): cycles
 //! per iteration that no amount of parallel hardware beats. The resource bound is
-//! `max(issue slots / issue width, ALU instructions / ALU ports)` (moves eliminated at rename
-//! and branches need no ALU; a compare fused with its conditional branch takes one slot, a
-//! store with an indexed address two on Intel cores, which un-laminate it). The bound reported is the larger of the two. Without a loop
+//! `max(issue slots / issue width, ALU instructions / ALU ports, port-group bound)` (moves
+//! eliminated at rename and branches need no ALU; a compare fused with its conditional branch
+//! takes one slot, a store with an indexed address two on Intel cores, which un-laminate it).
+//! The port-group bound ([`ports`], x86 cores) is the busiest set of execution ports: for every
+//! port set, the uops that can only run there divided by its size (shifts and rotates on
+//! Intel's ports 0 and 6, multiplies on port 1, loads, store data, …). The bound reported is the larger of the two. Without a loop
 //! (straight-line code) the recurrence figure is the critical path of one run.
 //!
 //! **Approximations** (each makes the bound lower, i.e. still a bound, or is stated):
@@ -30,7 +33,7 @@
 //! conditional side path (the built-in kernels' hot loops are straight-line after bounds-check
 //! elimination); only stack-slot memory dependences are linked (the kernels' other stores go
 //! to addresses no later load of the same iteration window reads); ports other than the
-//! integer ALUs (load/store, multiplier) are not modelled in the resource bound; of the
+//! integer ALUs are modelled for the x86 cores only (the port-group bound); of the
 //! fusions only compare + conditional branch is (as one issue slot), of the un-laminations
 //! only indexed stores' (loads with an indexed operand are rarer in the kernels' loops).
 //! s390x and riscv64 have no latency table: no bound is computed for them.
