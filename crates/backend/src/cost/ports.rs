@@ -189,7 +189,7 @@ pub const LAYOUTS: &[PortLayout] = &[
             (UopClass::Alu, GLC_ALU),                 // [INT-OPT] p0 1 5 6 10
             (UopClass::Shift, GLC_P06),               // [INT-OPT], [LLVM-SPR] p06
             (UopClass::Lea, GLC_ALU),                 // [INT-OPT] LEA on every ALU port
-            (UopClass::LeaComplex, GLC_ALU),          // floor (LLVM-SPR: p1)
+            (UopClass::LeaComplex, GLC_ALU),          // [EXP] every ALU port (LLVM-SPR: p1)
             (UopClass::Mul, ports(&[1])),             // [INT-OPT], [LLVM-SPR] p1
             (UopClass::MulHigh, ports(&[5])),         // [LLVM-SPR] MULX p1 + p5
             (UopClass::AndNot, ports(&[1, 5, 10])),   // [LLVM-SPR] ANDN p1 5 10; [EXP] 3 per cycle
