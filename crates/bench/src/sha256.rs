@@ -100,6 +100,12 @@ impl Sha256Kernel {
         })
     }
 
+    /// The machine code the JIT compiled (the very bytes [`Sha256Kernel::digest`] runs), for
+    /// static cost models.
+    pub fn compiled(&self) -> &schedlab_backend::Compiled {
+        self._jit.compiled()
+    }
+
     /// Compresses the whole 64-byte blocks of `blocks` into `state`.
     fn compress(&self, state: &mut [u32; 8], w: &mut [u32; SCHEDULE_WORDS], blocks: &[u8]) {
         const CHUNK: usize = (i32::MAX as usize / 64 - 1) * 64;

@@ -20,9 +20,12 @@
 //!
 //! **The bounds.** The recurrence bound is the graph's maximum cycle ratio ([`ratio`]): cycles
 //! per iteration that no amount of parallel hardware beats. The resource bound is
-//! `max(issue slots / issue width, ALU instructions / ALU ports)` (moves eliminated at rename
-//! and branches need no ALU; a compare fused with its conditional branch takes one slot, a
-//! store with an indexed address two on Intel cores, which un-laminate it). The bound reported is the larger of the two. Without a loop
+//! `max(issue slots / issue width, ALU instructions / ALU ports, port-group bound)` (moves
+//! eliminated at rename and branches need no ALU; a compare fused with its conditional branch
+//! takes one slot, a store with an indexed address two on Intel cores, which un-laminate it).
+//! The port-group bound ([`ports`], x86 cores) is the busiest set of execution ports: for every
+//! port set, the uops that can only run there divided by its size (shifts and rotates on
+//! Intel's ports 0 and 6, multiplies on port 1, loads, store data, …). The bound reported is the larger of the two. Without a loop
 //! (straight-line code) the recurrence figure is the critical path of one run.
 //!
 //! **Approximations** (each makes the bound lower, i.e. still a bound, or is stated):
@@ -30,14 +33,16 @@
 //! conditional side path (the built-in kernels' hot loops are straight-line after bounds-check
 //! elimination); only stack-slot memory dependences are linked (the kernels' other stores go
 //! to addresses no later load of the same iteration window reads); ports other than the
-//! integer ALUs (load/store, multiplier) are not modelled in the resource bound; of the
+//! integer ALUs are modelled for the x86 cores only (the port-group bound); of the
 //! fusions only compare + conditional branch is (as one issue slot), of the un-laminations
 //! only indexed stores' (loads with an indexed operand are rarer in the kernels' loops).
 //! s390x and riscv64 have no latency table: no bound is computed for them.
 
 mod aarch64;
 pub mod models;
+pub mod ports;
 pub mod ratio;
+pub mod sim;
 mod x86;
 
 use crate::compile::Compiled;
@@ -126,8 +131,14 @@ pub struct LoopBound {
     pub cpu: &'static str,
     /// Longest loop-carried dependence cycle, cycles per iteration.
     pub recurrence: f64,
-    /// Issue/ALU-port throughput bound, cycles per iteration.
+    /// Throughput bound, cycles per iteration: the largest of issue slots / issue width, ALU
+    /// operations / ALU ports and the port-group bound [`LoopBound::ports`].
     pub resource: f64,
+    /// Port-group bound ([`ports::port_bound`]), cycles per iteration (0 where the core has
+    /// no port layout: the AArch64 models).
+    pub ports: f64,
+    /// The port set that attains [`LoopBound::ports`] (e.g. `["p0", "p6"]`).
+    pub port_group: Vec<&'static str>,
     /// Instructions on the critical cycle (text), in order.
     pub critical: Vec<String>,
 }
@@ -418,16 +429,19 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
     // Issue slots: a conditional branch right after the flag-setting ALU instruction it tests
     // is fused with it (x86 macro-fusion; Arm cores fuse `cmp` + `b.cond` likewise), so the
     // pair takes one slot; counting it twice would lift the floor above what the core can do.
-    let fused = effects
+    let fused_compares: Vec<usize> = effects
         .windows(2)
-        .filter(|w| {
+        .enumerate()
+        .filter(|(_, w)| {
             w[1].class == OpClass::Branch
                 && w[1].reads.contains(&Loc::Flags)
                 && matches!(w[0].class, OpClass::Alu)
                 && w[0].writes.contains(&Loc::Flags)
                 && w[0].load.is_none()
         })
-        .count();
+        .map(|(i, _)| i)
+        .collect();
+    let fused = fused_compares.len();
     // An indexed store (`[base + index]`) is un-laminated into two slots on Intel cores.
     let unlaminated = if model.unlaminates_indexed_stores {
         effects
@@ -447,13 +461,71 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
             _ => true,
         })
         .count() as f64;
-    let resource = (insts / model.issue_width).max(alu_ops / model.alu_ports);
+    let port = port_group_bound(target, &order, &fused_compares, model);
+    let resource = (insts / model.issue_width)
+        .max(alu_ops / model.alu_ports)
+        .max(port.cycles);
     Ok(LoopBound {
         cpu: model.name,
         recurrence,
         resource,
+        ports: port.cycles,
+        port_group: port.ports,
         critical,
     })
+}
+
+/// The experimental schedule simulation ([`sim`]) of an extracted x86_64 loop on `model`:
+/// cycles per iteration, `None` where the core has no port layout or the loop cannot be read.
+pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f64> {
+    if target != Target::X86_64 || !body.is_loop {
+        return None;
+    }
+    let order = iteration_order(body);
+    let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
+    let uops: Vec<Vec<ports::UopClass>> = order.iter().map(|i| x86::uops(&i.text)).collect();
+    let fused: Vec<usize> = effects
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| {
+            w[1].class == OpClass::Branch
+                && w[1].reads.contains(&Loc::Flags)
+                && matches!(w[0].class, OpClass::Alu)
+                && w[0].writes.contains(&Loc::Flags)
+                && w[0].load.is_none()
+        })
+        .map(|(i, _)| i)
+        .collect();
+    sim::simulate(&effects, &uops, &fused, model)
+}
+
+/// The port-group bound of one iteration on `model`'s port layout (x86 cores only): the
+/// uops of every instruction, a compare fused with its branch counted as the branch's uop.
+fn port_group_bound(
+    target: Target,
+    order: &[&DisasmInst],
+    fused_compares: &[usize],
+    model: &CoreModel,
+) -> ports::PortBound {
+    let layout = match (target, ports::port_layout(model.name)) {
+        (Target::X86_64, Some(layout)) => layout,
+        _ => {
+            return ports::PortBound {
+                cycles: 0.0,
+                ports: Vec::new(),
+                uops: 0,
+            };
+        }
+    };
+    let uops = order.iter().enumerate().flat_map(|(i, inst)| {
+        let mut u = x86::uops(&inst.text);
+        if fused_compares.contains(&i) {
+            // The fused pair issues and executes as the branch's one uop.
+            u.retain(|c| *c != ports::UopClass::Alu);
+        }
+        u
+    });
+    ports::port_bound(layout, uops)
 }
 
 #[cfg(test)]
@@ -582,6 +654,57 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_of_rotates_is_bound_by_two_ports() {
+        // 12 independent rotates and the back edge: issue 13/6 ≈ 2.2 on Golden Cove, ALU 12/5
+        // = 2.4, but rotates run on ports 0 and 6 only: (12 + the branch) / 2 = 6.5.
+        let lines: Vec<&str> = ["rorxl $0x6, %eax, %ebx", "rorxl $0xb, %ecx, %edx"]
+            .into_iter()
+            .cycle()
+            .take(12)
+            .chain(std::iter::once("jmp 0x0"))
+            .collect();
+        let b = body(Target::X86_64, &lines);
+        for cpu in ["skylake", "sapphirerapids"] {
+            let got = bound_of(Target::X86_64, &b, model(cpu)).expect("bound");
+            assert!((got.ports - 6.5).abs() < 1e-9, "{cpu}: {got:?}");
+            assert_eq!(got.port_group, vec!["p0", "p6"], "{cpu}");
+            assert!((got.bound() - 6.5).abs() < 1e-9, "{cpu}: {got:?}");
+        }
+        // Zen 3/4: rotates on ALU1/ALU2, the branch elsewhere: 12 / 2 = 6.
+        let zen = bound_of(Target::X86_64, &b, model("znver4")).expect("bound");
+        assert!((zen.ports - 6.0).abs() < 1e-9, "{zen:?}");
+        // AArch64 cores have no port layout: the port term is 0 and changes nothing.
+        let arm = body(Target::Aarch64, &["ror w1, w2, #6", "b 0x0"]);
+        let a72 = bound_of(Target::Aarch64, &arm, model("cortex-a72")).expect("bound");
+        assert_eq!(a72.ports, 0.0);
+        assert!(a72.port_group.is_empty());
+    }
+
+    #[test]
+    fn mixed_classes_bind_on_the_busiest_port_group() {
+        // 4 imul (p1) + 4 shifts (p06) + 4 adds + a fused compare/branch on Skylake: p1 alone
+        // 4, p06 (4 + 1) / 2 = 2.5, all ALU ports (4 + 4 + 4 + 1) / 4 = 3.25 → 4 on p1.
+        let lines: Vec<&str> = std::iter::repeat_n("imull %esi, %edi", 4)
+            .chain(std::iter::repeat_n("shrl $0x3, %ecx", 4))
+            .chain(std::iter::repeat_n("addl %r8d, %r9d", 4))
+            .chain(["cmpq %rsi, %rdx", "jb 0x0"])
+            .collect();
+        let b = body(Target::X86_64, &lines);
+        let skl = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        assert!((skl.ports - 4.0).abs() < 1e-9, "{skl:?}");
+        assert_eq!(skl.port_group, vec!["p1"]);
+        // Stores: a store-data port each on Skylake (1), two on Golden Cove.
+        let stores: Vec<&str> = std::iter::repeat_n("movl %eax, 0x8(%rdi)", 6)
+            .chain(std::iter::once("jmp 0x0"))
+            .collect();
+        let b = body(Target::X86_64, &stores);
+        let skl = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        assert!((skl.ports - 6.0).abs() < 1e-9, "{skl:?}");
+        let spr = bound_of(Target::X86_64, &b, model("sapphirerapids")).expect("bound");
+        assert!((spr.ports - 3.0).abs() < 1e-9, "{spr:?}");
+    }
+
+    #[test]
     fn odd_text_never_panics() {
         let odd = [
             "",
@@ -604,7 +727,19 @@ mod tests {
             for target in [Target::X86_64, Target::Aarch64] {
                 let _ = decode(target, text);
             }
+            let _ = x86::uops(text);
             let _ = textual_stack_access(Target::S390x, text);
+        }
+        // A whole loop of unknown and malformed instructions still gets a bound per core.
+        let lines: Vec<&str> = odd
+            .iter()
+            .copied()
+            .chain(["vfoo %zmm1, %zmm2", "jmp 0x0"])
+            .collect();
+        let b = body(Target::X86_64, &lines);
+        for m in models::core_models(Target::X86_64) {
+            let got = bound_of(Target::X86_64, &b, m).expect("bound");
+            assert!(got.ports.is_finite() && got.ports >= 0.0, "{got:?}");
         }
     }
 

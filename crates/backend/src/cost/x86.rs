@@ -4,6 +4,7 @@
 //! register (`%eax`, `%ax`, `%al` are all `rax`): a 32-bit write zero-extends, so it fully
 //! defines the register; an 8/16-bit write merges and so also reads it.
 
+use super::ports::UopClass;
 use super::{Effects, Loc, MemRef, OpClass};
 
 const SP: u16 = 4;
@@ -235,13 +236,76 @@ pub(super) fn effects(text: &str) -> Effects {
     fx
 }
 
+/// The uops of one instruction by execution resource ([`super::ports`]): a load part, the
+/// computation, a store's address and data parts. Eliminated moves and zero idioms have none;
+/// anything not recognised is one ALU uop (plus its memory parts), never an error.
+pub(super) fn uops(text: &str) -> Vec<UopClass> {
+    let fx = effects(text);
+    let (m, _) = super::split_operands(text);
+    let base = base_mnemonic(m);
+    let mut out = Vec::new();
+    if fx.load.is_some() {
+        out.push(UopClass::Load);
+    }
+    let compute = match fx.class {
+        OpClass::Branch if m.starts_with('j') => vec![UopClass::Branch],
+        OpClass::Branch | OpClass::Move | OpClass::ZeroIdiom | OpClass::MemOnly => Vec::new(),
+        OpClass::AluComplex if m.starts_with("lea") => vec![UopClass::LeaComplex],
+        OpClass::Alu if m.starts_with("lea") => vec![UopClass::Lea],
+        OpClass::MulHigh => vec![UopClass::Mul, UopClass::MulHigh],
+        OpClass::Div => vec![UopClass::SlowInt],
+        _ if base == "mulx" => vec![UopClass::Mul, UopClass::MulHigh],
+        OpClass::Mul => vec![UopClass::Mul],
+        _ if is_shift(base) => vec![UopClass::Shift],
+        _ if m.starts_with("cmov")
+            || m.starts_with("set")
+            || matches!(base, "adc" | "sbb" | "adcx" | "adox") =>
+        {
+            vec![UopClass::FlagsConsumer]
+        }
+        _ if base == "andn" => vec![UopClass::AndNot],
+        _ if matches!(base, "popcnt" | "lzcnt" | "tzcnt" | "bsf" | "bsr") => {
+            vec![UopClass::SlowInt]
+        }
+        _ => vec![UopClass::Alu],
+    };
+    out.extend(compute);
+    if fx.store.is_some() {
+        out.push(UopClass::StoreAddress);
+        out.push(UopClass::StoreData);
+    }
+    out
+}
+
+/// Shifts and rotates, BMI2's flagless forms included.
+fn is_shift(base: &str) -> bool {
+    matches!(
+        base,
+        "shl"
+            | "shr"
+            | "sar"
+            | "sal"
+            | "rol"
+            | "ror"
+            | "rcl"
+            | "rcr"
+            | "rorx"
+            | "shrx"
+            | "shlx"
+            | "sarx"
+            | "shld"
+            | "shrd"
+    )
+}
+
 /// The mnemonic without its AT&T size suffix (`addl` → `add`, `mulq` → `mul`), for the
 /// integer instructions the model distinguishes; others are returned unchanged.
 fn base_mnemonic(m: &str) -> &str {
-    const KNOWN: [&str; 34] = [
+    const KNOWN: [&str; 42] = [
         "add", "sub", "adc", "sbb", "and", "or", "xor", "not", "neg", "inc", "dec", "cmp", "test",
         "bt", "shl", "shr", "sar", "rol", "ror", "rcl", "rcr", "mul", "imul", "div", "idiv",
-        "rorx", "shrx", "shlx", "sarx", "andn", "popcnt", "lzcnt", "tzcnt", "xchg",
+        "rorx", "shrx", "shlx", "sarx", "andn", "popcnt", "lzcnt", "tzcnt", "xchg", "sal", "shld",
+        "shrd", "mulx", "adcx", "adox", "bsf", "bsr",
     ];
     if KNOWN.contains(&m) {
         return m;
@@ -336,6 +400,32 @@ mod tests {
         let lea = effects("leal 0x7(%rax), %edx");
         assert_eq!(lea.reads, vec![Loc::Reg(0)]);
         assert!(lea.load.is_none());
+    }
+
+    #[test]
+    fn uops_split_memory_and_computation() {
+        use UopClass::*;
+        assert_eq!(uops("rorxl $0x6, %eax, %ecx"), vec![Shift]);
+        assert_eq!(uops("shrl $0x3, %ecx"), vec![Shift]);
+        assert_eq!(uops("andnl %edx, %esi, %edi"), vec![AndNot]);
+        assert_eq!(uops("addl 0x8(%rsp), %eax"), vec![Load, Alu]);
+        assert_eq!(
+            uops("addl %eax, 0x8(%rdi)"),
+            vec![Load, Alu, StoreAddress, StoreData]
+        );
+        assert_eq!(uops("movl %r8d, 0x10(%rsp)"), vec![StoreAddress, StoreData]);
+        assert_eq!(uops("movl 0x10(%rsp), %r8d"), vec![Load]);
+        assert_eq!(uops("movl %eax, %ecx"), Vec::<UopClass>::new());
+        assert_eq!(uops("xorl %eax, %eax"), Vec::<UopClass>::new());
+        assert_eq!(uops("leal 0x7(%rax), %edx"), vec![Lea]);
+        assert_eq!(uops("leal -0x28955b88(%rax,%rcx), %edx"), vec![LeaComplex]);
+        assert_eq!(uops("imulq %rcx, %rax"), vec![Mul]);
+        assert_eq!(uops("mulq %rcx"), vec![Mul, MulHigh]);
+        assert_eq!(uops("adcq %rcx, %rax"), vec![FlagsConsumer]);
+        assert_eq!(uops("cmovbl %ecx, %eax"), vec![FlagsConsumer]);
+        assert_eq!(uops("jb 0x40"), vec![Branch]);
+        assert_eq!(uops("nop"), Vec::<UopClass>::new());
+        assert_eq!(uops("vpfoo %ymm1, %ymm2"), vec![Alu]);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `schedlab bench --validate-model`: measured cycles per hot-loop iteration beside every
 //! static model's figure for the same code, with the relative error, for every strategy of
-//! MD5, `mulAdd` and `squareToLen` on x86_64.
+//! MD5, SHA-256, `mulAdd` and `squareToLen` on x86_64.
 //!
 //! **MD5, measured.** Each strategy's MD5 (the library's configuration with that strategy, as
 //! its JIT compiles it: check-free loop, slow path outlined) hashes a 1 MiB message; one
@@ -12,6 +12,9 @@
 //! fastest of 25 single hashes (other processes' time slices only ever make a hash slower: the
 //! same reasoning as the clock probe's), and the median over repetitions is reported.
 //!
+//! **SHA-256, measured** the same way, per strategy as the bench JIT-compiles it: see
+//! [`sha256`].
+//!
 //! **BigInteger, measured.** The hot loop is the check-free `mulAdd` loop (for `squareToLen`
 //! the one inside its loop over `i`); cycles per call at several operand sizes are fitted with
 //! `α·iters(n) + β·n + γ` and `α` is the figure: see [`bigint`] for the method and the hot
@@ -20,11 +23,13 @@
 //! **Static.** MD5: the same configuration compiled for x86_64 (`x86-64-v3`, the host JIT uses
 //! the host's features: BMI1/2 on the machines this ran on, so the same instructions);
 //! BigInteger: the very code the JIT compiled and the bench times. Costed by schedlab's model
-//! (`max(recurrence, resource)` per core, [`schedlab_backend::cost`]) and by llvm-mca on each
-//! CPU model it offers. Error = (static − measured) ÷ measured.
+//! (`max(recurrence, resource)` per core, [`schedlab_backend::cost`]), by its experimental
+//! schedule simulation (`schedlab-sim/<cpu>`, [`schedlab_backend::cost::sim`]) and by llvm-mca
+//! on each CPU model it offers. Error = (static − measured) ÷ measured.
 
 mod bigint;
 mod output;
+mod sha256;
 
 use super::impls::{self, Imp, RustImpl};
 use super::{BenchArgs, Budgets, Format, measure, rotated};
@@ -52,6 +57,9 @@ struct Figure {
     model: String,
     /// Cycles per iteration, or why there is none.
     cycles: Result<f64, String>,
+    /// schedlab's figures: which term of the bound binds (`recurrence`, `issue`, `ports
+    /// p0+p6`), with every term's cycles.
+    binding: Option<String>,
 }
 
 /// One strategy of one kernel.
@@ -103,6 +111,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     for (row, m) in rows.iter_mut().zip(measured.per_strategy) {
         row.measured = m;
     }
+    let (sha_rows, sha_clocks) = sha256::rows(&strategies, budgets)?;
+    rows.extend(sha_rows);
+    clocks.extend(sha_clocks);
     for kernel in BigKernel::ALL {
         let functions: Vec<BigFunction> = strategies
             .iter()
@@ -175,17 +186,36 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
                 figures.push(Figure {
                     model: format!("schedlab/{}", b.cpu),
                     cycles: Ok(b.bound()),
+                    binding: Some(binding(b)),
                 });
             }
         }
         Ok(Err(e)) => figures.push(Figure {
             model: "schedlab".to_string(),
             cycles: Err(e.to_string()),
+            binding: None,
         }),
         Err(e) => figures.push(Figure {
             model: "schedlab".to_string(),
             cycles: Err(e.clone()),
+            binding: None,
         }),
+    }
+    // The experimental schedule simulation (`cost::sim`), beside the bound.
+    if let Ok(c) = &compiled {
+        let body = schedlab_backend::mca::hot_loop(c);
+        for m in schedlab_backend::cost::models::core_models(Target::X86_64) {
+            let cycles = match &body {
+                Ok(b) => schedlab_backend::cost::simulated(Target::X86_64, b, m)
+                    .ok_or_else(|| "no simulation for this loop".to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            figures.push(Figure {
+                model: format!("schedlab-sim/{}", m.name),
+                cycles,
+                binding: None,
+            });
+        }
     }
     for cpu in mca_cpus(Target::X86_64) {
         let cycles = match &compiled {
@@ -195,9 +225,42 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
         figures.push(Figure {
             model: format!("llvm-mca/{cpu}"),
             cycles,
+            binding: None,
         });
     }
     (figures, spills)
+}
+
+/// Which term of `b`'s bound binds, and every term: `ports p0+p6 (recurrence 289.0, issue
+/// 250.3, ports 120.5)`.
+fn binding(b: &schedlab_backend::cost::LoopBound) -> String {
+    let issue_alu = if b.resource > b.ports {
+        b.resource
+    } else {
+        0.0
+    };
+    let which = if b.recurrence >= b.resource {
+        "recurrence".to_string()
+    } else if b.ports >= b.resource {
+        format!("ports {}", b.port_group.join("+"))
+    } else {
+        "issue".to_string()
+    };
+    format!(
+        "{which} (recurrence {:.2}, issue/ALU {}, ports {:.2} on {})",
+        b.recurrence,
+        if issue_alu > 0.0 {
+            format!("{issue_alu:.2}")
+        } else {
+            format!("≤ {:.2}", b.resource)
+        },
+        b.ports,
+        if b.port_group.is_empty() {
+            "-".to_string()
+        } else {
+            b.port_group.join("+")
+        }
+    )
 }
 
 /// Fitted cycles per hot-loop iteration of each strategy's BigInteger kernel, and the clock

@@ -94,6 +94,7 @@ pub(super) fn json_doc(rows: &[ValidationRow], clock: Option<f64>, budgets: Budg
                         "model": f.model,
                         "cycles_per_iteration": c,
                         "relative_error": error(*c, r.measured),
+                        "binding": f.binding,
                     }),
                     Err(e) => json!({ "model": f.model, "error": e }),
                 })
@@ -229,6 +230,12 @@ pub(super) fn table(
         "- md5: {}; measured = the fastest of {SINGLE_HASHES} single 1 MiB hashes per \
          repetition, ÷ 16 385 blocks.",
         super::MD5_ITERATION
+    );
+    let _ = writeln!(
+        out,
+        "- sha256: {}; measured = the fastest of {SINGLE_HASHES} single 1 MiB hashes per \
+         repetition, ÷ 16 385 blocks.",
+        super::sha256::SHA256_ITERATION
     );
     for kernel in BigKernel::ALL {
         let sizes: Vec<String> = kernel.sizes().iter().map(ToString::to_string).collect();
