@@ -30,6 +30,8 @@
 //! the signed comparison with 0 equals the original signed comparison, whatever the address.
 //! Equality and signed comparisons are supported; an unsigned loop test is left alone.
 
+pub mod guards;
+
 use crate::bce::predicate::{edge_args, resolve_copy};
 use crate::bce::recognize::{iconst_value, split_constant};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -56,18 +58,22 @@ pub struct IvStats {
     pub address_terms: usize,
     /// Uses of the old variable recomputed from the new one (exit values, other arithmetic).
     pub recomputed_uses: usize,
+    /// Branches on a comparison that a down-counting variable's bounds decide
+    /// ([`guards::remove_implied_guards`]), replaced by a jump.
+    pub guards_removed: usize,
 }
 
 impl std::fmt::Display for IvStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "iv: loops={} pointer={} wide={} address_terms={} recomputed={}",
+            "iv: loops={} pointer={} wide={} address_terms={} recomputed={} guards={}",
             self.loops_reduced,
             self.pointer_ivs,
             self.wide_ivs,
             self.address_terms,
-            self.recomputed_uses
+            self.recomputed_uses,
+            self.guards_removed
         )
     }
 }
@@ -581,9 +587,15 @@ fn split_exit_edges(
     }
 }
 
-/// Reduces the induction variables of the check-free loops that bounds-check elimination made
-/// (`bce.versioned`): the loops [`strength_reduce`]'s precondition holds for.
+/// Removes the guards that down-counting induction variables decide
+/// ([`guards::remove_implied_guards`], exact on any function), then reduces the induction
+/// variables of the check-free loops that bounds-check elimination made (`bce.versioned`): the
+/// loops [`strength_reduce`]'s precondition holds for.
 pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
+    let guards_removed = guards::remove_implied_guards(func);
     let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
-    strength_reduce(func, &headers)
+    IvStats {
+        guards_removed,
+        ..strength_reduce(func, &headers)
+    }
 }
