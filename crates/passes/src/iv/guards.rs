@@ -194,6 +194,16 @@ impl Prover<'_> {
         }
         let mut starts = Vec::new();
         for pred in self.cfg.pred_iter(header) {
+            // One edge per branch: `edge_args` reads the first edge to the header only.
+            let dfg = &self.func.dfg;
+            let edges = dfg.insts[pred.inst]
+                .branch_destination(&dfg.jump_tables, &dfg.exception_tables)
+                .iter()
+                .filter(|c| c.block(&dfg.value_lists) == header)
+                .count();
+            if edges != 1 {
+                return None;
+            }
             let arg = *edge_args(self.func, pred.inst, header)?.get(index)?;
             let (base, step) = split_constant(self.func, arg);
             if (-(1 << 30)..=0).contains(&step)
