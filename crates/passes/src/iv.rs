@@ -30,6 +30,9 @@
 //! the signed comparison with 0 equals the original signed comparison, whatever the address.
 //! Equality and signed comparisons are supported; an unsigned loop test is left alone.
 
+pub mod fold;
+pub mod guards;
+
 use crate::bce::predicate::{edge_args, resolve_copy};
 use crate::bce::recognize::{iconst_value, split_constant};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -56,18 +59,26 @@ pub struct IvStats {
     pub address_terms: usize,
     /// Uses of the old variable recomputed from the new one (exit values, other arithmetic).
     pub recomputed_uses: usize,
+    /// Branches on a comparison that a down-counting variable's bounds decide
+    /// ([`guards::remove_implied_guards`]), replaced by a jump.
+    pub guards_removed: usize,
+    /// Comparisons of constants and the `band`/`bor` they made trivial, folded
+    /// ([`fold::fold_constant_conditions`]).
+    pub conditions_folded: usize,
 }
 
 impl std::fmt::Display for IvStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "iv: loops={} pointer={} wide={} address_terms={} recomputed={}",
+            "iv: loops={} pointer={} wide={} address_terms={} recomputed={} guards={} folded={}",
             self.loops_reduced,
             self.pointer_ivs,
             self.wide_ivs,
             self.address_terms,
-            self.recomputed_uses
+            self.recomputed_uses,
+            self.guards_removed,
+            self.conditions_folded
         )
     }
 }
@@ -581,9 +592,18 @@ fn split_exit_edges(
     }
 }
 
-/// Reduces the induction variables of the check-free loops that bounds-check elimination made
+/// Folds the comparisons of constants in predicated loops' entry tests
+/// ([`fold::fold_constant_conditions`]) and removes the guards that down-counting induction
+/// variables decide ([`guards::remove_implied_guards`]) — both exact on any function — then
+/// reduces the induction variables of the check-free loops that bounds-check elimination made
 /// (`bce.versioned`): the loops [`strength_reduce`]'s precondition holds for.
 pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
+    let conditions_folded = fold::fold_constant_conditions(func);
+    let guards_removed = guards::remove_implied_guards(func);
     let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
-    strength_reduce(func, &headers)
+    IvStats {
+        guards_removed,
+        conditions_folded,
+        ..strength_reduce(func, &headers)
+    }
 }
