@@ -25,7 +25,7 @@ pub use masked_merge::{MaskedMergeStats, masked_merge};
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
 pub use reassociate::{ConstantPlacement, ReassociateStats, reassociate, reassociate_with};
 
-use cranelift_codegen::ir::{Function, Inst, Value, ValueDef};
+use cranelift_codegen::ir::{Function, Inst, ValueDef};
 
 /// Statistics of [`run_all`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,7 +65,7 @@ pub fn run_all_with(
 /// Removes instructions without side effects whose results are all unused, and then those
 /// that only they used. Returns how many were removed.
 pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
-    let mut uses = ready::use_counts(func).count;
+    let mut uses = ready::use_count_only(func);
     let removable = |func: &Function, inst: Inst| {
         let op = func.dfg.insts[inst].opcode();
         func.layout.inst_block(inst).is_some()
@@ -78,25 +78,24 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
             && !op.other_side_effects()
             && !func.dfg.inst_results(inst).is_empty()
     };
-    let mut work: Vec<Inst> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .collect();
+    // Only instructions with a result can be dead: the others never enter the work list.
+    let mut work: Vec<Inst> = Vec::with_capacity(func.dfg.num_insts());
+    for block in func.layout.blocks() {
+        work.extend(
+            func.layout
+                .block_insts(block)
+                .filter(|&inst| !func.dfg.inst_results(inst).is_empty()),
+        );
+    }
     let mut removed = 0;
     while let Some(inst) = work.pop() {
-        if !removable(func, inst) || func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0) {
+        if func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0) || !removable(func, inst) {
             continue;
         }
-        let args: Vec<Value> = func
-            .dfg
-            .inst_args(inst)
-            .iter()
-            .map(|&v| func.dfg.resolve_aliases(v))
-            .collect();
         func.layout.remove_inst(inst);
         removed += 1;
-        for v in args {
+        for i in 0..func.dfg.inst_args(inst).len() {
+            let v = func.dfg.resolve_aliases(func.dfg.inst_args(inst)[i]);
             uses[v] = uses[v].saturating_sub(1);
             if uses[v] == 0
                 && let ValueDef::Result(def, _) = func.dfg.value_def(v)

@@ -62,12 +62,30 @@ pub(crate) struct Uses {
     pub user: SecondaryMap<Value, PackedOption<Inst>>,
 }
 
+/// How many times each value of `func` is used (instruction and branch arguments, aliases
+/// resolved): [`use_counts`] without the users, sized once for every value.
+pub(crate) fn use_count_only(func: &Function) -> SecondaryMap<Value, u32> {
+    let mut count: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+    count.resize(func.dfg.num_values());
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            crate::bce::recognize::for_each_operand(func, inst, |v| {
+                count[func.dfg.resolve_aliases(v)] += 1;
+            });
+        }
+    }
+    count
+}
+
 /// Counts the uses of every value in `func`.
 pub(crate) fn use_counts(func: &Function) -> Uses {
+    let values = func.dfg.num_values();
     let mut uses = Uses {
-        count: SecondaryMap::new(),
-        user: SecondaryMap::new(),
+        count: SecondaryMap::with_capacity(values),
+        user: SecondaryMap::with_capacity(values),
     };
+    uses.count.resize(values);
+    uses.user.resize(values);
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             crate::bce::recognize::for_each_operand(func, inst, |v| {

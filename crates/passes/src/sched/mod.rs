@@ -48,7 +48,7 @@ pub use pressure::{Liveness, function_max_pressure};
 pub use ready::{ReadySet, SchedView};
 pub use registry::{STRATEGIES, StrategyEntry, entries, register};
 pub use remat::{RematStats, remat_constants, remat_loads};
-pub use strategy::{Pick, Reason, Strategy};
+pub use strategy::{FinishedBlock, Pick, Reason, Strategy};
 
 use cranelift_codegen::ir::{Block, Function, Inst};
 use rustc_hash::FxHashMap as HashMap;
