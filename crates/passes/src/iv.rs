@@ -41,7 +41,7 @@ use cranelift_codegen::ir::{
     types,
 };
 use cranelift_codegen::loop_analysis::LoopAnalysis;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What [`strength_reduce`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -251,7 +251,7 @@ fn analyze(
     }
 
     // `sext(iv)` and the address terms built on it.
-    let mut sext: HashSet<Value> = HashSet::new();
+    let mut sext: HashSet<Value> = HashSet::default();
     for &blk in &blocks {
         for inst in func.layout.block_insts(blk) {
             if let InstructionData::Unary {
@@ -284,7 +284,7 @@ fn analyze(
         (sext.contains(&dfg.resolve_aliases(x)) && (1..=MAX_SHIFT).contains(&amount))
             .then_some(amount as u8)
     };
-    let mut terms: HashMap<Scale, Vec<Inst>> = HashMap::new();
+    let mut terms: HashMap<Scale, Vec<Inst>> = HashMap::default();
     let mut order: Vec<Scale> = Vec::new();
     for &blk in &blocks {
         for inst in func.layout.block_insts(blk) {
