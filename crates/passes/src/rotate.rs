@@ -78,8 +78,9 @@ pub fn rotate_loops(func: &mut Function) -> RotateStats {
     // Each rotation changes the control-flow graph: recompute and take the next candidate.
     // A rotated loop's new header is its old body, which no longer matches (its back edge is
     // conditional), so this ends; the bound is a guard.
+    // Operands name values directly from here on: a rotation creates no alias.
+    func.dfg.resolve_all_aliases();
     for _ in 0..func.layout.blocks().count() {
-        func.dfg.resolve_all_aliases();
         let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);
         let mut loops = LoopAnalysis::new();

@@ -28,6 +28,14 @@ pub fn model_latency(model: &MachineModel) -> impl Fn(&Function, Inst) -> u32 + 
 /// Ready time (cycle) of each value, dense by value number; values never written are 0.
 pub type ReadyTimes = SecondaryMap<Value, u32>;
 
+/// An empty [`ReadyTimes`] sized for every value `func` has now (it still grows for values
+/// created later), so that filling it does not reallocate.
+pub(crate) fn ready_map(func: &Function) -> ReadyTimes {
+    let mut ready = ReadyTimes::with_capacity(func.dfg.num_values());
+    ready.resize(func.dfg.num_values());
+    ready
+}
+
 /// Records the ready time of `inst`'s results: the latest operand plus its latency.
 pub fn note_ready(func: &Function, inst: Inst, latency: LatencyFn<'_>, ready: &mut ReadyTimes) {
     let start = func
@@ -46,7 +54,7 @@ pub fn note_ready(func: &Function, inst: Inst, latency: LatencyFn<'_>, ready: &m
 /// The cycle at which each value defined in `block` is ready if every instruction issues as
 /// soon as its operands are (values from outside the block are ready at cycle 0).
 pub fn ready_times(func: &Function, block: Block, latency: LatencyFn<'_>) -> ReadyTimes {
-    let mut ready = ReadyTimes::new();
+    let mut ready = ready_map(func);
     for inst in func.layout.block_insts(block) {
         note_ready(func, inst, latency, &mut ready);
     }

@@ -120,7 +120,7 @@ pub fn reassociate_with(
         let original = ready_times(func, block, latency);
         // One forward sweep: a tree's operands are final when its root is reached, and the
         // instructions a rebuild inserts get their ready times as they are created.
-        let mut ready = ReadyTimes::new();
+        let mut ready = super::ready::ready_map(func);
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
             if is_root(func, block, inst, &uses) {
@@ -200,8 +200,7 @@ fn collect(
     leaves: &mut Vec<Value>,
     constants: &mut Vec<i64>,
 ) {
-    let operands: Vec<Value> = func.dfg.inst_args(inst).to_vec();
-    for v in operands {
+    for &v in func.dfg.inst_args(inst) {
         let v = func.dfg.resolve_aliases(v);
         if let Some(inner) = interior(func, block, v, family, uses) {
             collect(func, block, inner, family, uses, leaves, constants);

@@ -251,7 +251,8 @@ impl DepDag {
     pub fn build(func: &Function, block: Block, model: &MachineModel) -> DepDag {
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         let mut graph = DiGraph::with_capacity(insts.len(), insts.len() * 2);
-        let mut index: SecondaryMap<Inst, u32> = SecondaryMap::new();
+        let mut index: SecondaryMap<Inst, u32> = SecondaryMap::with_capacity(func.dfg.num_insts());
+        index.resize(func.dfg.num_insts());
         for (i, &inst) in insts.iter().enumerate() {
             let id = graph.add_node(DepNode {
                 inst,

@@ -71,6 +71,12 @@ fn qualifies(func: &Function, w: &Writes, inst: Inst) -> bool {
 pub fn remat_loads(func: &mut Function) -> RematStats {
     // Operands then name values directly, so a use is found by comparing values.
     func.dfg.resolve_all_aliases();
+    remat_loads_resolved(func)
+}
+
+/// [`remat_loads`] on a function whose operands already name values directly (aliases
+/// resolved; rematerialisation creates no alias, so [`remat_constants_resolved`] may follow).
+pub(crate) fn remat_loads_resolved(func: &mut Function) -> RematStats {
     let w = writes(func);
     let mut candidates = Vec::new();
     let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
@@ -130,6 +136,11 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
 /// user or a user in another block.
 pub fn remat_constants(func: &mut Function) -> usize {
     func.dfg.resolve_all_aliases();
+    remat_constants_resolved(func)
+}
+
+/// [`remat_constants`] on a function whose operands already name values directly.
+pub(crate) fn remat_constants_resolved(func: &mut Function) -> usize {
     let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
     let mut constants = Vec::new();
     for block in func.layout.blocks() {
