@@ -258,10 +258,15 @@ fn collect_bound(
     node: NodeId,
     out: &mut Vec<NodeId>,
 ) {
+    let unplaced_bound = |p: &NodeId| bound[p.index()] && !scheduled[p.index()] && !out.contains(p);
+    // Most picks have no bound predecessor left: no list to build.
+    if !dag.preds(node).any(|(p, _)| unplaced_bound(&p)) {
+        return;
+    }
     let mut preds: Vec<NodeId> = dag
         .preds(node)
         .map(|(p, _)| p)
-        .filter(|p| bound[p.index()] && !scheduled[p.index()] && !out.contains(p))
+        .filter(unplaced_bound)
         .collect();
     preds.sort_unstable();
     preds.dedup();
