@@ -116,9 +116,18 @@ struct Plan {
 /// [`crate::bce`]'s predication satisfy it; do not pass other loops. Loops whose shape does not
 /// match exactly are left alone.
 pub fn strength_reduce(func: &mut Function, headers: &[Block]) -> IvStats {
+    strength_reduce_from(func, headers, false)
+}
+
+/// [`strength_reduce`]; `resolved`: no instruction of the layout reads an alias yet, so the
+/// first loop needs no alias resolution.
+fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) -> IvStats {
+    debug_assert!(!resolved || crate::rewrite::reads_no_alias(func));
     let mut stats = IvStats::default();
-    for &header in headers {
-        func.dfg.resolve_all_aliases();
+    for (i, &header) in headers.iter().enumerate() {
+        if i > 0 || !resolved {
+            func.dfg.resolve_all_aliases();
+        }
         let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);
         let mut loops = LoopAnalysis::new();
@@ -586,4 +595,12 @@ fn split_exit_edges(
 pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
     let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
     strength_reduce(func, &headers)
+}
+
+/// [`reduce_predicated`] on a function none of whose instructions reads an alias — what
+/// predicating bounds-check elimination leaves, and the rewrites keep — so that its first
+/// alias resolution is skipped (the JIT's pipeline; the result is the same).
+pub fn reduce_predicated_resolved(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
+    let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
+    strength_reduce_from(func, &headers, true)
 }

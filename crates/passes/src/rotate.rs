@@ -73,13 +73,20 @@ struct Plan {
 
 /// Rotates every loop of `func` that has the shape described in the module documentation.
 pub fn rotate_loops(func: &mut Function) -> RotateStats {
+    // Operands name values directly from here on: a rotation creates no alias.
+    func.dfg.resolve_all_aliases();
+    rotate_loops_resolved(func)
+}
+
+/// [`rotate_loops`] on a function none of whose instructions reads an alias (what the
+/// scheduler leaves): the alias resolution is skipped (the result is the same).
+pub fn rotate_loops_resolved(func: &mut Function) -> RotateStats {
+    debug_assert!(crate::rewrite::reads_no_alias(func));
     let mut stats = RotateStats::default();
     let mut done: HashSet<Block> = HashSet::default();
     // Each rotation changes the control-flow graph: recompute and take the next candidate.
     // A rotated loop's new header is its old body, which no longer matches (its back edge is
     // conditional), so this ends; the bound is a guard.
-    // Operands name values directly from here on: a rotation creates no alias.
-    func.dfg.resolve_all_aliases();
     for _ in 0..func.layout.blocks().count() {
         let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);

@@ -40,6 +40,13 @@ struct Merge {
 
 /// Rewrites every masked merge in `func` as described in the module docs.
 pub fn masked_merge(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
+    let mut stats = rewrite_merges(func, latency);
+    stats.removed = super::remove_dead_pure_insts(func);
+    stats
+}
+
+/// [`masked_merge`] without removing the instructions the rewrites leave dead.
+pub(crate) fn rewrite_merges(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
     let mut stats = MaskedMergeStats::default();
     let only_added = values_only_added(func);
     let blocks: Vec<_> = func.layout.blocks().collect();
@@ -71,7 +78,6 @@ pub fn masked_merge(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeS
             note_ready(func, inst, latency, &mut ready);
         }
     }
-    stats.removed = super::remove_dead_pure_insts(func);
     stats
 }
 

@@ -22,10 +22,12 @@ pub mod reassociate;
 
 pub use address::{AddressStats, fold_address_offsets};
 pub use masked_merge::{MaskedMergeStats, masked_merge};
+pub(crate) use ready::reads_no_alias;
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
 pub use reassociate::{ConstantPlacement, ReassociateStats, reassociate, reassociate_with};
 
-use cranelift_codegen::ir::{Function, Inst, ValueDef};
+use cranelift_codegen::entity::SecondaryMap;
+use cranelift_codegen::ir::{Function, Inst, Value, ValueDef};
 
 /// Statistics of [`run_all`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,14 +64,33 @@ pub fn run_all_with(
     }
 }
 
+/// [`run_all_with`] as a JIT runs it, when no statistics are wanted: the dead code the
+/// masked-merge rewrite leaves is removed in one sweep with address folding's instead of one
+/// sweep each. The function that results is the same (address folding reads no dead
+/// instruction and revives none); the statistics do not split the removed instructions:
+/// `masked_merge.removed` counts both sweeps' and `reassociate.removed` its own.
+pub fn run_all_lean(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    constants: ConstantPlacement,
+) -> RewriteStats {
+    let mut masked_merge = masked_merge::rewrite_merges(func, latency);
+    let address = fold_address_offsets(func);
+    masked_merge.removed = remove_dead_pure_insts(func);
+    let reassociate = reassociate_with(func, latency, constants);
+    RewriteStats {
+        masked_merge,
+        reassociate,
+        address,
+    }
+}
+
 /// Removes instructions without side effects whose results are all unused, and then those
 /// that only they used. Returns how many were removed.
 pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
-    let mut uses = ready::use_count_only(func);
-    let removable = |func: &Function, inst: Inst| {
+    let pure = |func: &Function, inst: Inst| {
         let op = func.dfg.insts[inst].opcode();
-        func.layout.inst_block(inst).is_some()
-            && !op.is_terminator()
+        !op.is_terminator()
             && !op.is_branch()
             && !op.can_store()
             && !op.can_load()
@@ -78,18 +99,27 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
             && !op.other_side_effects()
             && !func.dfg.inst_results(inst).is_empty()
     };
-    // Only instructions with a result can be dead: the others never enter the work list.
+    // One sweep counts the uses and lists the candidates: pure instructions with results,
+    // in layout order (the others are never removed).
+    let mut uses: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+    uses.resize(func.dfg.num_values());
     let mut work: Vec<Inst> = Vec::with_capacity(func.dfg.num_insts());
     for block in func.layout.blocks() {
-        work.extend(
-            func.layout
-                .block_insts(block)
-                .filter(|&inst| !func.dfg.inst_results(inst).is_empty()),
-        );
+        for inst in func.layout.block_insts(block) {
+            crate::bce::recognize::for_each_operand(func, inst, |v| {
+                uses[func.dfg.resolve_aliases(v)] += 1;
+            });
+            if pure(func, inst) {
+                work.push(inst);
+            }
+        }
     }
     let mut removed = 0;
     while let Some(inst) = work.pop() {
-        if func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0) || !removable(func, inst) {
+        if func.layout.inst_block(inst).is_none()
+            || func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0)
+            || !pure(func, inst)
+        {
             continue;
         }
         func.layout.remove_inst(inst);

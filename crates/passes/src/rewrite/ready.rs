@@ -28,6 +28,17 @@ pub fn model_latency(model: &MachineModel) -> impl Fn(&Function, Inst) -> u32 + 
 /// Ready time (cycle) of each value, dense by value number; values never written are 0.
 pub type ReadyTimes = SecondaryMap<Value, u32>;
 
+/// Whether no instruction in `func`'s layout reads an alias (what `resolve_all_aliases`
+/// leaves): the precondition of the `*_resolved` entry points, checked in debug builds.
+pub(crate) fn reads_no_alias(func: &Function) -> bool {
+    let dfg = &func.dfg;
+    func.layout.blocks().all(|block| {
+        func.layout
+            .block_insts(block)
+            .all(|inst| dfg.inst_values(inst).all(|v| !dfg.value_is_alias(v)))
+    })
+}
+
 /// An empty [`ReadyTimes`] sized for every value `func` has now (it still grows for values
 /// created later), so that filling it does not reallocate.
 pub(crate) fn ready_map(func: &Function) -> ReadyTimes {
@@ -68,21 +79,6 @@ pub(crate) struct Uses {
     pub count: SecondaryMap<Value, u32>,
     /// The user of a value used once (or of its last use).
     pub user: SecondaryMap<Value, PackedOption<Inst>>,
-}
-
-/// How many times each value of `func` is used (instruction and branch arguments, aliases
-/// resolved): [`use_counts`] without the users, sized once for every value.
-pub(crate) fn use_count_only(func: &Function) -> SecondaryMap<Value, u32> {
-    let mut count: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
-    count.resize(func.dfg.num_values());
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            crate::bce::recognize::for_each_operand(func, inst, |v| {
-                count[func.dfg.resolve_aliases(v)] += 1;
-            });
-        }
-    }
-    count
 }
 
 /// Counts the uses of every value in `func`.

@@ -12,8 +12,8 @@
 //! copy is as safe as the original and reads the same bytes.
 
 use super::dag::Effect;
-use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Opcode, Value};
 use cranelift_codegen::entity::SecondaryMap;
+use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Opcode, Value};
 use rustc_hash::FxHashSet as HashSet;
 
 /// What rematerialisation did.

@@ -35,8 +35,8 @@ use super::remat_loads::RematLoads;
 use crate::sched::driver::trial_block;
 use crate::sched::registry::StrategyEntry;
 use crate::sched::{
-    FinishedBlock, MachineModel, NodeId, Pick, ReadySet, Reason, SchedError, SchedView, ScheduleOptions, Strategy,
-    schedule_with_strategy,
+    FinishedBlock, MachineModel, NodeId, Pick, ReadySet, Reason, SchedError, SchedView,
+    ScheduleOptions, Strategy, schedule_with_strategy,
 };
 use cranelift_codegen::ir::{Block, Function};
 
