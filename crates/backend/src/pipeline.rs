@@ -345,13 +345,17 @@ pub fn run_ir_stages_with(
     };
     // After the rewrites: address folding has made the `base + sext(iv)` terms it absorbs.
     let iv = if config.strength_reduce {
-        // Predicating BCE leaves no instruction reading an alias, and the rewrites make none.
-        let stats =
-            if config.bce == BceLevel::Predicate && !config.optimize && !config.forward_stores {
-                iv::reduce_predicated_resolved(func, &bce_stats)
-            } else {
-                iv::reduce_predicated(func, &bce_stats)
-            };
+        // Predicating BCE leaves no instruction reading an alias, and the rewrites make none;
+        // the scheduler resolves what the reduction makes (the recorded text would show them).
+        let lean = config.bce == BceLevel::Predicate
+            && !config.optimize
+            && !config.forward_stores
+            && !options.record_text;
+        let stats = if lean {
+            iv::reduce_predicated_resolved(func, &bce_stats)
+        } else {
+            iv::reduce_predicated(func, &bce_stats)
+        };
         verify_stage(func, "iv")?;
         Some(stats)
     } else {

@@ -111,8 +111,8 @@ fn balanced_blocks_that_keep_remat_loads_order_equal_a_fresh_remat_loads_schedul
         for target in Target::ALL {
             let model = pipeline::machine_model(target);
             let func = before_scheduling(name, &|| kernel.build(), target);
-            let choices = block_choices(&func, &model)
-                .unwrap_or_else(|e| panic!("{name} {target}: {e}"));
+            let choices =
+                block_choices(&func, &model).unwrap_or_else(|e| panic!("{name} {target}: {e}"));
             let opts = ScheduleOptions::default();
             let mut balanced = func.clone();
             sched::schedule_with_options(&mut balanced, "balanced", &model, &opts)
@@ -132,5 +132,8 @@ fn balanced_blocks_that_keep_remat_loads_order_equal_a_fresh_remat_loads_schedul
             }
         }
     }
-    assert!(kept > 0, "no block kept remat-loads' order: the test compared nothing");
+    assert!(
+        kept > 0,
+        "no block kept remat-loads' order: the test compared nothing"
+    );
 }

@@ -120,7 +120,8 @@ pub fn strength_reduce(func: &mut Function, headers: &[Block]) -> IvStats {
 }
 
 /// [`strength_reduce`]; `resolved`: no instruction of the layout reads an alias yet, so the
-/// first loop needs no alias resolution.
+/// first loop needs no alias resolution, and the caller resolves the aliases the reduction
+/// makes (the last dead-code sweep resolves each operand itself).
 fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) -> IvStats {
     debug_assert!(!resolved || crate::rewrite::reads_no_alias(func));
     let mut stats = IvStats::default();
@@ -144,7 +145,9 @@ fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) 
             reduce(func, &cfg, &plan, &mut stats);
         }
     }
-    func.dfg.resolve_all_aliases();
+    if !resolved {
+        func.dfg.resolve_all_aliases();
+    }
     crate::rewrite::remove_dead_pure_insts(func);
     stats
 }
@@ -598,8 +601,10 @@ pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvS
 }
 
 /// [`reduce_predicated`] on a function none of whose instructions reads an alias — what
-/// predicating bounds-check elimination leaves, and the rewrites keep — so that its first
-/// alias resolution is skipped (the JIT's pipeline; the result is the same).
+/// predicating bounds-check elimination leaves, and the rewrites keep — for a caller that
+/// resolves aliases next (the scheduler does, before rematerialising): both alias resolutions
+/// of its own are skipped, the first because there is nothing to resolve, the last because
+/// the scheduler's resolves the same operands. The pipeline's result is the same.
 pub fn reduce_predicated_resolved(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
     let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
     strength_reduce_from(func, &headers, true)
