@@ -66,9 +66,11 @@ pub fn run_all_with(
 
 /// [`run_all_with`] as a JIT runs it, when no statistics are wanted: the dead code the
 /// masked-merge rewrite leaves is removed in one sweep with address folding's instead of one
-/// sweep each. The function that results is the same (address folding reads no dead
-/// instruction and revives none); the statistics do not split the removed instructions:
-/// `masked_merge.removed` counts both sweeps' and `reassociate.removed` its own.
+/// sweep each, and reassociation does not compute the trees' ready times before rebuilding
+/// them. The function that results is the same (address folding reads no dead instruction
+/// and revives none); the statistics do not split the removed instructions
+/// (`masked_merge.removed` counts both sweeps'), and `reassociate.shortened` and
+/// `reassociate.cycles_saved` stay zero.
 pub fn run_all_lean(
     func: &mut Function,
     latency: LatencyFn<'_>,
@@ -77,7 +79,7 @@ pub fn run_all_lean(
     let mut masked_merge = masked_merge::rewrite_merges(func, latency);
     let address = fold_address_offsets(func);
     masked_merge.removed = remove_dead_pure_insts(func);
-    let reassociate = reassociate_with(func, latency, constants);
+    let reassociate = reassociate::reassociate_counting(func, latency, constants, false);
     RewriteStats {
         masked_merge,
         reassociate,
