@@ -28,7 +28,9 @@
 //! live ranges are intervals), so a working set above the budget means spills the allocator
 //! cannot move out of the block. The test is exact, not a tuned margin: `remat-loads`' order
 //! is built once as a trial (the driver's own loop on a copy of its state; no IR is touched)
-//! and its working set compared with [`SchedView::register_limit`].
+//! and its working set compared with [`SchedView::register_limit`]. When the block takes that
+//! order, the trial run is handed to the driver as the block's schedule
+//! ([`Strategy::take_finished_block`]) instead of being run again.
 
 use super::latency_pressure::LatencyPressure;
 use super::remat_loads::RematLoads;
@@ -156,11 +158,11 @@ impl Strategy for Balanced {
         self.choices.push((view.dag.block(), choice));
         self.use_latency_pressure = choice.uses_latency_pressure();
         // `remat-loads`' order was run as the trial from this very state: keep that run
-        // (the driver takes it) instead of running the same strategy again.
+        // (the driver takes it) instead of running the same strategy again. The active order
+        // is still initialised, for a caller that asks for picks instead (e.g. a wrapper that
+        // does not forward `take_finished_block`).
         self.finished = finished;
-        if self.finished.is_none() {
-            self.active().init_block(view);
-        }
+        self.active().init_block(view);
     }
 
     fn take_finished_block(&mut self) -> Option<FinishedBlock> {
