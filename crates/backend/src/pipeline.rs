@@ -334,7 +334,12 @@ pub fn run_ir_stages_with(
         verify_stage(func, "optimise")?;
     }
     let rewrite = if config.rewrites {
-        let stats = rewrite::run_all_with(func, &model_latency(&model), config.constants);
+        let latency = model_latency(&model);
+        let stats = if options.statistics {
+            rewrite::run_all_with(func, &latency, config.constants)
+        } else {
+            rewrite::run_all_lean(func, &latency, config.constants)
+        };
         verify_stage(func, "rewrite")?;
         Some(stats)
     } else {
@@ -342,7 +347,17 @@ pub fn run_ir_stages_with(
     };
     // After the rewrites: address folding has made the `base + sext(iv)` terms it absorbs.
     let iv = if config.strength_reduce {
-        let stats = iv::reduce_predicated(func, &bce_stats);
+        // Predicating BCE leaves no instruction reading an alias, and the rewrites make none;
+        // the scheduler resolves what the reduction makes (the recorded text would show them).
+        let lean = config.bce == BceLevel::Predicate
+            && !config.optimize
+            && !config.forward_stores
+            && !options.record_text;
+        let stats = if lean {
+            iv::reduce_predicated_resolved(func, &bce_stats)
+        } else {
+            iv::reduce_predicated(func, &bce_stats)
+        };
         verify_stage(func, "iv")?;
         Some(stats)
     } else {
@@ -367,7 +382,10 @@ pub fn run_ir_stages_with(
     if options.verify_stages || config.strategy_entry.is_some() {
         verify(func, "schedule")?;
     }
-    let rotate = config.rotate_loops.then(|| rotate::rotate_loops(func));
+    // The scheduler resolved every alias and makes none.
+    let rotate = config
+        .rotate_loops
+        .then(|| rotate::rotate_loops_resolved(func));
     // The end result: after every stage when reporting, once when the JIT asks for it.
     if options.verify_stages || options.verify_result {
         verify(

@@ -44,7 +44,7 @@ use cranelift_codegen::ir::{
     types,
 };
 use cranelift_codegen::loop_analysis::LoopAnalysis;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What [`strength_reduce`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,9 +127,19 @@ struct Plan {
 /// [`crate::bce`]'s predication satisfy it; do not pass other loops. Loops whose shape does not
 /// match exactly are left alone.
 pub fn strength_reduce(func: &mut Function, headers: &[Block]) -> IvStats {
+    strength_reduce_from(func, headers, false)
+}
+
+/// [`strength_reduce`]; `resolved`: no instruction of the layout reads an alias yet, so the
+/// first loop needs no alias resolution, and the caller resolves the aliases the reduction
+/// makes (the last dead-code sweep resolves each operand itself).
+fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) -> IvStats {
+    debug_assert!(!resolved || crate::rewrite::reads_no_alias(func));
     let mut stats = IvStats::default();
-    for &header in headers {
-        func.dfg.resolve_all_aliases();
+    for (i, &header) in headers.iter().enumerate() {
+        if i > 0 || !resolved {
+            func.dfg.resolve_all_aliases();
+        }
         let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);
         let mut loops = LoopAnalysis::new();
@@ -146,7 +156,9 @@ pub fn strength_reduce(func: &mut Function, headers: &[Block]) -> IvStats {
             reduce(func, &cfg, &plan, &mut stats);
         }
     }
-    func.dfg.resolve_all_aliases();
+    if !resolved {
+        func.dfg.resolve_all_aliases();
+    }
     crate::rewrite::remove_dead_pure_insts(func);
     stats
 }
@@ -262,7 +274,7 @@ fn analyze(
     }
 
     // `sext(iv)` and the address terms built on it.
-    let mut sext: HashSet<Value> = HashSet::new();
+    let mut sext: HashSet<Value> = HashSet::default();
     for &blk in &blocks {
         for inst in func.layout.block_insts(blk) {
             if let InstructionData::Unary {
@@ -295,7 +307,7 @@ fn analyze(
         (sext.contains(&dfg.resolve_aliases(x)) && (1..=MAX_SHIFT).contains(&amount))
             .then_some(amount as u8)
     };
-    let mut terms: HashMap<Scale, Vec<Inst>> = HashMap::new();
+    let mut terms: HashMap<Scale, Vec<Inst>> = HashMap::default();
     let mut order: Vec<Scale> = Vec::new();
     for &blk in &blocks {
         for inst in func.layout.block_insts(blk) {
@@ -606,4 +618,14 @@ pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvS
         conditions_folded,
         ..strength_reduce(func, &headers)
     }
+}
+
+/// [`reduce_predicated`] on a function none of whose instructions reads an alias — what
+/// predicating bounds-check elimination leaves, and the rewrites keep — for a caller that
+/// resolves aliases next (the scheduler does, before rematerialising): both alias resolutions
+/// of its own are skipped, the first because there is nothing to resolve, the last because
+/// the scheduler's resolves the same operands. The pipeline's result is the same.
+pub fn reduce_predicated_resolved(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
+    let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
+    strength_reduce_from(func, &headers, true)
 }

@@ -43,7 +43,7 @@ use cranelift_codegen::ir::{
     Block, BlockArg, Function, Inst, InstBuilder, InstructionData, Opcode, Value,
 };
 use cranelift_codegen::loop_analysis::LoopAnalysis;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// The most instructions (terminator excluded) a header may hold to be cloned into the latch.
 pub const MAX_HEADER_INSTS: usize = 24;
@@ -73,13 +73,21 @@ struct Plan {
 
 /// Rotates every loop of `func` that has the shape described in the module documentation.
 pub fn rotate_loops(func: &mut Function) -> RotateStats {
+    // Operands name values directly from here on: a rotation creates no alias.
+    func.dfg.resolve_all_aliases();
+    rotate_loops_resolved(func)
+}
+
+/// [`rotate_loops`] on a function none of whose instructions reads an alias (what the
+/// scheduler leaves): the alias resolution is skipped (the result is the same).
+pub fn rotate_loops_resolved(func: &mut Function) -> RotateStats {
+    debug_assert!(crate::rewrite::reads_no_alias(func));
     let mut stats = RotateStats::default();
-    let mut done: HashSet<Block> = HashSet::new();
+    let mut done: HashSet<Block> = HashSet::default();
     // Each rotation changes the control-flow graph: recompute and take the next candidate.
     // A rotated loop's new header is its old body, which no longer matches (its back edge is
     // conditional), so this ends; the bound is a guard.
     for _ in 0..func.layout.blocks().count() {
-        func.dfg.resolve_all_aliases();
         let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);
         let mut loops = LoopAnalysis::new();
@@ -300,7 +308,7 @@ fn pass_as_params(
             }
         }
     }
-    let mut to_param: HashMap<Value, Value> = HashMap::new();
+    let mut to_param: HashMap<Value, Value> = HashMap::default();
     for &v in &needed {
         let ty = func.dfg.value_type(v);
         let param = func.dfg.append_block_param(to, ty);

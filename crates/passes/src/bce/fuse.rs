@@ -7,7 +7,7 @@
 
 use super::recognize::predecessor_counts;
 use cranelift_codegen::ir::{BlockArg, Function, Inst, InstructionData};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// Fuses the target of each jump in `jumps` into the jump's block where that target has no
 /// other predecessor. Returns the number of blocks removed.

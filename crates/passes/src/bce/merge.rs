@@ -32,7 +32,7 @@
 use super::recognize::{BoundsCheck, has_side_effect, predecessor_counts, recognize};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{Block, BlockArg, Function, Inst, InstBuilder, Value, ValueDef, types};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What merging did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -53,8 +53,8 @@ pub struct MergeOutcome {
 /// Merges the checks of every segment of every check chain in `func`.
 pub fn merge_checks(func: &mut Function) -> MergeOutcome {
     let mut out = MergeOutcome::default();
-    let mut narrowed: HashMap<(Value, i64), Value> = HashMap::new();
-    let mut widened: HashMap<Value, Value> = HashMap::new();
+    let mut narrowed: HashMap<(Value, i64), Value> = HashMap::default();
+    let mut widened: HashMap<Value, Value> = HashMap::default();
     for chain in check_chains(func) {
         for segment in segments(func, &chain) {
             for group in groups(func, &segment) {
@@ -93,7 +93,7 @@ pub fn check_chains(func: &Function) -> Vec<Vec<BoundsCheck>> {
             continue;
         }
         let mut chain = vec![first.clone()];
-        let mut seen = HashSet::from([block]);
+        let mut seen = HashSet::from_iter([block]);
         while let Some(next) = chain.last().and_then(continues) {
             if !seen.insert(next.block) {
                 break;

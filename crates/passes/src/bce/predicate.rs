@@ -55,7 +55,7 @@ use cranelift_codegen::ir::{
     types,
 };
 use cranelift_codegen::loop_analysis::LoopAnalysis;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What predication did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -112,7 +112,7 @@ enum Limit {
 /// its checks in place and its failing test calls the slow path; other loops get a copy.
 pub fn predicate_loops(func: &mut Function, slow_path: Option<&SlowPathCall>) -> PredicateOutcome {
     let mut out = PredicateOutcome::default();
-    let mut done: HashSet<Block> = HashSet::new();
+    let mut done: HashSet<Block> = HashSet::default();
     loop {
         let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);
@@ -245,7 +245,7 @@ fn analyze(
 
     // Induction variables in lockstep: a 32-bit header parameter that the back edge advances
     // by a constant multiple `r * step` of the controlling step.
-    let mut ratios: HashMap<usize, i64> = HashMap::from([(iv_index, 1)]);
+    let mut ratios: HashMap<usize, i64> = HashMap::from_iter([(iv_index, 1)]);
     for (p, &param) in params.iter().enumerate() {
         if p == iv_index || dfg.value_type(param) != types::I32 {
             continue;
@@ -458,8 +458,8 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
     let guard = insert_guard(func, plan);
 
     // Clone the loop between the preheader and the original loop.
-    let mut block_map: HashMap<Block, Block> = HashMap::new();
-    let mut value_map: HashMap<Value, Value> = HashMap::new();
+    let mut block_map: HashMap<Block, Block> = HashMap::default();
+    let mut value_map: HashMap<Value, Value> = HashMap::default();
     let mut new_insts = Vec::new();
     for &b in &plan.blocks {
         let nb = func.dfg.make_block();
@@ -502,7 +502,7 @@ fn version(func: &mut Function, plan: &Plan, out: &mut PredicateOutcome) -> Bloc
             .blocks()
             .filter(|b| *b != guard && !clone.contains(b) && !plan.blocks.contains(b))
             .collect();
-        let mut renamed: HashMap<Value, Value> = HashMap::new();
+        let mut renamed: HashMap<Value, Value> = HashMap::default();
         for &v in &plan.live_out {
             let ty = func.dfg.value_type(v);
             renamed.insert(v, func.dfg.append_block_param(exit, ty));

@@ -19,7 +19,7 @@ use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, Inst, InstructionData, Opcode, Value, condcodes::IntCC, types,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// One recognised bounds check.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,7 +190,7 @@ pub type Range = (i128, i128);
 /// This is what makes merged checks exact: the bound of a check must be known to lie in
 /// `0..=2^31` for one comparison to stand in for several on a 32-bit index.
 pub fn value_range(func: &Function, v: Value) -> Range {
-    let mut memo = HashMap::new();
+    let mut memo = HashMap::default();
     range_rec(func, func.dfg.resolve_aliases(v), 16, &mut memo)
 }
 
@@ -288,7 +288,7 @@ pub fn has_side_effect(func: &Function, inst: Inst) -> bool {
 /// How many times each block is the target of a branch edge (a `brif` to the same block twice
 /// counts twice).
 pub fn predecessor_counts(func: &Function) -> HashMap<Block, usize> {
-    let mut counts = HashMap::new();
+    let mut counts = HashMap::default();
     for block in func.layout.blocks() {
         if let Some(term) = func.layout.last_inst(block) {
             for call in func.dfg.insts[term]

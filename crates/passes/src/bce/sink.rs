@@ -23,7 +23,7 @@ use cranelift_codegen::entity::{SecondaryMap, packed_option::PackedOption};
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Block, Function, Inst, Value};
 use cranelift_codegen::loop_analysis::LoopAnalysis;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Moves each of `insts` (pure, single-result, listed in creation order: operands before
 /// users) to the latest loop-shallowest block dominating its uses, where that takes it out of
@@ -47,7 +47,7 @@ pub fn sink_out_of_loops(func: &mut Function, insts: &[Inst]) -> usize {
         }
     }
     // Users of each candidate's result, found in one pass over the function.
-    let mut users: HashMap<Inst, Vec<Inst>> = HashMap::new();
+    let mut users: HashMap<Inst, Vec<Inst>> = HashMap::default();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             super::recognize::for_each_operand(func, inst, |v| {

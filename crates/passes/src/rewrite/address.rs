@@ -13,7 +13,7 @@ use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{
     Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef, immediates::Offset32,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// What [`fold_address_offsets`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -85,7 +85,7 @@ pub fn fold_address_offsets(func: &mut Function) -> AddressStats {
     let mut stats = AddressStats::default();
     let cfg = ControlFlowGraph::with_function(func);
     let domtree = DominatorTree::with_function(func, &cfg);
-    let mut shared: HashMap<(Value, Value), Value> = HashMap::new();
+    let mut shared: HashMap<(Value, Value), Value> = HashMap::default();
     let accesses: Vec<Inst> = func
         .layout
         .blocks()

@@ -10,7 +10,7 @@
 //!   (MD5's `G` step loses one operation on its chain this way).
 //! * otherwise the merge is left alone.
 
-use super::ready::{LatencyFn, ReadyTimes, note_ready};
+use super::ready::{LatencyFn, note_ready};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Function, Inst, InstBuilder, Opcode, Value, ValueDef};
@@ -40,12 +40,19 @@ struct Merge {
 
 /// Rewrites every masked merge in `func` as described in the module docs.
 pub fn masked_merge(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
+    let mut stats = rewrite_merges(func, latency);
+    stats.removed = super::remove_dead_pure_insts(func);
+    stats
+}
+
+/// [`masked_merge`] without removing the instructions the rewrites leave dead.
+pub(crate) fn rewrite_merges(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
     let mut stats = MaskedMergeStats::default();
     let only_added = values_only_added(func);
     let blocks: Vec<_> = func.layout.blocks().collect();
     for block in blocks {
         // One forward sweep: every operand's ready time is final when its user is reached.
-        let mut ready = ReadyTimes::new();
+        let mut ready = super::ready::ready_map(func);
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
             if func.dfg.insts[inst].opcode() == Opcode::Bor
@@ -71,7 +78,6 @@ pub fn masked_merge(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeS
             note_ready(func, inst, latency, &mut ready);
         }
     }
-    stats.removed = super::remove_dead_pure_insts(func);
     stats
 }
 

@@ -22,9 +22,11 @@ pub mod reassociate;
 
 pub use address::{AddressStats, fold_address_offsets};
 pub use masked_merge::{MaskedMergeStats, masked_merge};
+pub(crate) use ready::reads_no_alias;
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
 pub use reassociate::{ConstantPlacement, ReassociateStats, reassociate, reassociate_with};
 
+use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Function, Inst, Value, ValueDef};
 
 /// Statistics of [`run_all`].
@@ -62,14 +64,35 @@ pub fn run_all_with(
     }
 }
 
+/// [`run_all_with`] as a JIT runs it, when no statistics are wanted: the dead code the
+/// masked-merge rewrite leaves is removed in one sweep with address folding's instead of one
+/// sweep each, and reassociation does not compute the trees' ready times before rebuilding
+/// them. The function that results is the same (address folding reads no dead instruction
+/// and revives none); the statistics do not split the removed instructions
+/// (`masked_merge.removed` counts both sweeps'), and `reassociate.shortened` and
+/// `reassociate.cycles_saved` stay zero.
+pub fn run_all_lean(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    constants: ConstantPlacement,
+) -> RewriteStats {
+    let mut masked_merge = masked_merge::rewrite_merges(func, latency);
+    let address = fold_address_offsets(func);
+    masked_merge.removed = remove_dead_pure_insts(func);
+    let reassociate = reassociate::reassociate_counting(func, latency, constants, false);
+    RewriteStats {
+        masked_merge,
+        reassociate,
+        address,
+    }
+}
+
 /// Removes instructions without side effects whose results are all unused, and then those
 /// that only they used. Returns how many were removed.
 pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
-    let mut uses = ready::use_counts(func).count;
-    let removable = |func: &Function, inst: Inst| {
+    let pure = |func: &Function, inst: Inst| {
         let op = func.dfg.insts[inst].opcode();
-        func.layout.inst_block(inst).is_some()
-            && !op.is_terminator()
+        !op.is_terminator()
             && !op.is_branch()
             && !op.can_store()
             && !op.can_load()
@@ -78,25 +101,33 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
             && !op.other_side_effects()
             && !func.dfg.inst_results(inst).is_empty()
     };
-    let mut work: Vec<Inst> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .collect();
+    // One sweep counts the uses and lists the candidates: pure instructions with results,
+    // in layout order (the others are never removed).
+    let mut uses: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+    uses.resize(func.dfg.num_values());
+    let mut work: Vec<Inst> = Vec::with_capacity(func.dfg.num_insts());
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            crate::bce::recognize::for_each_operand(func, inst, |v| {
+                uses[func.dfg.resolve_aliases(v)] += 1;
+            });
+            if pure(func, inst) {
+                work.push(inst);
+            }
+        }
+    }
     let mut removed = 0;
     while let Some(inst) = work.pop() {
-        if !removable(func, inst) || func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0) {
+        if func.layout.inst_block(inst).is_none()
+            || func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0)
+            || !pure(func, inst)
+        {
             continue;
         }
-        let args: Vec<Value> = func
-            .dfg
-            .inst_args(inst)
-            .iter()
-            .map(|&v| func.dfg.resolve_aliases(v))
-            .collect();
         func.layout.remove_inst(inst);
         removed += 1;
-        for v in args {
+        for i in 0..func.dfg.inst_args(inst).len() {
+            let v = func.dfg.resolve_aliases(func.dfg.inst_args(inst)[i]);
             uses[v] = uses[v].saturating_sub(1);
             if uses[v] == 0
                 && let ValueDef::Result(def, _) = func.dfg.value_def(v)

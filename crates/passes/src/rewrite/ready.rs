@@ -28,6 +28,25 @@ pub fn model_latency(model: &MachineModel) -> impl Fn(&Function, Inst) -> u32 + 
 /// Ready time (cycle) of each value, dense by value number; values never written are 0.
 pub type ReadyTimes = SecondaryMap<Value, u32>;
 
+/// Whether no instruction in `func`'s layout reads an alias (what `resolve_all_aliases`
+/// leaves): the precondition of the `*_resolved` entry points, checked in debug builds.
+pub(crate) fn reads_no_alias(func: &Function) -> bool {
+    let dfg = &func.dfg;
+    func.layout.blocks().all(|block| {
+        func.layout
+            .block_insts(block)
+            .all(|inst| dfg.inst_values(inst).all(|v| !dfg.value_is_alias(v)))
+    })
+}
+
+/// An empty [`ReadyTimes`] sized for every value `func` has now (it still grows for values
+/// created later), so that filling it does not reallocate.
+pub(crate) fn ready_map(func: &Function) -> ReadyTimes {
+    let mut ready = ReadyTimes::with_capacity(func.dfg.num_values());
+    ready.resize(func.dfg.num_values());
+    ready
+}
+
 /// Records the ready time of `inst`'s results: the latest operand plus its latency.
 pub fn note_ready(func: &Function, inst: Inst, latency: LatencyFn<'_>, ready: &mut ReadyTimes) {
     let start = func
@@ -46,7 +65,7 @@ pub fn note_ready(func: &Function, inst: Inst, latency: LatencyFn<'_>, ready: &m
 /// The cycle at which each value defined in `block` is ready if every instruction issues as
 /// soon as its operands are (values from outside the block are ready at cycle 0).
 pub fn ready_times(func: &Function, block: Block, latency: LatencyFn<'_>) -> ReadyTimes {
-    let mut ready = ReadyTimes::new();
+    let mut ready = ready_map(func);
     for inst in func.layout.block_insts(block) {
         note_ready(func, inst, latency, &mut ready);
     }
@@ -64,10 +83,13 @@ pub(crate) struct Uses {
 
 /// Counts the uses of every value in `func`.
 pub(crate) fn use_counts(func: &Function) -> Uses {
+    let values = func.dfg.num_values();
     let mut uses = Uses {
-        count: SecondaryMap::new(),
-        user: SecondaryMap::new(),
+        count: SecondaryMap::with_capacity(values),
+        user: SecondaryMap::with_capacity(values),
     };
+    uses.count.resize(values);
+    uses.user.resize(values);
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             crate::bce::recognize::for_each_operand(func, inst, |v| {

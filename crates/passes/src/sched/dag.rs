@@ -250,8 +250,10 @@ impl DepDag {
     /// Builds the DAG of `block` in `func` with `model`'s latencies.
     pub fn build(func: &Function, block: Block, model: &MachineModel) -> DepDag {
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
-        let mut graph = DiGraph::with_capacity(insts.len(), insts.len() * 2);
-        let mut index: SecondaryMap<Inst, u32> = SecondaryMap::new();
+        // Data edges (about two per node) and one edge per node to the terminator.
+        let mut graph = DiGraph::with_capacity(insts.len(), insts.len() * 4);
+        let mut index: SecondaryMap<Inst, u32> = SecondaryMap::with_capacity(func.dfg.num_insts());
+        index.resize(func.dfg.num_insts());
         for (i, &inst) in insts.iter().enumerate() {
             let id = graph.add_node(DepNode {
                 inst,

@@ -5,7 +5,7 @@ use super::dag::{DepDag, EdgeKind, NodeId};
 use super::latency::MachineModel;
 use super::pressure::{Liveness, PressureTracker};
 use super::ready::{ReadySet, SchedView};
-use super::strategy::{Pick, Reason, Strategy};
+use super::strategy::{FinishedBlock, Pick, Reason, Strategy};
 use super::{BlockStats, SchedError};
 use cranelift_codegen::ir::{Block, Function, Inst, Opcode};
 use std::cmp::Reverse;
@@ -34,9 +34,9 @@ pub(crate) fn schedule_block(
 pub(crate) fn trial_block(
     view: &SchedView<'_>,
     strategy: &mut dyn Strategy,
-) -> Result<(Vec<NodeId>, usize), SchedError> {
+) -> Result<FinishedBlock, SchedError> {
     let mut reasons = BTreeMap::new();
-    run_block(
+    let (order, max_pressure) = run_block(
         view.func,
         view.pressure.clone(),
         view.dag,
@@ -44,7 +44,12 @@ pub(crate) fn trial_block(
         strategy,
         "trial",
         &mut reasons,
-    )
+    )?;
+    Ok(FinishedBlock {
+        order,
+        max_pressure,
+        reasons,
+    })
 }
 
 /// [`schedule_block`] from a given entry pressure state.
@@ -85,6 +90,13 @@ fn run_block(
         };
     }
     strategy.init_block(&view!());
+    // The strategy already ran this block with this loop (a trial it keeps): use that run.
+    if let Some(finished) = strategy.take_finished_block() {
+        for (reason, count) in finished.reasons {
+            *reasons.entry(reason).or_default() += count;
+        }
+        return Ok((finished.order, finished.max_pressure));
+    }
     if let Some(ranks) = strategy.static_priority() {
         if ranks.len() != n {
             return Err(SchedError::InvalidPriority {
@@ -246,10 +258,15 @@ fn collect_bound(
     node: NodeId,
     out: &mut Vec<NodeId>,
 ) {
+    let unplaced_bound = |p: &NodeId| bound[p.index()] && !scheduled[p.index()] && !out.contains(p);
+    // Most picks have no bound predecessor left: no list to build.
+    if !dag.preds(node).any(|(p, _)| unplaced_bound(&p)) {
+        return;
+    }
     let mut preds: Vec<NodeId> = dag
         .preds(node)
         .map(|(p, _)| p)
-        .filter(|p| bound[p.index()] && !scheduled[p.index()] && !out.contains(p))
+        .filter(unplaced_bound)
         .collect();
     preds.sort_unstable();
     preds.dedup();

@@ -48,7 +48,7 @@ pub use pressure::{Liveness, function_max_pressure};
 pub use ready::{ReadySet, SchedView};
 pub use registry::{STRATEGIES, StrategyEntry, entries, register};
 pub use remat::{RematStats, remat_constants, remat_loads};
-pub use strategy::{Pick, Reason, Strategy};
+pub use strategy::{FinishedBlock, Pick, Reason, Strategy};
 
 use cranelift_codegen::ir::{Block, Function, Inst};
 use rustc_hash::FxHashMap as HashMap;
@@ -265,12 +265,15 @@ pub fn schedule_with_strategy(
             .collect()
     };
 
+    // Rematerialisation compares values: resolve aliases once for both passes (neither
+    // creates an alias).
+    func.dfg.resolve_all_aliases();
     let remat = if strat.remat_loads() {
-        remat_loads(func)
+        remat::remat_loads_resolved(func)
     } else {
         RematStats::default()
     };
-    remat_constants(func);
+    remat::remat_constants_resolved(func);
     let snapshot = opts.verify.then(|| func.clone());
     // Reordering inside blocks does not change live-in/live-out sets, so one liveness serves
     // the driver and the statistics after scheduling.

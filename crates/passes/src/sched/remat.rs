@@ -12,8 +12,9 @@
 //! copy is as safe as the original and reads the same bytes.
 
 use super::dag::Effect;
+use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Opcode, Value};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 /// What rematerialisation did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,18 +68,74 @@ fn qualifies(func: &Function, w: &Writes, inst: Inst) -> bool {
     }
 }
 
+/// The using instructions of a chosen set of values, dense by value number.
+struct Users {
+    /// Per value: 1 + its index in `lists`, or 0 when the value is not tracked.
+    slot: SecondaryMap<Value, u32>,
+    lists: Vec<Vec<Inst>>,
+}
+
+impl Users {
+    fn new(func: &Function) -> Self {
+        let mut slot = SecondaryMap::with_capacity(func.dfg.num_values());
+        slot.resize(func.dfg.num_values());
+        Users {
+            slot,
+            lists: Vec::new(),
+        }
+    }
+
+    /// Starts tracking the users of `v`.
+    fn track(&mut self, v: Value) {
+        self.lists.push(Vec::new());
+        self.slot[v] = self.lists.len() as u32;
+    }
+
+    /// Records every instruction of the layout that reads a tracked value, once per value,
+    /// in layout order (operands name values directly: aliases are resolved).
+    fn collect(&mut self, func: &Function) {
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                for v in func.dfg.inst_values(inst) {
+                    if let Some(list) = self.of_mut(v)
+                        && list.last() != Some(&inst)
+                    {
+                        list.push(inst);
+                    }
+                }
+            }
+        }
+    }
+
+    fn of(&self, v: Value) -> Option<&[Inst]> {
+        let slot = self.slot[v].checked_sub(1)?;
+        Some(&self.lists[slot as usize])
+    }
+
+    fn of_mut(&mut self, v: Value) -> Option<&mut Vec<Inst>> {
+        let slot = self.slot[v].checked_sub(1)?;
+        Some(&mut self.lists[slot as usize])
+    }
+}
+
 /// Rematerialises every qualifying load of `func` (see the module documentation).
 pub fn remat_loads(func: &mut Function) -> RematStats {
     // Operands then name values directly, so a use is found by comparing values.
     func.dfg.resolve_all_aliases();
+    remat_loads_resolved(func)
+}
+
+/// [`remat_loads`] on a function whose operands already name values directly (aliases
+/// resolved; rematerialisation creates no alias, so [`remat_constants_resolved`] may follow).
+pub(crate) fn remat_loads_resolved(func: &mut Function) -> RematStats {
     let w = writes(func);
     let mut candidates = Vec::new();
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
+    let mut users = Users::new(func);
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             if qualifies(func, &w, inst) && func.dfg.inst_results(inst).len() == 1 {
                 candidates.push(inst);
-                users.insert(func.dfg.first_result(inst), Vec::new());
+                users.track(func.dfg.first_result(inst));
             }
         }
     }
@@ -86,21 +143,11 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
     // are never candidates' results unless the original used one (then the copy joins it).
     // Aliases are resolved: operands name values directly. An instruction that reads a
     // value twice is one user.
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(inst) {
-                if let Some(list) = users.get_mut(&v)
-                    && list.last() != Some(&inst)
-                {
-                    list.push(inst);
-                }
-            }
-        }
-    }
+    users.collect(func);
     let mut stats = RematStats::default();
     for load in candidates {
         let result = func.dfg.first_result(load);
-        let Some(uses) = users.get(&result).cloned() else {
+        let Some(uses) = users.of(result).map(<[Inst]>::to_vec) else {
             continue;
         };
         for user in uses {
@@ -110,7 +157,7 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
             func.dfg
                 .map_inst_values(user, |v| if v == result { copy_result } else { v });
             for v in super::pressure::operands(func, copy) {
-                if let Some(list) = users.get_mut(&v) {
+                if let Some(list) = users.of_mut(v) {
                     list.push(copy);
                 }
             }
@@ -130,34 +177,29 @@ pub fn remat_loads(func: &mut Function) -> RematStats {
 /// user or a user in another block.
 pub fn remat_constants(func: &mut Function) -> usize {
     func.dfg.resolve_all_aliases();
-    let mut users: HashMap<Value, Vec<Inst>> = HashMap::default();
+    remat_constants_resolved(func)
+}
+
+/// [`remat_constants`] on a function whose operands already name values directly.
+pub(crate) fn remat_constants_resolved(func: &mut Function) -> usize {
+    let mut users = Users::new(func);
     let mut constants = Vec::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             if func.dfg.insts[inst].opcode() == Opcode::Iconst {
                 constants.push(inst);
-                users.insert(func.dfg.first_result(inst), Vec::new());
+                users.track(func.dfg.first_result(inst));
             }
         }
     }
     if constants.is_empty() {
         return 0;
     }
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(inst) {
-                if let Some(list) = users.get_mut(&v)
-                    && list.last() != Some(&inst)
-                {
-                    list.push(inst);
-                }
-            }
-        }
-    }
+    users.collect(func);
     let mut copies = 0;
     for constant in constants {
         let result = func.dfg.first_result(constant);
-        let uses = &users[&result];
+        let uses = users.of(result).unwrap_or_default();
         let home = func.layout.inst_block(constant);
         let local = uses.len() == 1 && func.layout.inst_block(uses[0]) == home;
         if uses.is_empty() || local {

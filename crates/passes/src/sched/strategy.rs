@@ -4,6 +4,7 @@
 
 use super::dag::NodeId;
 use super::ready::{ReadySet, SchedView};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Why a node was picked: the criterion that decided between the candidates.
@@ -132,4 +133,38 @@ pub trait Strategy {
 
     /// Called after the driver placed `node`.
     fn scheduled(&mut self, _node: NodeId, _view: &SchedView<'_>) {}
+
+    /// A schedule of the block just initialised that this strategy already ran with the
+    /// driver's own loop from the block's entry state (e.g. `balanced`'s trial of
+    /// `remat-loads`, when it keeps that order): asked once per block right after
+    /// [`Strategy::init_block`], and when given the driver uses it instead of running the
+    /// block a second time. Only this crate can build a [`FinishedBlock`] (from
+    /// [`crate::sched::driver`]'s trial run), so a result is always the driver's own. `None`
+    /// (the default): the driver runs the block.
+    fn take_finished_block(&mut self) -> Option<FinishedBlock> {
+        None
+    }
+}
+
+/// A block the driver has already scheduled in a trial run ([`Strategy::take_finished_block`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinishedBlock {
+    /// The nodes in the order the trial placed them.
+    pub(crate) order: Vec<NodeId>,
+    /// The maximum pressure the driver tracked along that order.
+    pub(crate) max_pressure: usize,
+    /// How many picks each reason made.
+    pub(crate) reasons: BTreeMap<Reason, usize>,
+}
+
+impl FinishedBlock {
+    /// The nodes in the order the trial placed them.
+    pub fn order(&self) -> &[NodeId] {
+        &self.order
+    }
+
+    /// The maximum number of live values the driver tracked along [`FinishedBlock::order`].
+    pub fn max_pressure(&self) -> usize {
+        self.max_pressure
+    }
 }

@@ -28,15 +28,17 @@
 //! live ranges are intervals), so a working set above the budget means spills the allocator
 //! cannot move out of the block. The test is exact, not a tuned margin: `remat-loads`' order
 //! is built once as a trial (the driver's own loop on a copy of its state; no IR is touched)
-//! and its working set compared with [`SchedView::register_limit`].
+//! and its working set compared with [`SchedView::register_limit`]. When the block takes that
+//! order, the trial run is handed to the driver as the block's schedule
+//! ([`Strategy::take_finished_block`]) instead of being run again.
 
 use super::latency_pressure::LatencyPressure;
 use super::remat_loads::RematLoads;
 use crate::sched::driver::trial_block;
 use crate::sched::registry::StrategyEntry;
 use crate::sched::{
-    MachineModel, NodeId, Pick, ReadySet, Reason, SchedError, SchedView, ScheduleOptions, Strategy,
-    schedule_with_strategy,
+    FinishedBlock, MachineModel, NodeId, Pick, ReadySet, Reason, SchedError, SchedView,
+    ScheduleOptions, Strategy, schedule_with_strategy,
 };
 use cranelift_codegen::ir::{Block, Function};
 
@@ -52,6 +54,8 @@ pub struct Balanced {
     use_latency_pressure: bool,
     /// Every block's choice so far, in scheduling order.
     choices: Vec<(Block, BalancedChoice)>,
+    /// The current block's trial run of `remat-loads`, when that is the order it takes.
+    finished: Option<FinishedBlock>,
 }
 
 /// What `balanced` chose for a block, and why.
@@ -74,20 +78,28 @@ pub enum BalancedChoice {
 impl BalancedChoice {
     /// Decides for the block `view` shows (as given to [`Strategy::init_block`]).
     pub fn for_block(view: &SchedView<'_>) -> BalancedChoice {
+        Self::decide(view).0
+    }
+
+    /// [`BalancedChoice::for_block`], with `remat-loads`' trial schedule of the block when
+    /// the choice is [`BalancedChoice::Fits`] (the order the block then takes, already run).
+    fn decide(view: &SchedView<'_>) -> (BalancedChoice, Option<FinishedBlock>) {
         if view.model.in_order {
-            return BalancedChoice::InOrder;
+            return (BalancedChoice::InOrder, None);
         }
         let mut trial = RematLoads::default();
         // A trial of a built-in strategy cannot fail; if it ever did, the safe choice is the
         // register-first order the block would have had before this rule.
-        let Ok((_, max_live)) = trial_block(view, &mut trial) else {
-            return BalancedChoice::Fits { working_set: 0 };
+        let Ok(finished) = trial_block(view, &mut trial) else {
+            return (BalancedChoice::Fits { working_set: 0 }, None);
         };
-        let working_set = max_live.saturating_sub(view.pressure.idle_through());
+        let working_set = finished
+            .max_pressure()
+            .saturating_sub(view.pressure.idle_through());
         if working_set > view.register_limit() {
-            BalancedChoice::SpillsUnavoidable { working_set }
+            (BalancedChoice::SpillsUnavoidable { working_set }, None)
         } else {
-            BalancedChoice::Fits { working_set }
+            (BalancedChoice::Fits { working_set }, Some(finished))
         }
     }
 
@@ -142,10 +154,19 @@ impl Strategy for Balanced {
     }
 
     fn init_block(&mut self, view: &SchedView<'_>) {
-        let choice = BalancedChoice::for_block(view);
+        let (choice, finished) = BalancedChoice::decide(view);
         self.choices.push((view.dag.block(), choice));
         self.use_latency_pressure = choice.uses_latency_pressure();
+        // `remat-loads`' order was run as the trial from this very state: keep that run
+        // (the driver takes it) instead of running the same strategy again. The active order
+        // is still initialised, for a caller that asks for picks instead (e.g. a wrapper that
+        // does not forward `take_finished_block`).
+        self.finished = finished;
         self.active().init_block(view);
+    }
+
+    fn take_finished_block(&mut self) -> Option<FinishedBlock> {
+        self.finished.take()
     }
 
     fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick {
