@@ -626,6 +626,13 @@ pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvS
 /// of its own are skipped, the first because there is nothing to resolve, the last because
 /// the scheduler's resolves the same operands. The pipeline's result is the same.
 pub fn reduce_predicated_resolved(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
+    // Both leave no alias behind: folding resolves the ones it made, guards make none.
+    let conditions_folded = fold::fold_constant_conditions(func);
+    let guards_removed = guards::remove_implied_guards(func);
     let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
-    strength_reduce_from(func, &headers, true)
+    IvStats {
+        guards_removed,
+        conditions_folded,
+        ..strength_reduce_from(func, &headers, true)
+    }
 }
