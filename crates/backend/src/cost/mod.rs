@@ -33,11 +33,12 @@
 //! integer ALUs (load/store, multiplier) are not modelled in the resource bound; of the
 //! fusions only compare + conditional branch is (as one issue slot), of the un-laminations
 //! only indexed stores' (loads with an indexed operand are rarer in the kernels' loops).
-//! s390x and riscv64 have no latency table: no bound is computed for them.
+//! riscv64 has no latency table: no bound is computed for it (s390x has z15's, [`models`]).
 
 mod aarch64;
 pub mod models;
 pub mod ratio;
+mod s390x;
 mod x86;
 
 use crate::compile::Compiled;
@@ -155,7 +156,7 @@ pub enum CostError {
     #[error(transparent)]
     Loop(#[from] McaError),
     /// The target has no latency table.
-    #[error("no latency table for {0} (only x86_64 and aarch64 are modelled)")]
+    #[error("no latency table for {0} (x86_64, aarch64 and s390x are modelled)")]
     NoModel(Target),
     /// The CPU is not modelled for the target.
     #[error("no latency table for CPU `{cpu}` on {target}; modelled: {}", valid.join(", "))]
@@ -201,7 +202,8 @@ fn decode(target: Target, text: &str) -> Option<Effects> {
     match target {
         Target::X86_64 => Some(x86::effects(text)),
         Target::Aarch64 => Some(aarch64::effects(text)),
-        Target::S390x | Target::Riscv64 => None,
+        Target::S390x => Some(s390x::effects(text)),
+        Target::Riscv64 => None,
     }
 }
 
@@ -221,7 +223,7 @@ pub struct LoopCost {
     pub insts: usize,
     /// Spill-slot traffic per iteration.
     pub spills: LoopSpills,
-    /// The bound on each modelled core of the target (empty for s390x and riscv64).
+    /// The bound on each modelled core of the target (empty for riscv64).
     pub bounds: Vec<LoopBound>,
 }
 
@@ -582,6 +584,69 @@ mod tests {
     }
 
     #[test]
+    fn s390x_chains_cost_their_z15_latencies() {
+        // r3: ark (1) -> rll (1) -> msgr (multiply) per iteration; the compare is off the chain.
+        let b = body(
+            Target::S390x,
+            &[
+                "ark %r3, %r4, %r3",
+                "rll %r3, %r3, 7",
+                "msgr %r3, %r5",
+                "aghi %r6, -1",
+                "cghi %r6, 0",
+                "jghe 0x0",
+            ],
+        );
+        let m = model("z15");
+        let got = bound_of(Target::S390x, &b, m).expect("bound");
+        assert!(
+            (got.recurrence - (2.0 * m.alu + m.mul)).abs() < 1e-9,
+            "{got:?}"
+        );
+        // The 128-bit multiply reads the odd half of its pair: mlgr -> lgr -> mlgr.
+        let pair = body(Target::S390x, &["mlgr %r2, %r9", "lgr %r3, %r2", "jg 0x0"]);
+        let got = bound_of(Target::S390x, &pair, m).expect("bound");
+        assert!(
+            (got.recurrence - (m.mul_high + m.reg_move)).abs() < 1e-9,
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn an_s390x_spill_on_the_chain_adds_store_forwarding() {
+        let spilled = body(
+            Target::S390x,
+            &[
+                "lg %r3, 184(%r15)",
+                "agr %r3, %r4",
+                "stg %r3, 184(%r15)",
+                "jg 0x0",
+            ],
+        );
+        let m = model("z15");
+        let got = bound_of(Target::S390x, &spilled, m).expect("bound");
+        assert!(
+            (got.recurrence - (m.alu + m.store_forward)).abs() < 1e-9,
+            "{got:?}"
+        );
+        let counts = spills_of(Target::S390x, &spilled);
+        assert_eq!((counts.spills, counts.reloads), (1, 1));
+        // A different slot, or an indexed access off %r15, is no dependence.
+        let apart = body(
+            Target::S390x,
+            &[
+                "lg %r3, 184(%r15)",
+                "agr %r3, %r4",
+                "stg %r3, 192(%r15)",
+                "lg %r5, 0(%r2,%r15)",
+                "jg 0x0",
+            ],
+        );
+        let got = bound_of(Target::S390x, &apart, m).expect("bound");
+        assert!(got.recurrence < m.alu + m.store_forward, "{got:?}");
+    }
+
+    #[test]
     fn odd_text_never_panics() {
         let odd = [
             "",
@@ -599,9 +664,25 @@ mod tests {
             "jmp *",
             "é, ü(",
             "ldr x1, [sp, #é]",
+            "rll %r3, %r3,",
+            "stg %r1, (",
+            "l %r1, 8(%r99)",
+            "mlgr",
+            "mlgr %r15, %r1",
+            "dsgr %r16, %r1",
+            "lmg %r14, %r6, 0(%r15)",
+            "stmg %v31, %r0, 0(%r15)",
+            "lm %f3, %r1, x",
+            "risbg %r1, %r2, 0, 0x",
+            "cgrjhe",
+            "brasl %r14,",
+            "a %r1, é(%r15)",
+            "srlg %r1, %r2, 3(",
+            "locgrhe",
+            "st %r1, 0(,%r15)",
         ];
         for text in odd {
-            for target in [Target::X86_64, Target::Aarch64] {
+            for target in [Target::X86_64, Target::Aarch64, Target::S390x] {
                 let _ = decode(target, text);
             }
             let _ = textual_stack_access(Target::S390x, text);
