@@ -259,9 +259,9 @@ pub fn loop_spills(compiled: &Compiled) -> Result<LoopSpills, CostError> {
     Ok(spills_of(compiled.target, &body))
 }
 
-/// [`loop_spills`] of an already extracted loop. On x86_64 and AArch64 every access to
-/// `[sp + k]` in the loop counts (the hot loops hold no explicit stack slots); on s390x
-/// (`k(%r15)`) and riscv64 (`k(sp)`) the same rule is applied textually.
+/// [`loop_spills`] of an already extracted loop. On x86_64, AArch64 and s390x every access to
+/// a stack slot (`[sp + k]`, `k(%r15)`) in the loop counts (the hot loops hold no explicit
+/// stack slots); on riscv64 (`k(sp)`) the same rule is applied textually.
 pub fn spills_of(target: Target, body: &HotLoop) -> LoopSpills {
     let mut out = LoopSpills::default();
     for inst in &body.insts {
@@ -278,7 +278,8 @@ pub fn spills_of(target: Target, body: &HotLoop) -> LoopSpills {
     out
 }
 
-/// `(reload, spill)` for s390x and riscv64, from the mnemonic and a stack-pointer operand.
+/// `(reload, spill)` for a target without a decoder (riscv64; s390x before it had one), from
+/// the mnemonic and a stack-pointer operand.
 fn textual_stack_access(target: Target, text: &str) -> (bool, bool) {
     let (m, ops) = split_operands(text);
     let sp = match target {

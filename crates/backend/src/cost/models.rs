@@ -36,10 +36,13 @@
 //! - **[GCC-Z15]** GCC `gcc/config/s390/8561.md` (z15 pipeline description, IBM-contributed):
 //!   puts `rll`/`rllg` in the same latency class as `ar`, `xr`, `sllg` (its `z15_0`), two
 //!   classes below `l`/`lg` (`z15_2`); `msgr` 6, `mlgr` 11, `dlgr`/`dsgr` 20 in its units.
-//! - **[IBM-Z15]** IBM *z15 Technical Guide* (SG24-8851), §3.4 (processor unit design):
-//!   instructions are decoded and dispatched in groups of up to three, two groups per cycle
-//!   (six instructions); store-to-load forwarding is done in the load/store unit without a
-//!   published cycle count.
+//!   Both put integer arithmetic, logic, shifts and register moves on the two `FXa` units
+//!   only (compares, stores and branches on `FXb`): the resource bound divides by 2 (it also
+//!   counts the loop's one or two compares there, which errs by at most a cycle).
+//! - **[IBM-Z15]** IBM *z15 Technical Guide* (SG24-8851), processor unit chapter: instructions
+//!   are decoded and dispatched in groups of up to three, two groups per cycle (six
+//!   instructions; quoted from memory, not re-checked in this session: LLVM's `IssueWidth = 6`
+//!   agrees); no published store-to-load forwarding latency.
 //!
 //! Where a source gives a range the figure taken is the *lower* end: the recurrence bound is
 //! meant to be a floor that a real core cannot beat, so an optimistic latency keeps it valid.
@@ -235,7 +238,7 @@ pub const MODELS: &[CoreModel] = &[
         load: 4.0, // [LLVM-Z15] LSULatency 4
         store_forward: 4.0, // approx.: no published figure ([IBM-Z15]); taken = load-to-use
         issue_width: 6.0, // [IBM-Z15] two groups of three per cycle; [LLVM-Z15] IssueWidth 6
-        alu_ports: 4.0, // [LLVM-Z15] 2 FXa + 2 FXb (arithmetic uses FXa only: a floor)
+        alu_ports: 2.0, // [LLVM-Z15], [GCC-Z15]: arithmetic, logic, shifts, moves on 2 FXa
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
     },
