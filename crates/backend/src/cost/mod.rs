@@ -441,9 +441,13 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
         0
     };
     let insts = (effects.len() - fused + unlaminated) as f64;
+    // s390x compares execute on the FXb units, not on the FXa units `alu_ports` counts
+    // (models.rs, [LLVM-Z15], [GCC-Z15]).
+    let compare_off_alu = |fx: &Effects| target == Target::S390x && fx.writes == [Loc::Flags];
     let alu_ops = effects
         .iter()
         .filter(|fx| match fx.class {
+            _ if compare_off_alu(fx) => false,
             OpClass::Branch | OpClass::ZeroIdiom => false,
             OpClass::Move => !model.eliminates_moves,
             OpClass::MemOnly => false,
@@ -611,6 +615,17 @@ mod tests {
             (got.recurrence - (m.mul_high + m.reg_move)).abs() < 1e-9,
             "{got:?}"
         );
+    }
+
+    #[test]
+    fn s390x_compares_take_no_fxa_slot() {
+        // 4 adds + 1 compare + branch: 4 FXa operations on 2 units = 2 cycles (not 2.5).
+        let lines: Vec<&str> = std::iter::repeat_n("agr %r2, %r3", 4)
+            .chain(["cghi %r5, 0", "jghe 0x0"])
+            .collect();
+        let b = body(Target::S390x, &lines);
+        let got = bound_of(Target::S390x, &b, model("z15")).expect("bound");
+        assert!((got.resource - 2.0).abs() < 1e-9, "{got:?}");
     }
 
     #[test]

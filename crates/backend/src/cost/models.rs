@@ -37,8 +37,8 @@
 //!   puts `rll`/`rllg` in the same latency class as `ar`, `xr`, `sllg` (its `z15_0`), two
 //!   classes below `l`/`lg` (`z15_2`); `msgr` 6, `mlgr` 11, `dlgr`/`dsgr` 20 in its units.
 //!   Both put integer arithmetic, logic, shifts and register moves on the two `FXa` units
-//!   only (compares, stores and branches on `FXb`): the resource bound divides by 2 (it also
-//!   counts the loop's one or two compares there, which errs by at most a cycle).
+//!   only (compares, stores and branches on `FXb`): the resource bound divides the loop's
+//!   other ALU operations by 2.
 //! - **[IBM-Z15]** IBM *z15 Technical Guide* (SG24-8851), processor unit chapter: instructions
 //!   are decoded and dispatched in groups of up to three, two groups per cycle (six
 //!   instructions; quoted from memory, not re-checked in this session: LLVM's `IssueWidth = 6`
