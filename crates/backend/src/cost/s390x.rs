@@ -104,13 +104,10 @@ fn sets_cc(m: &str) -> bool {
     if m.starts_with("st") || m.starts_with("sel") || m == "sar" || m == "sfpc" {
         return false;
     }
-    if matches!(
-        m,
-        "msc" | "msgc" | "msrkc" | "msgrkc" | "popcnt" | "flogr" | "ipm"
-    ) {
-        return m != "ipm";
+    if matches!(m, "msc" | "msgc" | "msrkc" | "msgrkc" | "popcnt" | "flogr") {
+        return true;
     }
-    if m.starts_with('m') || m.starts_with("d") {
+    if m.starts_with('m') || m.starts_with('d') {
         return false;
     }
     let first = m.chars().next().unwrap_or(' ');
