@@ -39,10 +39,11 @@
 //!   Both put integer arithmetic, logic, shifts and register moves on the two `FXa` units
 //!   only (compares, stores and branches on `FXb`): the resource bound divides the loop's
 //!   other ALU operations by 2.
-//! - **[IBM-Z15]** IBM *z15 Technical Guide* (SG24-8851), processor unit chapter: instructions
-//!   are decoded and dispatched in groups of up to three, two groups per cycle (six
-//!   instructions; quoted from memory, not re-checked in this session: LLVM's `IssueWidth = 6`
-//!   agrees); no published store-to-load forwarding latency.
+//! - **[IBM-Z15]** WikiChip, "IBM Introduces Next-Gen Z Mainframe: The z15" (fuse.wikichip.org,
+//!   news/2659, page 2, from IBM's Hot Chips material): a 6-way decoder in two groups of three,
+//!   up to six instructions (two groups) sent to rename per cycle; IBM's z13s Technical Guide
+//!   §3.4.12 gives the same six-per-cycle decode for the z13 generation. LLVM's
+//!   `IssueWidth = 6` agrees. No published store-to-load forwarding latency.
 //!
 //! Where a source gives a range the figure taken is the *lower* end: the recurrence bound is
 //! meant to be a floor that a real core cannot beat, so an optimistic latency keeps it valid.
