@@ -36,12 +36,13 @@
 //! integer ALUs are modelled for the x86 cores only (the port-group bound); of the
 //! fusions only compare + conditional branch is (as one issue slot), of the un-laminations
 //! only indexed stores' (loads with an indexed operand are rarer in the kernels' loops).
-//! s390x and riscv64 have no latency table: no bound is computed for them.
+//! riscv64 has no latency table: no bound is computed for it (s390x has z15's, [`models`]).
 
 mod aarch64;
 pub mod models;
 pub mod ports;
 pub mod ratio;
+mod s390x;
 pub mod sim;
 mod x86;
 
@@ -166,7 +167,7 @@ pub enum CostError {
     #[error(transparent)]
     Loop(#[from] McaError),
     /// The target has no latency table.
-    #[error("no latency table for {0} (only x86_64 and aarch64 are modelled)")]
+    #[error("no latency table for {0} (x86_64, aarch64 and s390x are modelled)")]
     NoModel(Target),
     /// The CPU is not modelled for the target.
     #[error("no latency table for CPU `{cpu}` on {target}; modelled: {}", valid.join(", "))]
@@ -212,7 +213,8 @@ fn decode(target: Target, text: &str) -> Option<Effects> {
     match target {
         Target::X86_64 => Some(x86::effects(text)),
         Target::Aarch64 => Some(aarch64::effects(text)),
-        Target::S390x | Target::Riscv64 => None,
+        Target::S390x => Some(s390x::effects(text)),
+        Target::Riscv64 => None,
     }
 }
 
@@ -232,7 +234,7 @@ pub struct LoopCost {
     pub insts: usize,
     /// Spill-slot traffic per iteration.
     pub spills: LoopSpills,
-    /// The bound on each modelled core of the target (empty for s390x and riscv64).
+    /// The bound on each modelled core of the target (empty for riscv64).
     pub bounds: Vec<LoopBound>,
 }
 
@@ -268,9 +270,9 @@ pub fn loop_spills(compiled: &Compiled) -> Result<LoopSpills, CostError> {
     Ok(spills_of(compiled.target, &body))
 }
 
-/// [`loop_spills`] of an already extracted loop. On x86_64 and AArch64 every access to
-/// `[sp + k]` in the loop counts (the hot loops hold no explicit stack slots); on s390x
-/// (`k(%r15)`) and riscv64 (`k(sp)`) the same rule is applied textually.
+/// [`loop_spills`] of an already extracted loop. On x86_64, AArch64 and s390x every access to
+/// a stack slot (`[sp + k]`, `k(%r15)`) in the loop counts (the hot loops hold no explicit
+/// stack slots); on riscv64 (`k(sp)`) the same rule is applied textually.
 pub fn spills_of(target: Target, body: &HotLoop) -> LoopSpills {
     let mut out = LoopSpills::default();
     for inst in &body.insts {
@@ -287,7 +289,8 @@ pub fn spills_of(target: Target, body: &HotLoop) -> LoopSpills {
     out
 }
 
-/// `(reload, spill)` for s390x and riscv64, from the mnemonic and a stack-pointer operand.
+/// `(reload, spill)` for a target without a decoder (riscv64; s390x before it had one), from
+/// the mnemonic and a stack-pointer operand.
 fn textual_stack_access(target: Target, text: &str) -> (bool, bool) {
     let (m, ops) = split_operands(text);
     let sp = match target {
@@ -452,9 +455,13 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
         0
     };
     let insts = (effects.len() - fused + unlaminated) as f64;
+    // s390x compares execute on the FXb units, not on the FXa units `alu_ports` counts
+    // (models.rs, [LLVM-Z15], [GCC-Z15]).
+    let compare_off_alu = |fx: &Effects| target == Target::S390x && fx.writes == [Loc::Flags];
     let alu_ops = effects
         .iter()
         .filter(|fx| match fx.class {
+            _ if compare_off_alu(fx) => false,
             OpClass::Branch | OpClass::ZeroIdiom => false,
             OpClass::Move => !model.eliminates_moves,
             OpClass::MemOnly => false,
@@ -705,6 +712,80 @@ mod tests {
     }
 
     #[test]
+    fn s390x_chains_cost_their_z15_latencies() {
+        // r3: ark (1) -> rll (1) -> msgr (multiply) per iteration; the compare is off the chain.
+        let b = body(
+            Target::S390x,
+            &[
+                "ark %r3, %r4, %r3",
+                "rll %r3, %r3, 7",
+                "msgr %r3, %r5",
+                "aghi %r6, -1",
+                "cghi %r6, 0",
+                "jghe 0x0",
+            ],
+        );
+        let m = model("z15");
+        let got = bound_of(Target::S390x, &b, m).expect("bound");
+        assert!(
+            (got.recurrence - (2.0 * m.alu + m.mul)).abs() < 1e-9,
+            "{got:?}"
+        );
+        // The 128-bit multiply reads the odd half of its pair: mlgr -> lgr -> mlgr.
+        let pair = body(Target::S390x, &["mlgr %r2, %r9", "lgr %r3, %r2", "jg 0x0"]);
+        let got = bound_of(Target::S390x, &pair, m).expect("bound");
+        assert!(
+            (got.recurrence - (m.mul_high + m.reg_move)).abs() < 1e-9,
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn s390x_compares_take_no_fxa_slot() {
+        // 4 adds + 1 compare + branch: 4 FXa operations on 2 units = 2 cycles (not 2.5).
+        let lines: Vec<&str> = std::iter::repeat_n("agr %r2, %r3", 4)
+            .chain(["cghi %r5, 0", "jghe 0x0"])
+            .collect();
+        let b = body(Target::S390x, &lines);
+        let got = bound_of(Target::S390x, &b, model("z15")).expect("bound");
+        assert!((got.resource - 2.0).abs() < 1e-9, "{got:?}");
+    }
+
+    #[test]
+    fn an_s390x_spill_on_the_chain_adds_store_forwarding() {
+        let spilled = body(
+            Target::S390x,
+            &[
+                "lg %r3, 184(%r15)",
+                "agr %r3, %r4",
+                "stg %r3, 184(%r15)",
+                "jg 0x0",
+            ],
+        );
+        let m = model("z15");
+        let got = bound_of(Target::S390x, &spilled, m).expect("bound");
+        assert!(
+            (got.recurrence - (m.alu + m.store_forward)).abs() < 1e-9,
+            "{got:?}"
+        );
+        let counts = spills_of(Target::S390x, &spilled);
+        assert_eq!((counts.spills, counts.reloads), (1, 1));
+        // A different slot, or an indexed access off %r15, is no dependence.
+        let apart = body(
+            Target::S390x,
+            &[
+                "lg %r3, 184(%r15)",
+                "agr %r3, %r4",
+                "stg %r3, 192(%r15)",
+                "lg %r5, 0(%r2,%r15)",
+                "jg 0x0",
+            ],
+        );
+        let got = bound_of(Target::S390x, &apart, m).expect("bound");
+        assert!(got.recurrence < m.alu + m.store_forward, "{got:?}");
+    }
+
+    #[test]
     fn odd_text_never_panics() {
         let odd = [
             "",
@@ -722,9 +803,25 @@ mod tests {
             "jmp *",
             "é, ü(",
             "ldr x1, [sp, #é]",
+            "rll %r3, %r3,",
+            "stg %r1, (",
+            "l %r1, 8(%r99)",
+            "mlgr",
+            "mlgr %r15, %r1",
+            "dsgr %r16, %r1",
+            "lmg %r14, %r6, 0(%r15)",
+            "stmg %v31, %r0, 0(%r15)",
+            "lm %f3, %r1, x",
+            "risbg %r1, %r2, 0, 0x",
+            "cgrjhe",
+            "brasl %r14,",
+            "a %r1, é(%r15)",
+            "srlg %r1, %r2, 3(",
+            "locgrhe",
+            "st %r1, 0(,%r15)",
         ];
         for text in odd {
-            for target in [Target::X86_64, Target::Aarch64] {
+            for target in [Target::X86_64, Target::Aarch64, Target::S390x] {
                 let _ = decode(target, text);
             }
             let _ = x86::uops(text);

@@ -29,6 +29,21 @@
 //! - **[ARM-SOG]** Arm *Software Optimization Guides*: Cortex-A72 (UAN0016), Neoverse N1
 //!   (PJDOC-466751330-9707), Neoverse V2 (PJDOC-466751330-593177): ALU 1 cycle, ALU with
 //!   shifted operand 2, `MUL` 3 (W) / 4–5 (X), load-to-use 4, decode width 3 / 4 / 6.
+//! - **[LLVM-Z15]** LLVM `llvm/lib/Target/SystemZ/SystemZScheduleZ15.td` (IBM-maintained;
+//!   figures cited, no code taken): `IssueWidth = 6`; two `FXa` and two `FXb` fixed-point
+//!   units; `LSULatency` 4 added to loads; `AR`/`XR`/`NR`/`AFI`/`SRLK`/`RISBG`/`LGR`/`LRVR`
+//!   1 cycle; `MSGR` 7, `MSGRKC` 8, `MLGR` 8, `DLGR`/`DSGR` 30; `RLL` `WLat2LSU` (2 + 4).
+//! - **[GCC-Z15]** GCC `gcc/config/s390/8561.md` (z15 pipeline description, IBM-contributed):
+//!   puts `rll`/`rllg` in the same latency class as `ar`, `xr`, `sllg` (its `z15_0`), two
+//!   classes below `l`/`lg` (`z15_2`); `msgr` 6, `mlgr` 11, `dlgr`/`dsgr` 20 in its units.
+//!   Both put integer arithmetic, logic, shifts and register moves on the two `FXa` units
+//!   only (compares, stores and branches on `FXb`): the resource bound divides the loop's
+//!   other ALU operations by 2.
+//! - **[IBM-Z15]** WikiChip, "IBM Introduces Next-Gen Z Mainframe: The z15" (fuse.wikichip.org,
+//!   news/2659, page 2, from IBM's Hot Chips material): a 6-way decoder in two groups of three,
+//!   up to six instructions (two groups) sent to rename per cycle; IBM's z13s Technical Guide
+//!   §3.4.12 gives the same six-per-cycle decode for the z13 generation. LLVM's
+//!   `IssueWidth = 6` agrees. No published store-to-load forwarding latency.
 //!
 //! Where a source gives a range the figure taken is the *lower* end: the recurrence bound is
 //! meant to be a floor that a real core cannot beat, so an optimistic latency keeps it valid.
@@ -73,7 +88,7 @@ pub struct CoreModel {
     pub unlaminates_indexed_stores: bool,
 }
 
-/// x86_64 and AArch64 cores with a latency table, in report order per target.
+/// x86_64, AArch64 and s390x cores with a latency table, in report order per target.
 pub const MODELS: &[CoreModel] = &[
     // Intel Skylake.
     CoreModel {
@@ -211,9 +226,26 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: false,
     },
+    // IBM z15 (the CPU llvm-mca costs s390x on; see `crate::mca`).
+    CoreModel {
+        name: "z15",
+        target: Target::S390x,
+        alu: 1.0, // [LLVM-Z15] AR/XRK/AFI/SRLK 1; RLL 6 there, [GCC-Z15] as AR: lower end
+        alu_complex: 1.0, // [LLVM-Z15] LA/LAY with index 1 (no slower ALU form in the kernels)
+        reg_move: 1.0, // [LLVM-Z15] LR/LGR 1 on FXa: no move elimination modelled
+        mul: 6.0, // [GCC-Z15] msgr 6 .. [LLVM-Z15] MSGR 7, MSGRKC 8: lower end
+        mul_high: 8.0, // [LLVM-Z15] MLGR 8 .. [GCC-Z15] 11: lower end
+        div: 20.0, // [GCC-Z15] dlgr 20 .. [LLVM-Z15] DLGR 30: lower end
+        load: 4.0, // [LLVM-Z15] LSULatency 4
+        store_forward: 4.0, // approx.: no published figure ([IBM-Z15]); taken = load-to-use
+        issue_width: 6.0, // [IBM-Z15] two groups of three per cycle; [LLVM-Z15] IssueWidth 6
+        alu_ports: 2.0, // [LLVM-Z15], [GCC-Z15]: arithmetic, logic, shifts, moves on 2 FXa
+        eliminates_moves: false,
+        unlaminates_indexed_stores: false,
+    },
 ];
 
-/// The core models with a latency table for `target` (empty for s390x and riscv64).
+/// The core models with a latency table for `target` (empty for riscv64).
 pub fn core_models(target: Target) -> impl Iterator<Item = &'static CoreModel> {
     MODELS.iter().filter(move |m| m.target == target)
 }
