@@ -9,7 +9,11 @@
 //! carry_chain_asm -- --ignored --nocapture` (x86_64; notes/design.md, "Loop rotation").
 
 #[cfg(target_arch = "x86_64")]
+mod asm_clock;
+
+#[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::asm_clock::cycle_time;
     use std::arch::asm;
     use std::time::Instant;
 
@@ -61,22 +65,6 @@ mod x86 {
             }
         }
         carry
-    }
-
-    /// Seconds per cycle: the fastest of five 20-million-step dependent `add` chains.
-    fn cycle_time() -> f64 {
-        let mut best = f64::INFINITY;
-        for _ in 0..5 {
-            let start = Instant::now();
-            let mut x: u64 = 1;
-            for _ in 0..20_000_000u64 {
-                // SAFETY: a register-only add.
-                unsafe { asm!("add {x}, 1", x = inout(reg) x, options(nomem, nostack)) };
-            }
-            std::hint::black_box(x);
-            best = best.min(start.elapsed().as_secs_f64() / 20e6);
-        }
-        best
     }
 
     pub fn run() {

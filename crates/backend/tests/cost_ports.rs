@@ -7,23 +7,13 @@
 //! skip with a message, or fail under `SCHEDLAB_REQUIRE_TOOLS=1` (CI).
 
 use schedlab_backend::cost::{LoopCost, loop_cost};
-use schedlab_backend::mca::{McaError, hot_loop, llvm_tool};
+use schedlab_backend::mca::{hot_loop, llvm_tool};
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
+use schedlab_backend::tools::test_can_use;
 use schedlab_backend::{Compiled, Target};
 
 fn objdump_available() -> bool {
-    match llvm_tool("llvm-objdump") {
-        Ok(_) => true,
-        Err(e) => missing(&e),
-    }
-}
-
-fn missing(e: &McaError) -> bool {
-    if std::env::var("SCHEDLAB_REQUIRE_TOOLS").as_deref() == Ok("1") {
-        panic!("SCHEDLAB_REQUIRE_TOOLS=1 but {e}");
-    }
-    eprintln!("skipping: {e}");
-    false
+    test_can_use(llvm_tool("llvm-objdump"))
 }
 
 fn compiled(func: cranelift_codegen::ir::Function, strategy: &str) -> Compiled {

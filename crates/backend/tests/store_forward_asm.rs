@@ -10,7 +10,11 @@
 //! forwarding on by default").
 
 #[cfg(target_arch = "x86_64")]
+mod asm_clock;
+
+#[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::asm_clock::cycle_time;
     use std::arch::asm;
     use std::time::Instant;
 
@@ -88,22 +92,6 @@ mod x86 {
             );
         }
         x
-    }
-
-    /// Seconds per cycle: the fastest of five 20-million-step dependent `add` chains.
-    fn cycle_time() -> f64 {
-        let mut best = f64::INFINITY;
-        for _ in 0..5 {
-            let start = Instant::now();
-            let mut x: u64 = 1;
-            for _ in 0..20_000_000u64 {
-                // SAFETY: a register-only add.
-                unsafe { asm!("add {x}, 1", x = inout(reg) x, options(nomem, nostack)) };
-            }
-            std::hint::black_box(x);
-            best = best.min(start.elapsed().as_secs_f64() / 20e6);
-        }
-        best
     }
 
     pub fn run() {

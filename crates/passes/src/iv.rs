@@ -610,14 +610,7 @@ fn split_exit_edges(
 /// reduces the induction variables of the check-free loops that bounds-check elimination made
 /// (`bce.versioned`): the loops [`strength_reduce`]'s precondition holds for.
 pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
-    let conditions_folded = fold::fold_constant_conditions(func);
-    let guards_removed = guards::remove_implied_guards(func);
-    let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
-    IvStats {
-        guards_removed,
-        conditions_folded,
-        ..strength_reduce(func, &headers)
-    }
+    reduce_predicated_from(func, bce, false)
 }
 
 /// [`reduce_predicated`] on a function none of whose instructions reads an alias — what
@@ -626,13 +619,22 @@ pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvS
 /// of its own are skipped, the first because there is nothing to resolve, the last because
 /// the scheduler's resolves the same operands. The pipeline's result is the same.
 pub fn reduce_predicated_resolved(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
-    // Both leave no alias behind: folding resolves the ones it made, guards make none.
+    reduce_predicated_from(func, bce, true)
+}
+
+/// [`reduce_predicated`]'s steps; `resolved` as in [`strength_reduce_from`]. Folding and
+/// guard removal leave no alias behind (folding resolves the ones it made, guards make none).
+fn reduce_predicated_from(
+    func: &mut Function,
+    bce: &crate::bce::BceStats,
+    resolved: bool,
+) -> IvStats {
     let conditions_folded = fold::fold_constant_conditions(func);
     let guards_removed = guards::remove_implied_guards(func);
     let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
     IvStats {
         guards_removed,
         conditions_folded,
-        ..strength_reduce_from(func, &headers, true)
+        ..strength_reduce_from(func, &headers, resolved)
     }
 }

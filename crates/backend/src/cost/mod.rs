@@ -432,18 +432,7 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
     // Issue slots: a conditional branch right after the flag-setting ALU instruction it tests
     // is fused with it (x86 macro-fusion; Arm cores fuse `cmp` + `b.cond` likewise), so the
     // pair takes one slot; counting it twice would lift the floor above what the core can do.
-    let fused_compares: Vec<usize> = effects
-        .windows(2)
-        .enumerate()
-        .filter(|(_, w)| {
-            w[1].class == OpClass::Branch
-                && w[1].reads.contains(&Loc::Flags)
-                && matches!(w[0].class, OpClass::Alu)
-                && w[0].writes.contains(&Loc::Flags)
-                && w[0].load.is_none()
-        })
-        .map(|(i, _)| i)
-        .collect();
+    let fused_compares = fused_compares(&effects);
     let fused = fused_compares.len();
     // An indexed store (`[base + index]`) is un-laminated into two slots on Intel cores.
     let unlaminated = if model.unlaminates_indexed_stores {
@@ -482,16 +471,10 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
     })
 }
 
-/// The experimental schedule simulation ([`sim`]) of an extracted x86_64 loop on `model`:
-/// cycles per iteration, `None` where the core has no port layout or the loop cannot be read.
-pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f64> {
-    if target != Target::X86_64 || !body.is_loop {
-        return None;
-    }
-    let order = iteration_order(body);
-    let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
-    let uops: Vec<Vec<ports::UopClass>> = order.iter().map(|i| x86::uops(&i.text)).collect();
-    let fused: Vec<usize> = effects
+/// Indices of the flag-setting ALU instructions that a directly following conditional branch
+/// tests: decoded as one fused uop with the branch.
+fn fused_compares(effects: &[Effects]) -> Vec<usize> {
+    effects
         .windows(2)
         .enumerate()
         .filter(|(_, w)| {
@@ -502,7 +485,19 @@ pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f6
                 && w[0].load.is_none()
         })
         .map(|(i, _)| i)
-        .collect();
+        .collect()
+}
+
+/// The experimental schedule simulation ([`sim`]) of an extracted x86_64 loop on `model`:
+/// cycles per iteration, `None` where the core has no port layout or the loop cannot be read.
+pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f64> {
+    if target != Target::X86_64 || !body.is_loop {
+        return None;
+    }
+    let order = iteration_order(body);
+    let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
+    let uops: Vec<Vec<ports::UopClass>> = order.iter().map(|i| x86::uops(&i.text)).collect();
+    let fused = fused_compares(&effects);
     sim::simulate(&effects, &uops, &fused, model)
 }
 
@@ -539,7 +534,8 @@ fn port_group_bound(
 mod tests {
     use super::*;
 
-    fn body(_target: Target, lines: &[&str]) -> HotLoop {
+    /// A hot loop of `lines`, one instruction each, 4 bytes apart (also used by `sim`'s tests).
+    pub(super) fn body(_target: Target, lines: &[&str]) -> HotLoop {
         HotLoop {
             is_loop: true,
             header: 0,

@@ -201,21 +201,10 @@ pub(crate) fn simulate(
 #[cfg(test)]
 mod tests {
     use super::super::{Target, bound_of, models::core_model, simulated};
-    use crate::mca::{DisasmInst, HotLoop};
+    use crate::mca::HotLoop;
 
     fn body(lines: &[&str]) -> HotLoop {
-        HotLoop {
-            is_loop: true,
-            header: 0,
-            insts: lines
-                .iter()
-                .enumerate()
-                .map(|(i, t)| DisasmInst {
-                    addr: 4 * i as u64,
-                    text: (*t).to_string(),
-                })
-                .collect(),
-        }
+        super::super::tests::body(Target::X86_64, lines)
     }
 
     #[test]
