@@ -16,7 +16,8 @@ static SHA256: sum::Algorithm = sum::Algorithm {
     program: "sha256sum",
     tag: "SHA256",
     digest_len: 32,
-    help: HELP,
+    name: "SHA-256",
+    standard: "FIPS-180-2",
     version: "SHA-256 by schedlab's JIT-compiled compression function; output compatible with \
               GNU coreutils sha256sum.",
     hasher: || Box::new(Sha256::new()),
@@ -33,37 +34,3 @@ static SHA256: sum::Algorithm = sum::Algorithm {
 fn main() {
     sum::main(&SHA256);
 }
-
-/// `sha256sum --help`, as coreutils 9.1 words it.
-const HELP: &str = "\
-Usage: sha256sum [OPTION]... [FILE]...
-Print or check SHA256 (256-bit) checksums.
-
-With no FILE, or when FILE is -, read standard input.
-  -b, --binary          read in binary mode
-  -c, --check           read checksums from the FILEs and check them
-      --tag             create a BSD-style checksum
-  -t, --text            read in text mode (default)
-  -z, --zero            end each output line with NUL, not newline,
-                          and disable file name escaping
-
-The following five options are useful only when verifying checksums:
-      --ignore-missing  don't fail or report status for missing files
-      --quiet           don't print OK for each successfully verified file
-      --status          don't output anything, status code shows success
-      --strict          exit non-zero for improperly formatted checksum lines
-  -w, --warn            warn about improperly formatted checksum lines
-
-      --help        display this help and exit
-      --version     output version information and exit
-
-The sums are computed as described in FIPS-180-2.
-When checking, the input should be a former output of this program.
-The default mode is to print a line with: checksum, a space,
-a character indicating input mode ('*' for binary, ' ' for text
-or where binary is insignificant), and name for each FILE.
-
-Note: There is no difference between binary mode and text mode on GNU systems.
-
-This sha256sum is an example of schedlab, hashing with its JIT-compiled SHA-256.
-";

@@ -21,8 +21,10 @@ pub struct Algorithm {
     pub tag: &'static str,
     /// Bytes in a digest.
     pub digest_len: usize,
-    /// `--help`'s text.
-    pub help: &'static str,
+    /// The algorithm's name in prose (`MD5`, `SHA-256`), for `--help`'s footer.
+    pub name: &'static str,
+    /// The document `--help` says the sums follow (`RFC 1321`, `FIPS-180-2`).
+    pub standard: &'static str,
     /// `--version`'s second line.
     pub version: &'static str,
     /// A fresh incremental hasher.
@@ -62,12 +64,54 @@ static UNSET: Algorithm = Algorithm {
     program: "sum",
     tag: "",
     digest_len: 0,
-    help: "",
+    name: "",
+    standard: "",
     version: "",
     hasher: || panic!("no algorithm set"),
     digest_many: |_| Vec::new(),
     start_batch_jit: || {},
 };
+
+/// `--help`, as coreutils 9.1 words it for `md5sum` and `sha256sum`, with a footer saying
+/// what this program really is.
+fn help_text(alg: &Algorithm) -> String {
+    let (program, tag, name, standard) = (alg.program, alg.tag, alg.name, alg.standard);
+    let bits = alg.digest_len * 8;
+    format!(
+        "\
+Usage: {program} [OPTION]... [FILE]...
+Print or check {tag} ({bits}-bit) checksums.
+
+With no FILE, or when FILE is -, read standard input.
+  -b, --binary          read in binary mode
+  -c, --check           read checksums from the FILEs and check them
+      --tag             create a BSD-style checksum
+  -t, --text            read in text mode (default)
+  -z, --zero            end each output line with NUL, not newline,
+                          and disable file name escaping
+
+The following five options are useful only when verifying checksums:
+      --ignore-missing  don't fail or report status for missing files
+      --quiet           don't print OK for each successfully verified file
+      --status          don't output anything, status code shows success
+      --strict          exit non-zero for improperly formatted checksum lines
+  -w, --warn            warn about improperly formatted checksum lines
+
+      --help        display this help and exit
+      --version     output version information and exit
+
+The sums are computed as described in {standard}.
+When checking, the input should be a former output of this program.
+The default mode is to print a line with: checksum, a space,
+a character indicating input mode ('*' for binary, ' ' for text
+or where binary is insignificant), and name for each FILE.
+
+Note: There is no difference between binary mode and text mode on GNU systems.
+
+This {program} is an example of schedlab, hashing with its JIT-compiled {name}.
+"
+    )
+}
 
 /// Hex digits in a digest.
 fn hex_len() -> usize {
@@ -435,7 +479,7 @@ impl Ctx {
             Opt::Warn => (self.status_only, self.warn, self.quiet) = (false, true, false),
             Opt::Quiet => (self.status_only, self.warn, self.quiet) = (false, false, true),
             Opt::Help => {
-                self.out.put(alg().help.as_bytes());
+                self.out.put(help_text(alg()).as_bytes());
                 self.exit(0);
             }
             Opt::Version => {
