@@ -12,15 +12,20 @@
 //! decisions are the ones a latency-aware scheduler would want. They are general: nothing here
 //! knows about MD5. Each returns a plain statistics struct.
 //!
+//! * [`identities`] — `x + 0` becomes `x`, and an extended single-use load one widening load
+//!   (first, so the other rewrites see the simpler code).
 //! * [`address`] — `load (a + (b + k))` becomes `load (a + b) + k`, one shared `a + b` per pair,
 //!   so that loads need no address register of their own.
 
 pub mod address;
+pub mod identities;
 pub mod masked_merge;
 mod ready;
 pub mod reassociate;
+mod recurrence;
 
 pub use address::{AddressStats, fold_address_offsets};
+pub use identities::{IdentityStats, simplify_identities};
 pub use masked_merge::{MaskedMergeStats, masked_merge};
 pub(crate) use ready::reads_no_alias;
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
@@ -38,9 +43,12 @@ pub struct RewriteStats {
     pub reassociate: ReassociateStats,
     /// What address offset folding did.
     pub address: AddressStats,
+    /// What the identities removed.
+    pub identities: IdentityStats,
 }
 
-/// Runs the masked-merge rewrite and then reassociation on every block.
+/// Runs the identities, the masked-merge rewrite, address folding and then reassociation on
+/// every block.
 pub fn run_all(func: &mut Function, latency: LatencyFn<'_>) -> RewriteStats {
     run_all_with(func, latency, ConstantPlacement::Early)
 }
@@ -51,6 +59,7 @@ pub fn run_all_with(
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
 ) -> RewriteStats {
+    let identities = simplify_identities(func);
     let masked_merge = masked_merge(func, latency);
     // Addresses first: their constants belong in the accesses' offsets, not in a
     // reassociated sum.
@@ -61,6 +70,7 @@ pub fn run_all_with(
         masked_merge,
         reassociate,
         address,
+        identities,
     }
 }
 
@@ -76,6 +86,7 @@ pub fn run_all_lean(
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
 ) -> RewriteStats {
+    let identities = simplify_identities(func);
     let mut masked_merge = masked_merge::rewrite_merges(func, latency);
     let address = fold_address_offsets(func);
     masked_merge.removed = remove_dead_pure_insts(func);
@@ -84,6 +95,7 @@ pub fn run_all_lean(
         masked_merge,
         reassociate,
         address,
+        identities,
     }
 }
 

@@ -6,9 +6,14 @@
 //! interior values have no other use, folds its constants, and rebuilds it by repeatedly
 //! combining the two operands that are ready earliest (ready times come from the latency
 //! model). The operand ready last is then combined last: on a dependence chain only one
-//! operation follows it. Integer addition wraps, so every regrouping gives the same bits.
+//! operation follows it. In a loop, operands on a recurrence through the tree's own result
+//! (a carried sum: [`super::recurrence`]) are combined after all the others, whatever their
+//! ready time within the block: an out-of-order core computes the other operands of later
+//! iterations ahead, so the loop-carried chain passes through one operation per tree. Integer
+//! addition wraps, so every regrouping gives the same bits.
 
 use super::ready::{LatencyFn, ReadyTimes, Uses, note_ready, ready_times, use_counts};
+use super::recurrence::Recurrences;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{
     Block, Function, Inst, InstBuilder, InstructionData, Opcode, Type, Value, ValueDef,
@@ -127,6 +132,7 @@ pub(crate) fn reassociate_counting(
 ) -> ReassociateStats {
     let mut stats = ReassociateStats::default();
     let uses = use_counts(func);
+    let recurrences = Recurrences::of(func);
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for block in blocks {
         let original = if shortening {
@@ -146,7 +152,12 @@ pub(crate) fn reassociate_counting(
                     root: inst,
                     constants,
                 };
-                rebuild(func, &tree, &uses, latency, &mut ready, &mut stats);
+                let context = Context {
+                    uses: &uses,
+                    recurrences: &recurrences,
+                    latency,
+                };
+                rebuild(func, &tree, &context, &mut ready, &mut stats);
                 note_ready(func, inst, latency, &mut ready);
                 let after = ready[func.dfg.first_result(inst)];
                 if after < before {
@@ -235,14 +246,21 @@ struct Tree {
     constants: ConstantPlacement,
 }
 
+/// What a rebuild consults besides the tree.
+struct Context<'a> {
+    uses: &'a Uses,
+    recurrences: &'a Recurrences,
+    latency: LatencyFn<'a>,
+}
+
 fn rebuild(
     func: &mut Function,
     tree: &Tree,
-    uses: &Uses,
-    latency: LatencyFn<'_>,
+    context: &Context<'_>,
     ready: &mut ReadyTimes,
     stats: &mut ReassociateStats,
 ) {
+    let (uses, latency) = (context.uses, context.latency);
     let (block, root) = (tree.block, tree.root);
     let Some(family) = Family::of(func.dfg.insts[root].opcode()) else {
         return;
@@ -266,16 +284,22 @@ fn rebuild(
     let constant = (folded != truncate(ty, family.identity())).then_some(folded);
 
     let op_latency = latency(func, root);
-    // Min-heap of (ready time, source order, value): earliest first, ties in source order.
-    let mut heap: BinaryHeap<Reverse<(u32, usize, Value)>> = leaves
+    let result = func.dfg.first_result(root);
+    // Min-heap of (recurrent, ready time, source order, value): operands off the tree's
+    // recurrence first, then earliest first, ties in source order. A combination is
+    // recurrent when either part is.
+    let mut heap: BinaryHeap<Reverse<(bool, u32, usize, Value)>> = leaves
         .iter()
         .enumerate()
-        .map(|(i, &v)| Reverse((ready[v], i, v)))
+        .map(|(i, &v)| {
+            let recurrent = context.recurrences.common(v, result);
+            Reverse((recurrent, ready[v], i, v))
+        })
         .collect();
     let mut seq = leaves.len();
     let mut pending_constant = constant;
     loop {
-        let Some(Reverse((t0, _, v0))) = heap.pop() else {
+        let Some(Reverse((r0, t0, _, v0))) = heap.pop() else {
             return;
         };
         let last = heap.is_empty();
@@ -290,11 +314,11 @@ fn rebuild(
             }
             let v = insert_imm(func, root, family, v0, c);
             note_new(func, v, latency, ready);
-            heap.push(Reverse((t0 + op_latency, seq, v)));
+            heap.push(Reverse((r0, t0 + op_latency, seq, v)));
             seq += 1;
             continue;
         }
-        let Some(Reverse((t1, _, v1))) = heap.pop() else {
+        let Some(Reverse((r1, t1, _, v1))) = heap.pop() else {
             // A single operand left without a constant cannot happen: the loop always stops
             // when the last two are combined into the root.
             return;
@@ -305,7 +329,7 @@ fn rebuild(
         }
         let v = insert_binary(func, root, family, v0, v1);
         note_new(func, v, latency, ready);
-        heap.push(Reverse((t0.max(t1) + op_latency, seq, v)));
+        heap.push(Reverse((r0 || r1, t0.max(t1) + op_latency, seq, v)));
         seq += 1;
     }
 }
