@@ -1,0 +1,529 @@
+//! An experiment, not a check (`#[ignore]`d, prints, asserts nothing timed): why does
+//! `mulAdd`'s hot loop, whose carry chain (`add`, `add`, `shr`: 3 cycles) and 18 issue slots
+//! (÷ 6 per cycle) both say 3.00 cycles per word, run at ≈3.1–3.2 on this core? The loop
+//! the JIT emits for `mulAdd` (default strategy, host features; `V0`, copied instruction for
+//! instruction from the disassembly the first test prints) is timed beside variants that each
+//! change one thing: the multiply, the loads and stores, the same-register zero-extending
+//! moves, the number of issue slots, the ALU uops off the chain, where the store goes, and the
+//! loop's alignment. A second family starts from the chain alone and adds issue slots (`nop`s,
+//! which take no port) or ALU work. Every loop runs over 2048 words; a figure is the fastest
+//! of many batches, in cycles of a dependent `add` chain timed in the same round (so the
+//! loaded machine's clock cancels). The JIT's own compiled `mulAdd` and `squareToLen` inner
+//! loop are timed in the same run. Run: `cargo test --release -p schedlab-backend --test
+//! bigint_loop_asm -- --ignored --nocapture` (x86_64; notes/design.md, "Issue 12 (helper 3)").
+
+#[cfg(target_arch = "x86_64")]
+mod asm_clock;
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::asm_clock::cycle_time;
+    use schedlab_backend::mca::hot_loop;
+    use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
+    use schedlab_backend::{JitFunction, Target};
+    use std::arch::asm;
+    use std::time::Instant;
+
+    /// Words per pass (as the bench's largest `mulAdd` size).
+    pub const WORDS: usize = 2048;
+    /// The multiplier (the bench's `MUL_ADD_K`).
+    const K: u32 = 0x9e37_79b9;
+
+    /// `in` (WORDS ints), then `out` (WORDS + 1 ints) 2048 bytes past a 4 KiB multiple, as
+    /// the bench lays them out; `other` is a second output array far from both.
+    pub struct Arrays {
+        mem: Vec<u32>,
+        other: Vec<u32>,
+    }
+
+    const OUT_AT: usize = WORDS + 512;
+
+    impl Arrays {
+        pub fn new() -> Self {
+            let mut state = 0x2545_f491_4f6c_dd1d_u64;
+            let mut mem = vec![0u32; OUT_AT + WORDS + 1];
+            for word in &mut mem[..WORDS] {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *word = (state >> 32) as u32 | 0x8000_0000;
+            }
+            Self {
+                mem,
+                other: vec![0u32; WORDS + 1 + 4096],
+            }
+        }
+
+        fn input_ptr(&self) -> *const u32 {
+            self.mem.as_ptr()
+        }
+
+        fn out_ptr(&mut self) -> *mut u32 {
+            self.mem[OUT_AT..].as_mut_ptr()
+        }
+
+        fn other_ptr(&mut self) -> *mut u32 {
+            self.other[2048..].as_mut_ptr()
+        }
+    }
+
+    /// One pass of a hand-written loop over `a`: the registers are those of the JIT's loop
+    /// (`rdi` = out, `r11` = &in[j] walking down to `r9` = &in[0], `r8`/`rcx` = out index,
+    /// `rax` = k, `rsi` = carry, `rdx`/`r10` scratch; `r12` = the second output array,
+    /// `r13`–`r15` scratch). `pad` bytes of `nop` after a 64-byte boundary place the loop.
+    macro_rules! pass {
+        ($pad:expr; $($inst:literal),+ $(,)?) => {{
+            fn run(a: &mut Arrays) -> u64 {
+                let carry: u64;
+                let other = a.other_ptr();
+                let out = a.out_ptr();
+                let input = a.input_ptr();
+                // SAFETY: every variant reads in[0..WORDS] through r11 (from &in[WORDS-1] down
+                // to r9 = &in[0]), and reads/writes out[1..=WORDS] (or other[1..=WORDS]) at
+                // index rcx = r8 (from WORDS down to 1); chain-only variants touch no memory.
+                // Scratch registers are declared clobbered; the stack is not used.
+                unsafe {
+                    asm!(
+                        ".p2align 6",
+                        ".skip {pad}, 0x90",
+                        $($inst,)+
+                        pad = const $pad,
+                        in("rdi") out,
+                        inout("r11") input.add(WORDS - 1) => _,
+                        in("r9") input,
+                        inout("r8") WORDS => _,
+                        inout("rcx") WORDS => _,
+                        in("rax") u64::from(K),
+                        inout("rsi") 0u64 => carry,
+                        inout("rdx") 0u64 => _,
+                        inout("r10") 0u64 => _,
+                        in("r12") other,
+                        out("r13") _, out("r14") _, out("r15") _,
+                        options(att_syntax, nostack),
+                    );
+                }
+                carry
+            }
+            run as fn(&mut Arrays) -> u64
+        }};
+    }
+
+    /// The JIT's loop (V0) with its loop control; `$body` replaces the 13 instructions from
+    /// the first load up to and including `shr` (instructions 1–12 of the listing).
+    macro_rules! jit_shape {
+        ($pad:expr; $($inst:literal),+ $(,)?) => {
+            pass!($pad;
+                "2:",
+                $($inst,)+
+                "addq $-4, %r11",
+                "movslq %r8d, %rcx",
+                "movq %r11, %rdx",
+                "subq %r9, %rdx",
+                "testq %rdx, %rdx",
+                "jge 2b",
+            )
+        };
+    }
+
+    /// The JIT's body (V0), `pad` bytes past a 64-byte boundary.
+    macro_rules! v0 {
+        ($pad:expr) => {
+            jit_shape!($pad;
+                "movl (%r11), %edx",
+                "movl %edx, %edx",
+                "imulq %rax, %rdx",
+                "leaq (%rcx), %r10",
+                "movl (%rdi,%r10,4), %r10d",
+                "movl %r10d, %r10d",
+                "addq %r10, %rsi",
+                "addq %rdx, %rsi",
+                "addq $0, %rcx",
+                "movl %esi, (%rdi,%rcx,4)",
+                "addl $-1, %r8d",
+                "shrq $32, %rsi",
+            )
+        };
+    }
+
+    /// The chain alone (`add`, `add`, `shr` on rsi; rdx and r10 stay constant), a fused
+    /// `dec`/`jnz` on r8 (WORDS iterations), and the given filler instructions.
+    macro_rules! chain {
+        ($($inst:literal),* $(,)?) => {
+            pass!(10;
+                "2:",
+                "addq %r10, %rsi",
+                "addq %rdx, %rsi",
+                $($inst,)*
+                "shrq $32, %rsi",
+                "decq %r8",
+                "jnz 2b",
+            )
+        };
+    }
+
+    /// A named loop and what it changes.
+    type Variant = (&'static str, fn(&mut Arrays) -> u64);
+
+    fn variants() -> Vec<Variant> {
+        vec![
+            ("V0  JIT loop copy (18 slots; loop at +10 like the JIT's)", v0!(10)),
+            ("V0a V0 at +0 of 64", v0!(0)),
+            ("V0b V0 at +16", v0!(16)),
+            ("V0c V0 at +32", v0!(32)),
+            ("V0d V0 at +48", v0!(48)),
+            ("V0e V0 at +58 (crosses a 64-byte line twice)", v0!(58)),
+            (
+                "V1  imul -> nop (18 slots, no p1 multiply)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "nop",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "addq $0, %rcx",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V2  two zero-extending movl r,r -> nop (18 slots, 2 ALU uops fewer)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "nop",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "nop",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "addq $0, %rcx",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V3  V2 + lea/add$0 -> nop (18 slots, 4 ALU uops fewer)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "nop",
+                    "imulq %rax, %rdx",
+                    "nop",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "nop",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "nop",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V4  V3 without its 4 nops (14 slots)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V5  nop dropped-add$0: 17 slots, same ALU uops but one",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V6  store laminated: add$0 -> lea r13=&out[k], store (%r13) (17 slots)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "leaq (%rdi,%rcx,4), %r13",
+                    "movl %esi, (%r13)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V7  V6 + 1 nop (18 slots again, same uops)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "leaq (%rdi,%rcx,4), %r13",
+                    "movl %esi, (%r13)",
+                    "nop",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V8  V0, store to another array (no store->load one word apart)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "addq $0, %rcx",
+                    "movl %esi, (%r12,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V9  V0, out[k] load -> movl %ecx,%r10d (no load on the chain's input)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl %ecx, %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "addq $0, %rcx",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V10 V0, chain order: product added first (out[k] last)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %rdx, %rsi",
+                    "addq %r10, %rsi",
+                    "addq $0, %rcx",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V11 V0, out[k] + product summed off the chain (chain: add, shr = 2)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "addq $0, %rcx",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            ("C4  chain alone (4 slots)", chain!()),
+            (
+                "C12 chain + 8 nop (12 slots)",
+                chain!("nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop"),
+            ),
+            (
+                "C15 chain + 11 nop (15 slots)",
+                chain!(
+                    "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop"
+                ),
+            ),
+            (
+                "C17 chain + 13 nop (17 slots)",
+                chain!(
+                    "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop",
+                    "nop", "nop"
+                ),
+            ),
+            (
+                "C18 chain + 14 nop (18 slots)",
+                chain!(
+                    "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop",
+                    "nop", "nop", "nop"
+                ),
+            ),
+            (
+                "C19 chain + 15 nop (19 slots)",
+                chain!(
+                    "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop",
+                    "nop", "nop", "nop", "nop"
+                ),
+            ),
+            (
+                "A6  chain + 6 mov imm + 8 nop (18 slots, 10 ALU uops)",
+                chain!(
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d",
+                    "movl $1, %r14d", "movl $1, %r15d", "nop", "nop", "nop", "nop", "nop",
+                    "nop", "nop", "nop"
+                ),
+            ),
+            (
+                "A10 chain + 10 mov imm + 4 nop (18 slots, 14 ALU uops)",
+                chain!(
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d",
+                    "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d", "movl $1, %r14d",
+                    "movl $1, %r15d", "movl $1, %r13d", "nop", "nop", "nop", "nop"
+                ),
+            ),
+            (
+                "A14 chain + 14 mov imm (18 slots, 18 ALU uops: 3.6 on 5 ALU ports)",
+                chain!(
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d",
+                    "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d", "movl $1, %r14d",
+                    "movl $1, %r15d", "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d",
+                    "movl $1, %r13d", "movl $1, %r14d"
+                ),
+            ),
+        ]
+    }
+
+    /// The JIT's `mulAdd` and `squareToLen` as the bench compiles them (default strategy,
+    /// host features), with their hot loops printed.
+    fn jit(kernel: fn() -> cranelift_codegen::ir::Function, name: &str) -> JitFunction {
+        let mut func = kernel();
+        let config = PipelineConfig::default();
+        run_ir_stages_with(&mut func, Target::X86_64, &config, &StageOptions::jit(None))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let compiled = JitFunction::compile(&func).unwrap_or_else(|e| panic!("{name}: {e}"));
+        match hot_loop(compiled.compiled()) {
+            Ok(l) => {
+                println!(
+                    "{name}: hot loop at code offset {:#x} (code at {:p}; {} instructions)",
+                    l.header,
+                    compiled.code_ptr(),
+                    l.insts.len()
+                );
+                for inst in &l.insts {
+                    println!("  {:#6x}  {}", inst.addr, inst.text);
+                }
+            }
+            Err(e) => println!("{name}: hot loop not printed ({e})"),
+        }
+        compiled
+    }
+
+    type MulAddFn = unsafe extern "C" fn(*mut u32, i32, *const u32, i32, i32, i32, i32) -> i64;
+    type SquareFn = unsafe extern "C" fn(*const u32, i32, i32, *mut u32, i32, i32) -> i32;
+
+    /// Seconds per word of `f`: the fastest of `batches` batches of 10 passes.
+    fn per_word(f: &mut dyn FnMut() -> u64, batches: usize, words: f64) -> f64 {
+        let mut best = f64::INFINITY;
+        for _ in 0..batches {
+            let start = Instant::now();
+            for _ in 0..10 {
+                std::hint::black_box(f());
+            }
+            best = best.min(start.elapsed().as_secs_f64() / 10.0 / words);
+        }
+        best
+    }
+
+    pub fn run() {
+        let mul_add = jit(schedlab_kernels::bigint::mul_add, "JIT mulAdd");
+        let square = jit(schedlab_kernels::bigint::square_to_len, "JIT squareToLen");
+        // SAFETY: the kernels' signatures (schedlab_kernels::bigint's module docs), host C ABI.
+        let mul_add_fn: MulAddFn = unsafe { std::mem::transmute(mul_add.code_ptr()) };
+        // SAFETY: as above.
+        let square_fn: SquareFn = unsafe { std::mem::transmute(square.code_ptr()) };
+        let mut a = Arrays::new();
+        let variants = variants();
+        // Every hand-written variant must compute the same carry as V0 where it keeps the
+        // arithmetic (a sanity check of the copy, not a timing).
+        let reference = (variants[0].1)(&mut a);
+        println!("V0 carry out {reference:#x}");
+        cycle_time();
+        for round in 0..3 {
+            let cycle = cycle_time();
+            println!("round {round}: add chain {:.3} GHz", 1e-9 / cycle);
+            let mut v0 = 0.0;
+            for (name, f) in &variants {
+                let t = per_word(&mut || f(&mut a), 1500, WORDS as f64);
+                if name.starts_with("V0 ") {
+                    v0 = t;
+                }
+                println!(
+                    "round {round} {:.3} cycles/word ({:+.1} % vs V0)  {name}",
+                    t / cycle,
+                    (t / v0 - 1.0) * 100.0
+                );
+            }
+            let (out, input) = (a.out_ptr(), a.input_ptr());
+            let n = WORDS as i32;
+            let t = per_word(
+                // SAFETY: out has WORDS + 1 ints, input WORDS; the kernel checks its bounds.
+                &mut || unsafe { mul_add_fn(out, n + 1, input, n, 0, n, K as i32) } as u64,
+                1500,
+                WORDS as f64,
+            );
+            println!(
+                "round {round} {:.3} cycles/word ({:+.1} % vs V0)  JIT mulAdd itself (n={WORDS})",
+                t / cycle,
+                (t / v0 - 1.0) * 100.0
+            );
+            // squareToLen on 256 ints: 256·255/2 inner-loop words plus per-row work; reported
+            // per inner word for orientation only (the bench fits the per-row term out).
+            let sq_n = 256usize;
+            let mut z = vec![0u32; 2 * sq_n];
+            let words = (sq_n * (sq_n - 1) / 2) as f64;
+            let t = per_word(
+                // SAFETY: input has ≥ 256 ints, z has 512; the kernel checks its bounds.
+                &mut || unsafe {
+                    square_fn(input, sq_n as i32, sq_n as i32, z.as_mut_ptr(), 512, 512)
+                } as u64,
+                300,
+                words,
+            );
+            println!(
+                "round {round} {:.3} cycles/inner word incl. per-row work  JIT squareToLen n=256",
+                t / cycle
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "an experiment: prints timings, run by hand"]
+fn mul_add_loop_variants() {
+    #[cfg(target_arch = "x86_64")]
+    x86::run();
+    #[cfg(not(target_arch = "x86_64"))]
+    eprintln!("skipping: x86_64 only");
+}
