@@ -34,6 +34,12 @@ mod x86 {
     pub struct Arrays {
         mem: Vec<u32>,
         other: Vec<u32>,
+        /// Words per pass (≤ WORDS): the loop runs over in[0..len] and out[1..=len].
+        len: usize,
+        /// The carry out of the previous pass, the next pass's carry in: consecutive passes
+        /// form one dependence chain, so short passes cannot overlap in the out-of-order
+        /// window (a call of the real kernels depends on the previous one through memory).
+        carry: u64,
     }
 
     const OUT_AT: usize = WORDS + 512;
@@ -51,6 +57,8 @@ mod x86 {
             Self {
                 mem,
                 other: vec![0u32; WORDS + 1 + 4096],
+                len: WORDS,
+                carry: 0,
             }
         }
 
@@ -78,9 +86,11 @@ mod x86 {
                 let other = a.other_ptr();
                 let out = a.out_ptr();
                 let input = a.input_ptr();
-                // SAFETY: every variant reads in[0..WORDS] through r11 (from &in[WORDS-1] down
-                // to r9 = &in[0]), and reads/writes out[1..=WORDS] (or other[1..=WORDS]) at
-                // index rcx = r8 (from WORDS down to 1); chain-only variants touch no memory.
+                let len = a.len.clamp(1, WORDS);
+                // SAFETY: every variant reads in[0..len] through r11 (from &in[len-1] down
+                // to r9 = &in[0]), and reads/writes out[1..=len] (or other[1..=len]) at
+                // index rcx = r8 (from len down to 1), len ≤ WORDS; chain-only variants
+                // touch no memory.
                 // Scratch registers are declared clobbered; the stack is not used.
                 unsafe {
                     asm!(
@@ -89,12 +99,12 @@ mod x86 {
                         $($inst,)+
                         pad = const $pad,
                         in("rdi") out,
-                        inout("r11") input.add(WORDS - 1) => _,
+                        inout("r11") input.add(len - 1) => _,
                         in("r9") input,
-                        inout("r8") WORDS => _,
-                        inout("rcx") WORDS => _,
+                        inout("r8") len => _,
+                        inout("rcx") len => _,
                         in("rax") u64::from(K),
-                        inout("rsi") 0u64 => carry,
+                        inout("rsi") a.carry => carry,
                         inout("rdx") 0u64 => _,
                         inout("r10") 0u64 => _,
                         in("r12") other,
@@ -102,6 +112,7 @@ mod x86 {
                         options(att_syntax, nostack),
                     );
                 }
+                a.carry = carry;
                 carry
             }
             run as fn(&mut Arrays) -> u64
@@ -166,7 +177,10 @@ mod x86 {
 
     fn variants() -> Vec<Variant> {
         vec![
-            ("V0  JIT loop copy (18 slots; loop at +10 like the JIT's)", v0!(10)),
+            (
+                "V0  JIT loop copy (18 slots; loop at +10 like the JIT's)",
+                v0!(10),
+            ),
             ("V0a V0 at +0 of 64", v0!(0)),
             ("V0b V0 at +16", v0!(16)),
             ("V0c V0 at +32", v0!(32)),
@@ -355,6 +369,95 @@ mod x86 {
                     "shrq $32, %rsi",
                 ),
             ),
+            (
+                "V12 imul kept but its product unused (chain adds the loaded word)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "movl %edx, %r13d",
+                    "imulq %rax, %r13",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "addq $0, %rcx",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V13 V4 (14 slots) with imul -> add %rax,%rdx (1-cycle, any ALU port)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "addq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V14 V4 with imul -> 3 dependent adds (3-cycle path on ALU ports, 16 slots)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "addq %rax, %rdx",
+                    "addq %rax, %rdx",
+                    "addq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V15 V4 with imul -> popcnt (3-cycle, port 1 like imul)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "popcntq %rdx, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "V16 V4 with the imul's product added last (chain: add out[k], add product, shr)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                    "nop",
+                ),
+            ),
+            (
+                "S0  squareToLen's JIT inner loop, registers renamed to V0's (lea on the chain)",
+                jit_shape!(14;
+                    "movl (%r11), %edx",
+                    "movl %edx, %edx",
+                    "imulq %rax, %rdx",
+                    "leaq (%rcx), %r10",
+                    "movl (%rdi,%r10,4), %r10d",
+                    "movl %r10d, %r10d",
+                    "addq %rsi, %r10",
+                    "leaq (%r10,%rdx), %rsi",
+                    "leaq (%rcx), %rdx",
+                    "movl %esi, (%rdi,%rdx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
             ("C4  chain alone (4 slots)", chain!()),
             (
                 "C12 chain + 8 nop (12 slots)",
@@ -364,6 +467,13 @@ mod x86 {
                 "C15 chain + 11 nop (15 slots)",
                 chain!(
                     "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop"
+                ),
+            ),
+            (
+                "C16 chain + 12 nop (16 slots)",
+                chain!(
+                    "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop", "nop",
+                    "nop"
                 ),
             ),
             (
@@ -388,28 +498,226 @@ mod x86 {
                 ),
             ),
             (
+                "CI  chain + imul off the chain (movq %rax,%r13; imulq %rax,%r13)",
+                chain!("movq %rax, %r13", "imulq %rax, %r13"),
+            ),
+            (
+                "CP  chain + product feeding its 2nd add (movq %rax,%rdx; imulq %rax,%rdx)",
+                pass!(10;
+                    "2:",
+                    "movq %rax, %rdx",
+                    "imulq %rax, %rdx",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "shrq $32, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CL  chain + load of in[j] + imul feeding its 2nd add",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "addq $-4, %r11",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "shrq $32, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CLP CL + popcnt instead of imul (port 1, 3 cycles)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx",
+                    "popcntq %rdx, %rdx",
+                    "addq $-4, %r11",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "shrq $32, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CLA CL + 3 dependent adds instead of imul (ALU ports, 3 cycles)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx",
+                    "addq %rax, %rdx",
+                    "addq %rax, %rdx",
+                    "addq %rax, %rdx",
+                    "addq $-4, %r11",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "shrq $32, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CI2 chain + two imuls off the chain",
+                chain!(
+                    "movq %rax, %r13",
+                    "imulq %rax, %r13",
+                    "movq %rax, %r14",
+                    "imulq %rax, %r14"
+                ),
+            ),
+            (
+                "CIP chain + popcnt off the chain (port 1, 3 cycles)",
+                chain!("popcntq %rax, %r13"),
+            ),
+            (
+                "CA3 chain of 3 adds (no shift; any ALU port)",
+                pass!(10;
+                    "2:",
+                    "addq %r10, %rsi",
+                    "addq %rdx, %rsi",
+                    "addq %rdx, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CA3I CA3 + imul off the chain",
+                pass!(10;
+                    "2:",
+                    "addq %r10, %rsi",
+                    "movq %rax, %r13",
+                    "imulq %rax, %r13",
+                    "addq %rdx, %rsi",
+                    "addq %rdx, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CR  chain of 3 rotates by 5 (ports 0 and 6 only)",
+                pass!(10;
+                    "2:",
+                    "rorq $5, %rsi",
+                    "rorq $5, %rsi",
+                    "rorq $5, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CRI CR + imul off the chain",
+                pass!(10;
+                    "2:",
+                    "rorq $5, %rsi",
+                    "movq %rax, %r13",
+                    "imulq %rax, %r13",
+                    "rorq $5, %rsi",
+                    "rorq $5, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CR2I CR + two imuls off the chain",
+                pass!(10;
+                    "2:",
+                    "rorq $5, %rsi",
+                    "movq %rax, %r13",
+                    "imulq %rax, %r13",
+                    "movq %rax, %r14",
+                    "imulq %rax, %r14",
+                    "rorq $5, %rsi",
+                    "rorq $5, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CS  chain + scaled lea off the chain (leaq (%rax,%rax,2),%r13)",
+                chain!("leaq (%rax,%rax,2), %r13"),
+            ),
+            (
+                "LT  12 independent scaled leas per iteration (cycles/iteration: 12 / ports)",
+                pass!(10;
+                    "2:",
+                    "leaq (%rax,%rax,2), %r13", "leaq (%rax,%rax,2), %r14",
+                    "leaq (%rax,%rax,2), %r15", "leaq (%rax,%rax,2), %rdx",
+                    "leaq (%rax,%rax,2), %r10", "leaq (%rax,%rax,2), %r13",
+                    "leaq (%rax,%rax,2), %r14", "leaq (%rax,%rax,2), %r15",
+                    "leaq (%rax,%rax,2), %rdx", "leaq (%rax,%rax,2), %r10",
+                    "leaq (%rax,%rax,2), %r13", "leaq (%rax,%rax,2), %r14",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "LL  3 dependent scaled leas per iteration (cycles/iteration: 3 x latency)",
+                pass!(10;
+                    "2:",
+                    "leaq (%rsi,%rsi,2), %rsi",
+                    "leaq (%rsi,%rsi,2), %rsi",
+                    "leaq (%rsi,%rsi,2), %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
                 "A6  chain + 6 mov imm + 8 nop (18 slots, 10 ALU uops)",
                 chain!(
-                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d",
-                    "movl $1, %r14d", "movl $1, %r15d", "nop", "nop", "nop", "nop", "nop",
-                    "nop", "nop", "nop"
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "nop",
+                    "nop",
+                    "nop",
+                    "nop",
+                    "nop",
+                    "nop",
+                    "nop",
+                    "nop"
                 ),
             ),
             (
                 "A10 chain + 10 mov imm + 4 nop (18 slots, 14 ALU uops)",
                 chain!(
-                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d",
-                    "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d", "movl $1, %r14d",
-                    "movl $1, %r15d", "movl $1, %r13d", "nop", "nop", "nop", "nop"
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "nop",
+                    "nop",
+                    "nop",
+                    "nop"
                 ),
             ),
             (
                 "A14 chain + 14 mov imm (18 slots, 18 ALU uops: 3.6 on 5 ALU ports)",
                 chain!(
-                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d",
-                    "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r13d", "movl $1, %r14d",
-                    "movl $1, %r15d", "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d",
-                    "movl $1, %r13d", "movl $1, %r14d"
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                    "movl $1, %r15d",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d"
                 ),
             ),
         ]
@@ -515,6 +823,25 @@ mod x86 {
                 "round {round} {:.3} cycles/inner word incl. per-row work  JIT squareToLen n=256",
                 t / cycle
             );
+            // Short passes, as squareToLen's rows are: cycles per call by length, for V0 and
+            // a few others (the slope between lengths is what a per-word fit over these sizes
+            // sees; when the slowdown starts says something about its cause).
+            for (name, f) in variants.iter().filter(|(name, _)| {
+                ["V0 ", "V1 ", "V4 ", "C18", "CI ", "CL ", "CA3I"]
+                    .iter()
+                    .any(|p| name.starts_with(p))
+            }) {
+                let mut line = format!("round {round} by length {:<5}", &name[..4]);
+                for len in [
+                    8usize, 16, 32, 64, 96, 128, 160, 192, 256, 384, 512, 1024, 2048,
+                ] {
+                    a.len = len;
+                    let t = per_word(&mut || f(&mut a), 2000, 1.0) / cycle;
+                    line.push_str(&format!(" {len}:{t:.1}"));
+                }
+                println!("{line}");
+            }
+            a.len = WORDS;
         }
     }
 }
