@@ -789,6 +789,48 @@ mod x86 {
         a.carry = 0;
     }
 
+    /// `cycles ≈ a·iterations + b·n + c` fitted in relative least squares (each size's
+    /// error relative to its measurement), as `bench --validate-model` fits `squareToLen`.
+    fn fit_square(sizes: &[usize], cycles: &[f64]) -> [f64; 3] {
+        let mut m = [[0.0f64; 4]; 3];
+        for (&n, &y) in sizes.iter().zip(cycles) {
+            let x = [(n * (n - 1) / 2) as f64 / y, n as f64 / y, 1.0 / y];
+            for i in 0..3 {
+                for j in 0..3 {
+                    m[i][j] += x[i] * x[j];
+                }
+                m[i][3] += x[i];
+            }
+        }
+        for col in 0..3 {
+            let pivot = (col..3)
+                .max_by(|&p, &q| m[p][col].abs().total_cmp(&m[q][col].abs()))
+                .unwrap_or(col);
+            m.swap(col, pivot);
+            for row in 0..3 {
+                if row != col && m[col][col] != 0.0 {
+                    let f = m[row][col] / m[col][col];
+                    for k in col..4 {
+                        m[row][k] -= f * m[col][k];
+                    }
+                }
+            }
+        }
+        [m[0][3] / m[0][0], m[1][3] / m[1][1], m[2][3] / m[2][2]]
+    }
+
+    /// squareToLen's row structure with a hand-written loop: passes of n−1, n−2, …, 1 words
+    /// (each pass's carry feeding the next), one call's worth.
+    fn triangle(a: &mut Arrays, f: fn(&mut Arrays) -> u64, n: usize) -> u64 {
+        let mut sum = 0;
+        for len in (1..n).rev() {
+            a.len = len;
+            sum ^= f(a);
+        }
+        a.len = WORDS;
+        sum
+    }
+
     pub fn run() {
         let mul_add = jit(schedlab_kernels::bigint::mul_add, "JIT mulAdd");
         let square = jit(schedlab_kernels::bigint::square_to_len, "JIT squareToLen");
@@ -854,17 +896,54 @@ mod x86 {
                 "round {round} {:.3} cycles/inner word incl. per-row work  JIT squareToLen n=256",
                 t / cycle
             );
+            // The bench's squareToLen fit, on the JIT's function and on V0 / V1 / C18 run in
+            // squareToLen's row pattern, at the bench's sizes.
+            let sizes = [16usize, 34, 64, 128, 256];
+            let mut jit_cycles = Vec::new();
+            for &n in &sizes {
+                let mut z = vec![0u32; 2 * n];
+                let len = n as i32;
+                let t = per_word(
+                    // SAFETY: input has ≥ n ints, z has 2n; the kernel checks its bounds.
+                    &mut || unsafe { square_fn(input, len, len, z.as_mut_ptr(), 2 * len, 2 * len) }
+                        as u64,
+                    300,
+                    1.0,
+                );
+                jit_cycles.push(t / cycle);
+            }
+            let [a_jit, b_jit, c_jit] = fit_square(&sizes, &jit_cycles);
+            println!(
+                "round {round} squareToLen fit, JIT function: {a_jit:.3} per inner word \
+                 (+ {b_jit:.1}·n + {c_jit:.0}) from {jit_cycles:.0?} cycles at n = {sizes:?}"
+            );
+            for (name, f) in variants
+                .iter()
+                .filter(|(name, _)| ["V0 ", "V1 ", "C18"].iter().any(|p| name.starts_with(p)))
+            {
+                let cycles: Vec<f64> = sizes
+                    .iter()
+                    .map(|&n| per_word(&mut || triangle(&mut a, *f, n), 300, 1.0) / cycle)
+                    .collect();
+                let [a_fit, b_fit, c_fit] = fit_square(&sizes, &cycles);
+                println!(
+                    "round {round} squareToLen fit, {} in rows n-1..1: {a_fit:.3} per inner word \
+                     (+ {b_fit:.1}·n + {c_fit:.0})",
+                    &name[..4]
+                );
+            }
             // Short passes, as squareToLen's rows are: cycles per call by length (each pass's
             // carry feeds the next, so passes do not overlap), for V0 and a few others; the
             // slope between lengths is what a per-word fit over such sizes sees.
             for (name, f) in variants.iter().filter(|(name, _)| {
-                ["V0 ", "V1 ", "V4 ", "C18", "CI ", "CL ", "CA3I"]
+                ["V0 ", "V1 ", "V4 ", "C18", "CI "]
                     .iter()
                     .any(|p| name.starts_with(p))
             }) {
                 let mut line = format!("round {round} by length {:<5}", &name[..4]);
                 for len in [
-                    8usize, 16, 32, 64, 96, 128, 160, 192, 256, 384, 512, 1024, 2048,
+                    8usize, 16, 32, 64, 96, 112, 120, 128, 136, 144, 152, 160, 176, 192, 256, 384,
+                    512, 1024, 2048,
                 ] {
                     a.len = len;
                     let t = per_word(&mut || f(&mut a), 2000, 1.0) / cycle;
