@@ -1,16 +1,20 @@
 //! An experiment, not a check (`#[ignore]`d, prints, asserts nothing timed): why does
 //! `mulAdd`'s hot loop, whose carry chain (`add`, `add`, `shr`: 3 cycles) and 18 issue slots
-//! (÷ 6 per cycle) both say 3.00 cycles per word, run at ≈3.1–3.2 on this core? The loop
-//! the JIT emits for `mulAdd` (default strategy, host features; `V0`, copied instruction for
-//! instruction from the disassembly printed at the start; checked to store the same words) is timed beside variants that each
-//! change one thing: the multiply, the loads and stores, the same-register zero-extending
-//! moves, the number of issue slots, the ALU uops off the chain, where the store goes, and the
-//! loop's alignment. A second family starts from the chain alone and adds issue slots (`nop`s,
-//! which take no port) or ALU work. Every loop runs over 2048 words; a figure is the fastest
-//! of many batches, in cycles of a dependent `add` chain timed in the same round (so the
-//! loaded machine's clock cancels). The JIT's own compiled `mulAdd` and `squareToLen` inner
-//! loop are timed in the same run. Run: `cargo test --release -p schedlab-backend --test
-//! bigint_loop_asm -- --ignored --nocapture` (x86_64; notes/design.md, "Issue 12 (helper 3)").
+//! (÷ 6 per cycle) both say 3.00 cycles per word, run at ≈3.16 on this core? The loop the JIT
+//! emits for `mulAdd` (default strategy, host features) is printed, copied instruction for
+//! instruction (`V0`, checked to store the same words as the JIT's function) and timed beside
+//! variants that each change one thing: the multiply, the loads and stores, the same-register
+//! zero-extending moves, the number of issue slots, the ALU uops off the chain, where the
+//! store goes, the loop's alignment. A second family starts from the chain alone (`C4`) and
+//! adds issue slots (`nop`s, which take no port), ALU work, or port-1 uops (`imul`, `popcnt`)
+//! beside chains that can or cannot use port 1. Every loop runs over 2048 words; a figure is
+//! the fastest of many batches, printed in cycles of a dependent `add` chain timed in the same
+//! round and as `×3/C4`: 3 × its time ÷ the time of C4 (which cannot run under 3 cycles), the
+//! two timed alternately — the unit to read, since this machine's clock moves with the other
+//! cores' load. Then: the JIT's `mulAdd` and `squareToLen`, the bench's `squareToLen` fit on
+//! the JIT function and on hand loops run in its row pattern, and cycles per call by pass
+//! length. Run: `cargo test --release -p schedlab-backend --test bigint_loop_asm -- --ignored
+//! --nocapture` (x86_64; notes/design.md, "Issue 12 (helper 3)").
 
 #[cfg(target_arch = "x86_64")]
 mod asm_clock;
