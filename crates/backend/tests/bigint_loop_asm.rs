@@ -668,6 +668,48 @@ mod x86 {
                 ),
             ),
             (
+                "CM  chain of one imul (3 cycles, port 1)",
+                pass!(10;
+                    "2:",
+                    "imulq %rax, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CMI CM + an independent imul (two 3-cycle port-1 uops per 3 cycles)",
+                pass!(10;
+                    "2:",
+                    "imulq %rax, %rsi",
+                    "movq %rax, %r13",
+                    "imulq %rax, %r13",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CMA chain of imul + add (4 cycles)",
+                pass!(10;
+                    "2:",
+                    "imulq %rax, %rsi",
+                    "addq %rdx, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
+                "CMAI CMA + an independent imul",
+                pass!(10;
+                    "2:",
+                    "imulq %rax, %rsi",
+                    "movq %rax, %r13",
+                    "imulq %rax, %r13",
+                    "addq %rdx, %rsi",
+                    "decq %r8",
+                    "jnz 2b",
+                ),
+            ),
+            (
                 "A6  chain + 6 mov imm + 8 nop (18 slots, 10 ALU uops)",
                 chain!(
                     "movl $1, %r13d",
