@@ -446,6 +446,19 @@ mod x86 {
                 ),
             ),
             (
+                "V17 V4 (14 slots) with V11's sum: out[k] + product off the chain (chain 2)",
+                jit_shape!(10;
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
                 "S0  squareToLen's JIT inner loop, registers renamed to V0's (lea on the chain)",
                 jit_shape!(14;
                     "movl (%r11), %edx",
