@@ -1,0 +1,97 @@
+//! The schedule simulation (`cost/sim.rs`) on the code `bench --validate-model` times: MD5 as
+//! the report compiles it, SHA-256 and the BigInteger kernels as the bench JIT-compiles them
+//! (host features), every strategy, beside schedlab's bound. Prints only (the measured side is
+//! `notes/validation.md`); `cargo test -p schedlab-backend --test sim_kernels -- --ignored
+//! --nocapture`. Needs llvm-objdump (Debian `llvm-14`): skips with a message without it, fails
+//! under `SCHEDLAB_REQUIRE_TOOLS=1`.
+
+use schedlab_backend::Target;
+use schedlab_backend::cost::models::core_models;
+use schedlab_backend::cost::{bound_of, simulated};
+use schedlab_backend::jit::{JitFunction, JitOptions};
+use schedlab_backend::mca::{HotLoop, hot_loop, llvm_tool};
+use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions, run_ir_stages_with};
+use schedlab_backend::tools::test_can_use;
+
+fn host_loop(
+    mut func: cranelift_codegen::ir::Function,
+    strategy: &str,
+    options: &StageOptions,
+) -> HotLoop {
+    let target = Target::host().expect("an x86_64 host");
+    run_ir_stages_with(
+        &mut func,
+        target,
+        &PipelineConfig::with_strategy(strategy),
+        options,
+    )
+    .unwrap_or_else(|e| panic!("{strategy}: {e}"));
+    let jit = JitFunction::compile_with(
+        func,
+        &JitOptions {
+            verify: false,
+            listing: true,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{strategy}: {e}"));
+    hot_loop(jit.compiled()).unwrap_or_else(|e| panic!("{strategy}: {e}"))
+}
+
+/// As `bench --validate-model` compiles the BigInteger kernels.
+fn bigint_loop(mut func: cranelift_codegen::ir::Function, strategy: &str) -> HotLoop {
+    let target = Target::host().expect("an x86_64 host");
+    pipeline::run_ir_stages(&mut func, target, &PipelineConfig::with_strategy(strategy))
+        .unwrap_or_else(|e| panic!("{strategy}: {e}"));
+    let jit = JitFunction::compile(&func).unwrap_or_else(|e| panic!("{strategy}: {e}"));
+    hot_loop(jit.compiled()).unwrap_or_else(|e| panic!("{strategy}: {e}"))
+}
+
+#[test]
+#[ignore = "prints the simulation of every validated kernel and strategy"]
+fn simulation_of_the_validated_kernels() {
+    if !test_can_use(llvm_tool("llvm-objdump")) || Target::host() != Some(Target::X86_64) {
+        return;
+    }
+    let filter = std::env::var("SIM_KERNELS").unwrap_or_default();
+    let strategies = schedlab_passes::sched::strategy_names();
+    for kernel in ["md5", "sha256", "muladd", "square-to-len"] {
+        if !filter.is_empty() && !filter.split(',').any(|k| k == kernel) {
+            continue;
+        }
+        for strategy in strategies.iter().filter(|s| **s != "shuffle") {
+            let body = match kernel {
+                "md5" => {
+                    let target = Target::X86_64;
+                    let c = pipeline::run_with(
+                        schedlab_kernels::md5::compress_multi_block(),
+                        target,
+                        &PipelineConfig::with_strategy(strategy),
+                        &StageOptions::report_lazy(target),
+                    )
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .compiled;
+                    hot_loop(&c).unwrap_or_else(|e| panic!("{e}"))
+                }
+                "sha256" => host_loop(
+                    schedlab_kernels::sha256::compress_multi_block_with(
+                        schedlab_kernels::sha256::Schedule::Argument,
+                    ),
+                    strategy,
+                    &StageOptions::jit(None),
+                ),
+                "muladd" => bigint_loop(schedlab_kernels::bigint::mul_add(), strategy),
+                _ => bigint_loop(schedlab_kernels::bigint::square_to_len(), strategy),
+            };
+            for m in core_models(Target::X86_64) {
+                let b = bound_of(Target::X86_64, &body, m).unwrap_or_else(|e| panic!("{e}"));
+                println!(
+                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} sim {:8.2}",
+                    m.name,
+                    body.insts.len(),
+                    b.bound(),
+                    simulated(Target::X86_64, &body, m).unwrap_or(f64::NAN)
+                );
+            }
+        }
+    }
+}
