@@ -7,7 +7,8 @@
 
 use schedlab_backend::Target;
 use schedlab_backend::cost::models::core_models;
-use schedlab_backend::cost::{bound_of, simulated};
+use schedlab_backend::cost::sim::SimOptions;
+use schedlab_backend::cost::{bound_of, simulated_with};
 use schedlab_backend::jit::{JitFunction, JitOptions};
 use schedlab_backend::mca::{HotLoop, hot_loop, llvm_tool};
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions, run_ir_stages_with};
@@ -82,14 +83,30 @@ fn simulation_of_the_validated_kernels() {
                 "muladd" => bigint_loop(schedlab_kernels::bigint::mul_add(), strategy),
                 _ => bigint_loop(schedlab_kernels::bigint::square_to_len(), strategy),
             };
-            for m in core_models(Target::X86_64) {
+            if std::env::var_os("SIM_PRINT_LOOP").is_some() {
+                for inst in &body.insts {
+                    println!("    {:#x}: {}", inst.addr, inst.text);
+                }
+            }
+            let cpus = std::env::var("SIM_CPUS").unwrap_or_else(|_| "sapphirerapids".into());
+            for m in core_models(Target::X86_64).filter(|m| cpus.split(',').any(|c| c == m.name)) {
                 let b = bound_of(Target::X86_64, &body, m).unwrap_or_else(|e| panic!("{e}"));
+                let sim = |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN);
+                let only = |f: fn(&mut SimOptions)| {
+                    let mut o = SimOptions::NONE;
+                    f(&mut o);
+                    sim(o)
+                };
                 println!(
-                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} sim {:8.2}",
+                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | none {:8.2} split {:8.2} delay {:8.2} bind {:8.2} | all {:8.2}",
                     m.name,
                     body.insts.len(),
                     b.bound(),
-                    simulated(Target::X86_64, &body, m).unwrap_or(f64::NAN)
+                    sim(SimOptions::NONE),
+                    only(|o| o.split_schedulers = true),
+                    only(|o| o.issue_dispatch_delay = true),
+                    only(|o| o.bind_ports_at_allocation = true),
+                    sim(SimOptions::ALL),
                 );
             }
         }

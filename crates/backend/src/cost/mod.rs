@@ -313,7 +313,7 @@ fn textual_stack_access(target: Target, text: &str) -> (bool, bool) {
     (load, store)
 }
 
-fn latency(model: &CoreModel, class: OpClass) -> f64 {
+pub(crate) fn latency(model: &CoreModel, class: OpClass) -> f64 {
     match class {
         OpClass::Alu | OpClass::Other => model.alu,
         OpClass::AluComplex => model.alu_complex,
@@ -488,9 +488,19 @@ fn fused_compares(effects: &[Effects]) -> Vec<usize> {
         .collect()
 }
 
-/// The experimental schedule simulation ([`sim`]) of an extracted x86_64 loop on `model`:
-/// cycles per iteration, `None` where the core has no port layout or the loop cannot be read.
+/// The schedule simulation ([`sim`]) of an extracted x86_64 loop on `model`: cycles per
+/// iteration, `None` where the core has no port layout or the loop cannot be read.
 pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f64> {
+    simulated_with(target, body, model, sim::SimOptions::ALL)
+}
+
+/// [`simulated`] with only the mechanisms of `options` (to show what each one does).
+pub fn simulated_with(
+    target: Target,
+    body: &HotLoop,
+    model: &CoreModel,
+    options: sim::SimOptions,
+) -> Option<f64> {
     if target != Target::X86_64 || !body.is_loop {
         return None;
     }
@@ -498,7 +508,7 @@ pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f6
     let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
     let uops: Vec<Vec<ports::UopClass>> = order.iter().map(|i| x86::uops(&i.text)).collect();
     let fused = fused_compares(&effects);
-    sim::simulate(&effects, &uops, &fused, model)
+    sim::simulate_with(&effects, &uops, &fused, model, options)
 }
 
 /// The port-group bound of one iteration on `model`'s port layout (x86 cores only): the
