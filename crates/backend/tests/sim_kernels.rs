@@ -98,7 +98,7 @@ fn simulation_of_the_validated_kernels() {
                     sim(o)
                 };
                 println!(
-                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | none {:8.2} split {:8.2} delay {:8.2} bind {:8.2} | all {:8.2}",
+                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | none {:8.2} split {:8.2} delay {:8.2} bind {:8.2} wb {:8.2} | all {:8.2}",
                     m.name,
                     body.insts.len(),
                     b.bound(),
@@ -106,6 +106,7 @@ fn simulation_of_the_validated_kernels() {
                     only(|o| o.split_schedulers = true),
                     only(|o| o.issue_dispatch_delay = true),
                     only(|o| o.bind_ports_at_allocation = true),
+                    only(|o| o.writeback_conflicts = true),
                     sim(SimOptions::ALL),
                 );
             }

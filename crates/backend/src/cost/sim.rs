@@ -27,8 +27,8 @@
 //!
 //! The front end is ideal (the hot loops fit the decoded-uop cache or the loop stream
 //! detector). Enough iterations are simulated to fill the reorder buffer three times (at least
-//! [`MIN_ITERATIONS`]); cycles per iteration are measured over the second half, an iteration's
-//! time being the dispatch of its last-dispatched uop.
+//! [`MIN_ITERATIONS`], and [`MIN_SIMULATED_INSTRUCTIONS`]); cycles per iteration are measured
+//! over the middle third, an iteration's time being the dispatch of its last-dispatched uop.
 //!
 //! Sources, by key:
 //! - **[UICA]** A. Abel, J. Reineke, "uiCA: Accurate Throughput Prediction of Basic Blocks on
@@ -59,7 +59,11 @@ use super::{Effects, Loc, MemRef, OpClass, latency};
 use std::collections::HashMap;
 
 /// Fewest iterations simulated.
-pub const MIN_ITERATIONS: usize = 6;
+pub const MIN_ITERATIONS: usize = 9;
+
+/// Fewest instructions simulated (small loops run many iterations, so that the figure is an
+/// average over many port-binding patterns).
+pub const MIN_SIMULATED_INSTRUCTIONS: usize = 12_000;
 
 /// Out-of-order window of a core.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -79,6 +83,10 @@ pub struct Window {
     pub retire: usize,
     /// Whether uops are bound to ports at allocation ([`PortRule`]).
     pub port_rule: PortRule,
+    /// Whether a reload of a just-stored slot takes its value from the store's data at rename
+    /// (memory renaming): its consumers wait for the data plus [`CoreModel::store_forward`],
+    /// not for the load to dispatch (the load still takes its port and scheduler entry).
+    pub renames_memory: bool,
 }
 
 /// How a uop is bound to one of its ports at allocation.
@@ -101,6 +109,9 @@ pub struct SimOptions {
     pub issue_dispatch_delay: bool,
     /// Use the core's separate memory and store-data schedulers.
     pub split_schedulers: bool,
+    /// A port returns one result per cycle: a computation uop is not dispatched onto a port
+    /// whose result bus is taken in the cycle it would finish (write-back conflicts).
+    pub writeback_conflicts: bool,
 }
 
 impl SimOptions {
@@ -109,12 +120,14 @@ impl SimOptions {
         bind_ports_at_allocation: true,
         issue_dispatch_delay: true,
         split_schedulers: true,
+        writeback_conflicts: true,
     };
     /// Every mechanism off: the idealised core (free port choice, no delay, one scheduler).
     pub const NONE: Self = Self {
         bind_ports_at_allocation: false,
         issue_dispatch_delay: false,
         split_schedulers: false,
+        writeback_conflicts: false,
     };
 }
 
@@ -136,6 +149,7 @@ pub fn window(core: &str) -> Option<Window> {
             dispatch_delay: 5,
             retire: 4,
             port_rule: PortRule::EightPort,
+            renames_memory: false, // [TD-FW] 4.4-cycle forwarding
         },
         // [LLVM-SPR] ROB 512, EU 112, MEM 72, STD 48; [UICA] ICL delay 5, retire 8 (approx.).
         "sapphirerapids" => Window {
@@ -146,6 +160,7 @@ pub fn window(core: &str) -> Option<Window> {
             dispatch_delay: 5,
             retire: 8,
             port_rule: PortRule::TenPort,
+            renames_memory: true, // [TD-FW] Ice Lake 0.58; [EXP-SF]
         },
         // [AMD-SOG] ROB 256 / 320, 4 × 24 integer scheduler entries.
         "znver3" => Window {
@@ -156,6 +171,7 @@ pub fn window(core: &str) -> Option<Window> {
             dispatch_delay: 0,
             retire: 6,
             port_rule: PortRule::Free,
+            renames_memory: true, // [AF-Z2] memory mirroring (Zen 2 on)
         },
         "znver4" => Window {
             rob: 320,
@@ -165,6 +181,7 @@ pub fn window(core: &str) -> Option<Window> {
             dispatch_delay: 0,
             retire: 6,
             port_rule: PortRule::Free,
+            renames_memory: true, // [AF-Z2] memory mirroring (Zen 2 on)
         },
         _ => return None,
     })
@@ -381,6 +398,7 @@ pub(crate) fn simulate_with(
     for (j, u) in body.iter().enumerate() {
         inst_uops[u.inst].push(j);
     }
+    let win = Window { scheduler: std::env::var("SIM_EU").ok().and_then(|v| v.parse().ok()).unwrap_or(win.scheduler), dispatch_delay: std::env::var("SIM_DELAY").ok().and_then(|v| v.parse().ok()).unwrap_or(win.dispatch_delay), ..win };
     let capacity: [usize; 3] = if split {
         [
             win.scheduler,
@@ -400,7 +418,9 @@ pub(crate) fn simulate_with(
     } else {
         PortRule::Free
     };
-    let iterations = MIN_ITERATIONS.max(3 * win.rob / n + 4);
+    let iterations = MIN_ITERATIONS
+        .max(3 * win.rob / n + 4)
+        .max(MIN_SIMULATED_INSTRUCTIONS / n);
     let total_insts = n * iterations;
     let total = m * iterations;
     let ports = layout.ports.len();
@@ -421,12 +441,17 @@ pub(crate) fn simulate_with(
     let mut port_order: Vec<usize> = (0..ports).collect();
     port_order.sort_by_key(|&p| popularity[p]);
     let mut pending = vec![0usize; ports];
+    // Result-bus use per port, by cycle modulo the ring's size.
+    const RING: usize = 64;
+    let mut writeback = vec![[u64::MAX; RING]; ports];
     let mut pending_prev_cycle = vec![0usize; ports];
     let mut dispatched_last_cycle: Vec<usize> = Vec::new();
     let mut occupancy = [0usize; 3];
     let (mut next_alloc, mut retired, mut rob_used) = (0usize, 0usize, 0usize);
     let mut waiting: Vec<usize> = Vec::new();
     let mut cycle: u64 = 0;
+    let mut dbg_stall = [0usize; 4];
+    let mut dbg_conflict: HashMap<usize, usize> = HashMap::new();
     let input_ready = |inst: usize, ready: &[Option<f64>]| -> Option<f64> {
         let (k, j) = (inst / m, inst % m);
         let u = &body[j];
@@ -474,6 +499,7 @@ pub(crate) fn simulate_with(
             if used + slots[i] > model.issue_width.max(1.0) as usize
                 || rob_used + slots[i] > win.rob
             {
+                if rob_used + slots[i] > win.rob { dbg_stall[3] += 1; }
                 break;
             }
             let mut need = [0usize; 3];
@@ -483,6 +509,7 @@ pub(crate) fn simulate_with(
                 }
             }
             if (0..3).any(|s| need[s] > 0 && occupancy[s] + need[s] > capacity[s]) {
+                if let Some(s) = (0..3).find(|&s| need[s] > 0 && occupancy[s] + need[s] > capacity[s]) { dbg_stall[s] += 1; }
                 break;
             }
             used += slots[i];
@@ -511,6 +538,18 @@ pub(crate) fn simulate_with(
         // Dispatch: oldest first (`waiting` is in allocation order).
         let mut busy = vec![false; ports];
         let mut now_dispatched: Vec<usize> = Vec::new();
+        if win.renames_memory {
+            for &id in &waiting {
+                let u = &body[id % m];
+                if let (Some((s, d)), None) = (u.forward_from, ready[id]) {
+                    if d <= id / m {
+                        if let Some(data) = ready[(id / m - d) * m + s] {
+                            ready[id] = Some(data + model.store_forward);
+                        }
+                    }
+                }
+            }
+        }
         waiting.retain(|&id| {
             let u = &body[id % m];
             let Some(t) = input_ready(id, &ready) else {
@@ -529,16 +568,25 @@ pub(crate) fn simulate_with(
             if t.ceil() as u64 > cycle || cycle < alloc_cycle[id] + delay {
                 return true;
             }
+            // The cycle this uop's result would take the port's result bus (computation uops).
+            let returns = (options.writeback_conflicts
+                && u.scheduler == Some(COMPUTE)
+                && u.latency >= 1.0)
+                .then(|| cycle + u.latency.ceil() as u64);
+            let bus_free = |p: usize| {
+                returns.is_none_or(|r| writeback[p][r as usize % RING] != r)
+            };
             let port = if rule == PortRule::Free {
                 port_order
                     .iter()
                     .copied()
-                    .find(|&p| u.mask & (1 << p) != 0 && !busy[p])
+                    .find(|&p| u.mask & (1 << p) != 0 && !busy[p] && bus_free(p))
             } else {
                 let p = bound_port[id];
-                (p < ports && !busy[p]).then_some(p)
+                (p < ports && !busy[p] && bus_free(p)).then_some(p)
             };
             let Some(p) = port else {
+                *dbg_conflict.entry(id % m).or_insert(0) += 1;
                 return true;
             };
             // A forwarded reload needs its store's data.
@@ -552,9 +600,13 @@ pub(crate) fn simulate_with(
                 _ => None,
             };
             busy[p] = true;
+            if let Some(r) = returns {
+                writeback[p][r as usize % RING] = r;
+            }
             dispatched[id] = Some(cycle);
             ready[id] = Some(match forwarded {
-                Some(f) => f.max(cycle as f64),
+                Some(f) if win.renames_memory => f,
+                Some(f) => f.max(cycle as f64 + u.latency),
                 None => cycle as f64 + u.latency,
             });
             if let Some(s) = u.scheduler {
@@ -571,10 +623,31 @@ pub(crate) fn simulate_with(
             return None;
         }
     }
+    if std::env::var_os("SIM_DEBUG").is_some() && options == SimOptions::ALL {
+        eprintln!("{} cycles {cycle} stalls eu/mem/std/rob {dbg_stall:?}", model.name);
+        let mut v: Vec<_> = dbg_conflict.iter().collect();
+        v.sort_by_key(|(_, c)| std::cmp::Reverse(**c));
+        for (j, c) in v.iter().take(12) {
+            eprintln!("  conflict {c:6} uop {j} inst {} mask {:b} port-bound", body[**j].inst, body[**j].mask);
+        }
+    }
     let finish = |k: usize| -> Option<u64> { (k * m..(k + 1) * m).map(|i| dispatched[i]).max()? };
-    let from = iterations / 2;
-    let (first, last) = (finish(from)?, finish(iterations - 1)?);
-    Some(last.saturating_sub(first) as f64 / (iterations - 1 - from) as f64)
+    // Away from both ends: the first iterations start into an empty core, the last ones
+    // finish without younger uops competing for the ports.
+    // Each end is averaged over a few iterations: one iteration's finish jitters by a cycle
+    // or two with the port bindings.
+    let (from, to) = (iterations / 3, 2 * iterations / 3);
+    let span = ((to - from) / 4).max(1);
+    let mean = |range: std::ops::Range<usize>| -> Option<f64> {
+        let len = range.len() as f64;
+        let mut sum = 0.0;
+        for k in range {
+            sum += finish(k)? as f64;
+        }
+        Some(sum / len)
+    };
+    let (first, last) = (mean(from..from + span)?, mean(to - span..to)?);
+    Some((last - first).max(0.0) / (to - from - span) as f64)
 }
 
 /// The port [UICA]'s rule binds a uop with `mask` to, given the ports' pending uops `usage`,
