@@ -91,7 +91,8 @@ fn simulation_of_the_validated_kernels() {
             let cpus = std::env::var("SIM_CPUS").unwrap_or_else(|_| "sapphirerapids".into());
             for m in core_models(Target::X86_64).filter(|m| cpus.split(',').any(|c| c == m.name)) {
                 let b = bound_of(Target::X86_64, &body, m).unwrap_or_else(|e| panic!("{e}"));
-                let sim = |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN);
+                let sim =
+                    |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN);
                 let only = |f: fn(&mut SimOptions)| {
                     let mut o = SimOptions::NONE;
                     f(&mut o);

@@ -270,7 +270,8 @@ fn build_uops(
                 UopClass::Alu if fused_compares.contains(&i) => {
                     // The fused pair executes as the branch's one uop.
                     let m = layout.mask(UopClass::Branch);
-                    r.compute.push(push(m, Some(sched(UopClass::Branch)), model.alu));
+                    r.compute
+                        .push(push(m, Some(sched(UopClass::Branch)), model.alu));
                 }
                 _ => {
                     let lat = latency(model, fx.class);
@@ -308,7 +309,11 @@ fn build_uops(
                 .map(|&u| (u, 0))
                 .or_else(|| last_writer.get(loc).map(|&u| (u, 1)))
         };
-        let data: Vec<(usize, usize)> = fx.reads.iter().filter_map(|l| producer(l, &writer)).collect();
+        let data: Vec<(usize, usize)> = fx
+            .reads
+            .iter()
+            .filter_map(|l| producer(l, &writer))
+            .collect();
         let addr: Vec<(usize, usize)> = fx
             .addr_reads
             .iter()
@@ -398,7 +403,6 @@ pub(crate) fn simulate_with(
     for (j, u) in body.iter().enumerate() {
         inst_uops[u.inst].push(j);
     }
-    let win = Window { scheduler: std::env::var("SIM_EU").ok().and_then(|v| v.parse().ok()).unwrap_or(win.scheduler), dispatch_delay: std::env::var("SIM_DELAY").ok().and_then(|v| v.parse().ok()).unwrap_or(win.dispatch_delay), ..win };
     let capacity: [usize; 3] = if split {
         [
             win.scheduler,
@@ -450,8 +454,6 @@ pub(crate) fn simulate_with(
     let (mut next_alloc, mut retired, mut rob_used) = (0usize, 0usize, 0usize);
     let mut waiting: Vec<usize> = Vec::new();
     let mut cycle: u64 = 0;
-    let mut dbg_stall = [0usize; 4];
-    let mut dbg_conflict: HashMap<usize, usize> = HashMap::new();
     let input_ready = |inst: usize, ready: &[Option<f64>]| -> Option<f64> {
         let (k, j) = (inst / m, inst % m);
         let u = &body[j];
@@ -499,7 +501,6 @@ pub(crate) fn simulate_with(
             if used + slots[i] > model.issue_width.max(1.0) as usize
                 || rob_used + slots[i] > win.rob
             {
-                if rob_used + slots[i] > win.rob { dbg_stall[3] += 1; }
                 break;
             }
             let mut need = [0usize; 3];
@@ -509,7 +510,6 @@ pub(crate) fn simulate_with(
                 }
             }
             if (0..3).any(|s| need[s] > 0 && occupancy[s] + need[s] > capacity[s]) {
-                if let Some(s) = (0..3).find(|&s| need[s] > 0 && occupancy[s] + need[s] > capacity[s]) { dbg_stall[s] += 1; }
                 break;
             }
             used += slots[i];
@@ -522,7 +522,13 @@ pub(crate) fn simulate_with(
                 alloc_cycle[id] = cycle;
                 let mask = body[j].mask;
                 if mask != 0 && rule != PortRule::Free {
-                    let p = bind_port(rule, mask, &usage_seen, &mut same_mask_this_cycle, group_index);
+                    let p = bind_port(
+                        rule,
+                        mask,
+                        &usage_seen,
+                        &mut same_mask_this_cycle,
+                        group_index,
+                    );
                     bound_port[id] = p;
                     pending[p] += 1;
                     group_index += 1;
@@ -541,12 +547,12 @@ pub(crate) fn simulate_with(
         if win.renames_memory {
             for &id in &waiting {
                 let u = &body[id % m];
-                if let (Some((s, d)), None) = (u.forward_from, ready[id]) {
-                    if d <= id / m {
-                        if let Some(data) = ready[(id / m - d) * m + s] {
-                            ready[id] = Some(data + model.store_forward);
-                        }
-                    }
+                if let (Some((s, d)), None) = (u.forward_from, ready[id])
+                    && d <= id / m
+                    // The stored register's value, not the store-data uop's dispatch.
+                    && let Some(data) = input_ready((id / m - d) * m + s, &ready)
+                {
+                    ready[id] = Some(data + model.store_forward);
                 }
             }
         }
@@ -569,13 +575,10 @@ pub(crate) fn simulate_with(
                 return true;
             }
             // The cycle this uop's result would take the port's result bus (computation uops).
-            let returns = (options.writeback_conflicts
-                && u.scheduler == Some(COMPUTE)
-                && u.latency >= 1.0)
-                .then(|| cycle + u.latency.ceil() as u64);
-            let bus_free = |p: usize| {
-                returns.is_none_or(|r| writeback[p][r as usize % RING] != r)
-            };
+            let returns =
+                (options.writeback_conflicts && u.scheduler == Some(COMPUTE) && u.latency >= 1.0)
+                    .then(|| cycle + u.latency.ceil() as u64);
+            let bus_free = |p: usize| returns.is_none_or(|r| writeback[p][r as usize % RING] != r);
             let port = if rule == PortRule::Free {
                 port_order
                     .iter()
@@ -586,17 +589,14 @@ pub(crate) fn simulate_with(
                 (p < ports && !busy[p] && bus_free(p)).then_some(p)
             };
             let Some(p) = port else {
-                *dbg_conflict.entry(id % m).or_insert(0) += 1;
                 return true;
             };
             // A forwarded reload needs its store's data.
             let forwarded = match u.forward_from {
-                Some((s, d)) if d <= id / m => {
-                    match ready[(id / m - d) * m + s] {
-                        Some(data) => Some(data + model.store_forward),
-                        None => return true,
-                    }
-                }
+                Some((s, d)) if d <= id / m => match ready[(id / m - d) * m + s] {
+                    Some(data) => Some(data + model.store_forward),
+                    None => return true,
+                },
                 _ => None,
             };
             busy[p] = true;
@@ -621,14 +621,6 @@ pub(crate) fn simulate_with(
         cycle += 1;
         if cycle > 1_000_000_000 {
             return None;
-        }
-    }
-    if std::env::var_os("SIM_DEBUG").is_some() && options == SimOptions::ALL {
-        eprintln!("{} cycles {cycle} stalls eu/mem/std/rob {dbg_stall:?}", model.name);
-        let mut v: Vec<_> = dbg_conflict.iter().collect();
-        v.sort_by_key(|(_, c)| std::cmp::Reverse(**c));
-        for (j, c) in v.iter().take(12) {
-            eprintln!("  conflict {c:6} uop {j} inst {} mask {:b} port-bound", body[**j].inst, body[**j].mask);
         }
     }
     let finish = |k: usize| -> Option<u64> { (k * m..(k + 1) * m).map(|i| dispatched[i]).max()? };
@@ -677,7 +669,7 @@ fn bind_port(
             p
         }
         _ => {
-            if group_index % 2 == 0 || usage[ranked[1]] >= usage[ranked[0]] + 3 {
+            if group_index.is_multiple_of(2) || usage[ranked[1]] >= usage[ranked[0]] + 3 {
                 ranked[0]
             } else {
                 ranked[1]
