@@ -59,7 +59,12 @@ fn simulation_of_the_validated_kernels() {
         if !filter.is_empty() && !filter.split(',').any(|k| k == kernel) {
             continue;
         }
-        for strategy in strategies.iter().filter(|s| **s != "shuffle") {
+        let only = std::env::var("SIM_STRATEGIES").unwrap_or_default();
+        for strategy in strategies
+            .iter()
+            .filter(|s| **s != "shuffle")
+            .filter(|s| only.is_empty() || only.split(',').any(|o| o == **s))
+        {
             let body = match kernel {
                 "md5" => {
                     let target = Target::X86_64;
@@ -93,22 +98,22 @@ fn simulation_of_the_validated_kernels() {
                 let b = bound_of(Target::X86_64, &body, m).unwrap_or_else(|e| panic!("{e}"));
                 let sim =
                     |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN);
-                let only = |f: fn(&mut SimOptions)| {
-                    let mut o = SimOptions::NONE;
+                let without = |f: fn(&mut SimOptions)| {
+                    let mut o = SimOptions::ALL;
                     f(&mut o);
                     sim(o)
                 };
                 println!(
-                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | none {:8.2} split {:8.2} delay {:8.2} bind {:8.2} wb {:8.2} | all {:8.2}",
+                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | none {:8.2} | all {:8.2} | without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2}",
                     m.name,
                     body.insts.len(),
                     b.bound(),
                     sim(SimOptions::NONE),
-                    only(|o| o.split_schedulers = true),
-                    only(|o| o.issue_dispatch_delay = true),
-                    only(|o| o.bind_ports_at_allocation = true),
-                    only(|o| o.writeback_conflicts = true),
                     sim(SimOptions::ALL),
+                    without(|o| o.bind_ports_at_allocation = false),
+                    without(|o| o.writeback_conflicts = false),
+                    without(|o| o.issue_dispatch_delay = false),
+                    without(|o| o.split_schedulers = false),
                 );
             }
         }

@@ -22,6 +22,13 @@
 //!   it; off, the oldest ready uops take any free port of their class (the idealised choice).
 //! - *Issue → dispatch delay* ([`SimOptions::issue_dispatch_delay`], [`Window::dispatch_delay`]):
 //!   a uop cannot dispatch earlier than that many cycles after its allocation.
+//! - *Write-back conflicts* ([`SimOptions::writeback_conflicts`]): a port delivers one result
+//!   per cycle, so a computation uop is not dispatched onto a port whose result bus is taken
+//!   in the cycle it would finish — a 1-cycle `add` bound to port 1 waits when an `imul`
+//!   dispatched there two cycles earlier returns its result ([AF-WB]; [EXP-H3]).
+//! - *Memory renaming* ([`Window::renames_memory`]): a reload of a just-stored stack slot gets
+//!   the stored register's value at rename plus [`CoreModel::store_forward`] ([TD-FW],
+//!   [AF-Z2], [EXP-SF]); elsewhere it waits for the store-data uop.
 //! - *Retirement* in order, [`Window::retire`] fused-domain uops per cycle, once every uop of
 //!   the instruction has completed.
 //!
@@ -47,6 +54,18 @@
 //!   72 for the memory ports 2/3/7/8/11, 48 for store data (ports 4/9), `LoadLatency` 5.
 //! - **[AMD-SOG]** AMD *Software Optimization Guide* for family 19h: Zen 3 reorder buffer 256,
 //!   Zen 4 320, 4 × 24 integer scheduler entries.
+//! - **[AF-WB]** Agner Fog, *The microarchitecture of Intel, AMD and VIA CPUs*, the Sandy
+//!   Bridge and Haswell chapters, "write-back conflicts": µops of different latencies on one
+//!   execution port cannot return their results in the same clock cycle.
+//! - **[TD-FW]**, **[AF-Z2]**: as in [`super::models`] (Ice Lake's 0.58-cycle store → load
+//!   round trip, Zen 2's memory mirroring).
+//! - **[EXP-SF]** `crates/backend/tests/store_forward_asm.rs` (issue 16) on this project's
+//!   Emerald Rapids host: store → load → `add` through a stack slot at the `add`'s one cycle
+//!   per link, i.e. the reload costs nothing on the chain.
+//! - **[EXP-H3]** helper 3's hand-written copies of `mulAdd`'s loop on the same host (session
+//!   3, `notes/design.md`): the loop runs ≈3.18 cycles per word, ≈3.04 with the `imul`
+//!   replaced by a no-op and the rest unchanged; it checks the mechanism, no figure is taken
+//!   from it.
 //!
 //! Approximations: Golden Cove (Sapphire/Emerald Rapids) is not in uiCA; the 10-port rule of
 //! its predecessor Ice Lake is applied to its 12 ports, and Ice Lake's issue→dispatch delay and
