@@ -871,6 +871,10 @@ mod tests {
         for m in models::core_models(Target::X86_64) {
             let got = bound_of(Target::X86_64, &b, m).expect("bound");
             assert!(got.ports.is_finite() && got.ports >= 0.0, "{got:?}");
+            // The simulation reads the same loop without panicking, at or over the bound.
+            if let Some(sim) = simulated(Target::X86_64, &b, m) {
+                assert!(sim.is_finite() && sim + 1.0 > got.bound(), "{sim} {got:?}");
+            }
         }
     }
 

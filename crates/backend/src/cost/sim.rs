@@ -80,6 +80,9 @@ use std::collections::HashMap;
 /// Fewest iterations simulated.
 pub const MIN_ITERATIONS: usize = 9;
 
+/// Cycles without any uop allocated, dispatched or retired after which the simulation gives up.
+const STALL_LIMIT: u64 = 100_000;
+
 /// Fewest instructions simulated (small loops run many iterations, so that the figure is an
 /// average over many port-binding patterns).
 pub const MIN_SIMULATED_INSTRUCTIONS: usize = 12_000;
@@ -473,6 +476,7 @@ pub(crate) fn simulate_with(
     let (mut next_alloc, mut retired, mut rob_used) = (0usize, 0usize, 0usize);
     let mut waiting: Vec<usize> = Vec::new();
     let mut cycle: u64 = 0;
+    let (mut last_progress, mut progress_cycle) = ((0usize, 0usize, 0usize), 0u64);
     let input_ready = |inst: usize, ready: &[Option<f64>]| -> Option<f64> {
         let (k, j) = (inst / m, inst % m);
         let u = &body[j];
@@ -638,7 +642,13 @@ pub(crate) fn simulate_with(
         });
         dispatched_last_cycle = now_dispatched;
         cycle += 1;
-        if cycle > 1_000_000_000 {
+        // No instruction can wait this long for anything in these loops: give up rather than
+        // spin on a schedule that cannot progress.
+        let progress = (retired, next_alloc, waiting.len());
+        if progress != last_progress {
+            last_progress = progress;
+            progress_cycle = cycle;
+        } else if cycle - progress_cycle > STALL_LIMIT {
             return None;
         }
     }
