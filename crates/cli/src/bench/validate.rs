@@ -23,8 +23,9 @@
 //! **Static.** MD5: the same configuration compiled for x86_64 (`x86-64-v3`, the host JIT uses
 //! the host's features: BMI1/2 on the machines this ran on, so the same instructions);
 //! BigInteger: the very code the JIT compiled and the bench times. Costed by schedlab's model
-//! (`max(recurrence, resource)` per core, [`schedlab_backend::cost`]), by its experimental
-//! schedule simulation (`schedlab-sim/<cpu>`, [`schedlab_backend::cost::sim`]) and by llvm-mca
+//! (`max(recurrence, resource)` per core, [`schedlab_backend::cost`]), by its
+//! schedule simulation (`schedlab-sim/<cpu>`, [`schedlab_backend::cost::sim`]; the lead on the
+//! x86 cores, never under the bound) and by llvm-mca
 //! on each CPU model it offers. Error = (static − measured) ÷ measured.
 
 mod bigint;
