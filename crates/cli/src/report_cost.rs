@@ -10,7 +10,7 @@
 
 use crate::report::Row;
 use schedlab_backend::Compiled;
-use schedlab_backend::cost::{CostError, loop_cost};
+use schedlab_backend::cost::{CostError, loop_cost_simulated};
 use std::collections::BTreeMap;
 
 /// The own-model part of a report row.
@@ -37,7 +37,7 @@ pub fn tenth(v: f64) -> f64 {
 /// The own-model figures of `compiled`; a problem (llvm-objdump missing, an instruction the model
 /// cannot read) is collected once and the figures stay empty.
 pub fn row_cost(compiled: &Compiled, problems: &mut Vec<String>) -> RowCost {
-    match loop_cost(compiled) {
+    match loop_cost_simulated(compiled) {
         Ok(cost) => {
             let bound: BTreeMap<String, f64> = cost
                 .bounds

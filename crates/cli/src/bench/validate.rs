@@ -36,7 +36,7 @@ use super::impls::{self, Imp, RustImpl};
 use super::{BenchArgs, Budgets, Format, measure, rotated};
 use crate::CliError;
 use bigint::{BigFunction, BigKernel, Fit};
-use schedlab_backend::cost::loop_cost;
+use schedlab_backend::cost::loop_cost_simulated;
 use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
 use schedlab_backend::{Compiled, Target};
@@ -180,7 +180,7 @@ fn md5_static_row(strategy: &str, config: &PipelineConfig) -> ValidationRow {
 fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(usize, usize)>) {
     let mut figures = Vec::new();
     let mut spills = None;
-    let cost = compiled.as_ref().map(|c| loop_cost(c));
+    let cost = compiled.as_ref().map(|c| loop_cost_simulated(c));
     match &cost {
         Ok(Ok(cost)) => {
             spills = Some((cost.spills.spills, cost.spills.reloads));
