@@ -124,9 +124,13 @@ pub struct Row {
     /// Cycles per hot-loop iteration no modelled core beats: the lowest over the target's
     /// cores of max(recurrence, resource) ([`crate::report_cost`]).
     pub recurrence_bound: Option<f64>,
-    /// schedlab's model, max(recurrence, resource) per core (with `--mca`; what it leads with).
+    /// schedlab's model per core, what `--mca` leads with: the schedule simulation on the
+    /// x86_64 cores (never under the bound), the bound max(recurrence, resource) elsewhere.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<BTreeMap<String, f64>>,
+    /// schedlab's bound max(recurrence, resource) per core (with `--mca`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_bound: Option<BTreeMap<String, f64>>,
     /// CPUs whose llvm-mca figure is below schedlab's bound for that core (shown with `*`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mca_below_bound: Option<Vec<String>>,
@@ -353,6 +357,7 @@ fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {
         recurrence_bound: None,
         model: None,
         mca_below_bound: None,
+        model_bound: None,
         error: Some(error),
     }
 }
@@ -381,6 +386,7 @@ fn row(
         checks_per_block_unoptimized: a.ir.bce.as_ref().map(|b| b.checks_per_block_unoptimized),
         mca_below_bound: mca.as_ref().map(|m| report_cost::below_bound(&cost, m)),
         model: mca.is_some().then(|| cost.model.clone()),
+        model_bound: mca.is_some().then(|| cost.bound.clone()),
         mca,
         loop_spills: cost.loop_spills,
         loop_reloads: cost.loop_reloads,

@@ -66,6 +66,7 @@ pub fn row(
             .as_ref()
             .map(|m| crate::report_cost::below_bound(&cost, m)),
         model: mca.is_some().then(|| cost.model.clone()),
+        model_bound: mca.is_some().then(|| cost.bound.clone()),
         mca,
         loop_spills: cost.loop_spills,
         loop_reloads: cost.loop_reloads,

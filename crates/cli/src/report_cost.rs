@@ -2,13 +2,15 @@
 //! recurrence/resource bound per modelled core, and which llvm-mca figures fall below it.
 //!
 //! What `--mca` leads with (decision and reason: `notes/design.md`, "Static cycle
-//! estimates"): schedlab's model, `max(recurrence, resource)` per core, which keeps the
-//! spill → reload dependence llvm-mca drops; llvm-mca's figures follow it, marked `*` where
-//! they are below the same core's bound (impossible on that core).
+//! estimates" and "Issue 12 (session 3, helper 2)"): schedlab's model — on the x86_64 cores
+//! its schedule simulation (`cost::sim`, never under the bound), elsewhere the bound
+//! `max(recurrence, resource)` — which keeps the spill → reload dependence llvm-mca drops;
+//! llvm-mca's figures follow it, marked `*` where they are below the same core's bound
+//! (impossible on that core).
 
 use crate::report::Row;
 use schedlab_backend::Compiled;
-use schedlab_backend::cost::{CostError, loop_cost};
+use schedlab_backend::cost::{CostError, loop_cost_simulated};
 use std::collections::BTreeMap;
 
 /// The own-model part of a report row.
@@ -20,8 +22,11 @@ pub struct RowCost {
     pub loop_reloads: Option<usize>,
     /// The lowest of the per-core bounds: no modelled core runs an iteration faster.
     pub recurrence_bound: Option<f64>,
-    /// `max(recurrence, resource)` per modelled core, cycles per iteration.
+    /// What the report leads with per modelled core, cycles per iteration: the simulation
+    /// where the core has one ([`schedlab_backend::cost::LoopCost::lead`]), else the bound.
     pub model: BTreeMap<String, f64>,
+    /// `max(recurrence, resource)` per modelled core, cycles per iteration.
+    pub bound: BTreeMap<String, f64>,
 }
 
 /// Rounds to one decimal, as the report prints cycles.
@@ -32,19 +37,25 @@ pub fn tenth(v: f64) -> f64 {
 /// The own-model figures of `compiled`; a problem (llvm-objdump missing, an instruction the model
 /// cannot read) is collected once and the figures stay empty.
 pub fn row_cost(compiled: &Compiled, problems: &mut Vec<String>) -> RowCost {
-    match loop_cost(compiled) {
+    match loop_cost_simulated(compiled) {
         Ok(cost) => {
-            let model: BTreeMap<String, f64> = cost
+            let bound: BTreeMap<String, f64> = cost
                 .bounds
                 .iter()
                 .map(|b| (b.cpu.to_string(), tenth(b.bound())))
                 .collect();
-            let recurrence_bound = model.values().copied().reduce(f64::min);
+            let model: BTreeMap<String, f64> = cost
+                .bounds
+                .iter()
+                .filter_map(|b| Some((b.cpu.to_string(), tenth(cost.lead(b.cpu)?))))
+                .collect();
+            let recurrence_bound = bound.values().copied().reduce(f64::min);
             RowCost {
                 loop_spills: Some(cost.spills.spills),
                 loop_reloads: Some(cost.spills.reloads),
                 recurrence_bound,
                 model,
+                bound,
             }
         }
         Err(e) => {
@@ -66,7 +77,7 @@ pub fn row_cost(compiled: &Compiled, problems: &mut Vec<String>) -> RowCost {
 pub fn below_bound(cost: &RowCost, mca: &BTreeMap<String, f64>) -> Vec<String> {
     mca.iter()
         .filter(|(cpu, figure)| {
-            let bound = cost.model.get(*cpu).copied().or(cost.recurrence_bound);
+            let bound = cost.bound.get(*cpu).copied().or(cost.recurrence_bound);
             bound.is_some_and(|b| **figure + 1e-9 < b)
         })
         .map(|(cpu, _)| cpu.clone())
@@ -77,13 +88,16 @@ pub fn below_bound(cost: &RowCost, mca: &BTreeMap<String, f64>) -> Vec<String> {
 pub const FOOTNOTE: &str = "* llvm-mca figure below schedlab's bound for that core (the loop's \
      longest dependence cycle, spill slots included, or its issue slots over the core's width). \
      llvm-mca assumes loads never alias earlier stores, so a spill -> reload leaves its \
-     dependence chain. The figure before the parentheses (schedlab's model) is what the report \
-     leads with.";
+     dependence chain. The figure before the parentheses (schedlab's model: on x86_64 cores its \
+     schedule simulation, never under the bound; elsewhere the bound) is what the report leads \
+     with.";
 
-/// `cpu model (mca llvm-mca[*])` per core, over the cores either side has.
+/// `cpu model (mca llvm-mca[*])` per core, over the cores either side has; where the model is
+/// the simulation and differs from the bound, `cpu model (bound b, mca llvm-mca[*])`.
 pub fn mca_cell(row: &Row, mca: &BTreeMap<String, f64>) -> String {
     let empty = BTreeMap::new();
     let model = row.model.as_ref().unwrap_or(&empty);
+    let bounds = row.model_bound.as_ref().unwrap_or(&empty);
     let below = row.mca_below_bound.as_deref().unwrap_or(&[]);
     let mut cpus: Vec<&String> = model.keys().chain(mca.keys()).collect();
     cpus.sort();
@@ -100,7 +114,11 @@ pub fn mca_cell(row: &Row, mca: &BTreeMap<String, f64>) -> String {
                 let mark = if below.contains(cpu) { "*" } else { "" };
                 format!("{v:.1}{mark}")
             });
-            format!("{cpu} {own} (mca {theirs})")
+            let bound = match (bounds.get(cpu), model.get(cpu)) {
+                (Some(b), Some(m)) if (b - m).abs() > 0.05 => format!("bound {b:.1}, "),
+                _ => String::new(),
+            };
+            format!("{cpu} {own} ({bound}mca {theirs})")
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -114,7 +132,7 @@ mod tests {
     fn figures_under_their_core_bound_are_flagged() {
         let cost = RowCost {
             recurrence_bound: Some(280.0),
-            model: BTreeMap::from([
+            bound: BTreeMap::from([
                 ("znver3".to_string(), 290.0),
                 ("skylake".to_string(), 330.0),
             ]),
