@@ -312,7 +312,13 @@ pub fn run_ir_stages_with(
         ..StageText::default()
     };
     verify_stage(func, "build")?;
-    let bce_stats = bce::run_with(
+    // The census of checks before and after is for reports only.
+    let run_bce = if options.statistics {
+        bce::run_with
+    } else {
+        bce::run_lean
+    };
+    let bce_stats = run_bce(
         func,
         config.bce,
         options.verify_stages,
