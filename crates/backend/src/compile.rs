@@ -93,13 +93,27 @@ pub fn compile_speed(
 /// [`compile`] with an ISA the caller already built (the JIT's); `listing` keeps the VCode
 /// listing in [`Compiled::vcode`] (empty otherwise).
 pub fn compile_with_isa(
+    func: Function,
+    target: Target,
+    isa: &dyn TargetIsa,
+    listing: bool,
+) -> Result<Compiled, CompileError> {
+    compile_in_context(&mut Context::new(), func, target, isa, listing)
+}
+
+/// [`compile_with_isa`] in a caller's Cranelift [`Context`], which keeps its buffers (the
+/// register allocator's above all) for the next compilation: a JIT that compiles more than one
+/// function reuses one context. The machine code is the same as with a fresh context.
+pub fn compile_in_context(
+    ctx: &mut Context,
     mut func: Function,
     target: Target,
     isa: &dyn TargetIsa,
     listing: bool,
 ) -> Result<Compiled, CompileError> {
     func.signature.call_conv = isa.default_call_conv();
-    let mut ctx = Context::for_function(func);
+    ctx.clear();
+    ctx.func = func;
     ctx.set_disasm(listing);
     let compiled = ctx
         .compile(isa, &mut ControlPlane::default())
@@ -112,7 +126,7 @@ pub fn compile_with_isa(
     let relocs = compiled.buffer.relocs().to_vec();
     Ok(Compiled {
         target,
-        func: ctx.func,
+        func: std::mem::replace(&mut ctx.func, Function::new()),
         code,
         vcode,
         relocs,

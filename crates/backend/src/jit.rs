@@ -1,12 +1,14 @@
 //! The host JIT: a function compiled through [`crate::compile()`]'s settings into executable
 //! memory that lives for the rest of the process.
 
-use crate::compile::{Compiled, compile_with_isa};
+use crate::compile::{Compiled, compile_in_context};
 use crate::target::{IsaChoice, OptLevel, Target};
+use cranelift_codegen::Context;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, ModuleError};
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 /// Why a function could not be JIT-compiled.
@@ -89,6 +91,22 @@ fn host_isa_at(opt: OptLevel, verify: bool) -> Result<OwnedTargetIsa, JitError> 
         .map_err(|message| crate::compile::CompileError::Isa { target, message }.into())
 }
 
+thread_local! {
+    /// This thread's Cranelift context, kept between JIT compilations for its buffers.
+    static CONTEXT: RefCell<Context> = RefCell::new(Context::new());
+}
+
+/// Runs `compile` in this thread's reused Cranelift context (a fresh one while it is in use);
+/// fails only while the thread is being torn down.
+fn with_context<T>(compile: impl FnOnce(&mut Context) -> T) -> Result<T, JitError> {
+    CONTEXT
+        .try_with(|cell| match cell.try_borrow_mut() {
+            Ok(mut ctx) => compile(&mut ctx),
+            Err(_) => compile(&mut Context::new()),
+        })
+        .map_err(|_| JitError::Module("the thread's Cranelift context is gone".into()))
+}
+
 impl JitFunction {
     /// Compiles `func` for the host with `opt_level=none` and makes it executable
     /// ([`JitOptions::default`]: verifier on, listing kept).
@@ -118,7 +136,9 @@ impl JitFunction {
         // with relocations go through the module's own compile with the same ISA settings.
         let name = func.name.to_string();
         let mut signature = func.signature.clone();
-        let compiled = compile_with_isa(func, target, isa.as_ref(), options.listing)?;
+        let compiled = with_context(|ctx| {
+            compile_in_context(ctx, func, target, isa.as_ref(), options.listing)
+        })??;
         let alignment = u64::from(isa.function_alignment().preferred);
         let mut module = JITModule::new(JITBuilder::with_isa(
             isa,

@@ -312,7 +312,13 @@ pub fn run_ir_stages_with(
         ..StageText::default()
     };
     verify_stage(func, "build")?;
-    let bce_stats = bce::run_with(
+    // The census of checks before and after is for reports only.
+    let run_bce = if options.statistics {
+        bce::run_with
+    } else {
+        bce::run_lean
+    };
+    let bce_stats = run_bce(
         func,
         config.bce,
         options.verify_stages,
@@ -347,12 +353,10 @@ pub fn run_ir_stages_with(
     };
     // After the rewrites: address folding has made the `base + sext(iv)` terms it absorbs.
     let iv = if config.strength_reduce {
-        // Predicating BCE leaves no instruction reading an alias, and the rewrites make none;
-        // the scheduler resolves what the reduction makes (the recorded text would show them).
-        let lean = config.bce == BceLevel::Predicate
-            && !config.optimize
-            && !config.forward_stores
-            && !options.record_text;
+        // Predicating BCE leaves no instruction reading an alias, forwarding resolves the ones
+        // it makes and the rewrites make none; the scheduler resolves what the reduction makes
+        // (the recorded text would show them).
+        let lean = config.bce == BceLevel::Predicate && !config.optimize && !options.record_text;
         let stats = if lean {
             iv::reduce_predicated_resolved(func, &bce_stats)
         } else {

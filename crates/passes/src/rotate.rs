@@ -308,6 +308,9 @@ fn pass_as_params(
             }
         }
     }
+    if needed.is_empty() {
+        return;
+    }
     let mut to_param: HashMap<Value, Value> = HashMap::default();
     for &v in &needed {
         let ty = func.dfg.value_type(v);

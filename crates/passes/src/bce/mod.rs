@@ -214,9 +214,37 @@ pub fn run_with(
     verify_stages: bool,
     slow_path: Option<&SlowPathCall>,
 ) -> Result<BceStats, BceError> {
+    run_counting(func, level, verify_stages, slow_path, true)
+}
+
+/// [`run_with`] as a JIT runs it, without counting the checks before and after: the same
+/// function results, and the statistics keep only what the later stages read
+/// ([`BceStats::versioned`], the loop and check counters of each step) — `checks_before`,
+/// `checks_after`, both `checks_per_block` figures and `loops` stay empty.
+pub fn run_lean(
+    func: &mut ir::Function,
+    level: BceLevel,
+    verify_stages: bool,
+    slow_path: Option<&SlowPathCall>,
+) -> Result<BceStats, BceError> {
+    run_counting(func, level, verify_stages, slow_path, false)
+}
+
+/// [`run_with`]; `count`: take the census of checks before and after (statistics only).
+fn run_counting(
+    func: &mut ir::Function,
+    level: BceLevel,
+    verify_stages: bool,
+    slow_path: Option<&SlowPathCall>,
+    count: bool,
+) -> Result<BceStats, BceError> {
     let verify = |func: &ir::Function| if verify_stages { verify(func) } else { Ok(()) };
     verify(func).map_err(BceError::InvalidInput)?;
-    let before = census(func);
+    let before = if count {
+        census(func)
+    } else {
+        Census::default()
+    };
     let hot = before.hot();
     let mut stats = BceStats {
         level,
@@ -285,6 +313,9 @@ pub fn run_with(
         }
     }
 
+    if !count {
+        return Ok(stats);
+    }
     let after = census(func);
     stats.checks_after = after.total;
     stats.checks_per_block = match hot_header {
@@ -311,6 +342,7 @@ pub fn count_checks(func: &ir::Function) -> usize {
     recognize::all_checks(func).len()
 }
 
+#[derive(Default)]
 struct Census {
     total: usize,
     /// Innermost loops, in layout order of their headers.

@@ -321,7 +321,9 @@ pub fn remove_dead(func: &mut Function, candidates: &[Inst]) {
     if candidates.is_empty() {
         return;
     }
-    let mut uses: SecondaryMap<Value, u32> = SecondaryMap::new();
+    // Sized once: growing on demand reallocates as the sweep meets higher value numbers.
+    let mut uses: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+    uses.resize(func.dfg.num_values());
     for block in func.layout.blocks() {
         for i in func.layout.block_insts(block) {
             for_each_operand(func, i, |v| uses[func.dfg.resolve_aliases(v)] += 1);

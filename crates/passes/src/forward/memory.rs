@@ -174,6 +174,10 @@ pub struct SlotEscapes {
 impl SlotEscapes {
     /// Scans every instruction of `func`.
     pub fn of(func: &Function) -> Self {
+        // Only a `stack_addr` result can escape, and it needs a slot.
+        if func.sized_stack_slots.is_empty() {
+            return Self::default();
+        }
         let slot_of = |v: Value| match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
             ValueDef::Result(def, _) => match func.dfg.insts[def] {
                 InstructionData::StackAddr { stack_slot, .. } => Some(stack_slot),

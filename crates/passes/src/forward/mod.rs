@@ -122,6 +122,10 @@ pub fn forward_loads(func: &mut Function) -> usize {
 /// The dead-store half of [`run`]: stores to non-escaping, never-read stack slots go, and so
 /// do the slots' unused `stack_addr`s. Returns (stores removed, slots freed).
 pub fn remove_dead_scratch_stores(func: &mut Function) -> (usize, usize) {
+    // Only stack slots are scratch memory (no slot, no `stack_addr`): nothing to look for.
+    if func.sized_stack_slots.is_empty() {
+        return (0, 0);
+    }
     let escapes = SlotEscapes::of(func);
     let mut read: FxHashSet<StackSlot> = FxHashSet::default();
     let mut stores: Vec<(Inst, StackSlot)> = Vec::new();

@@ -118,21 +118,25 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
     uses.resize(func.dfg.num_values());
     let mut work: Vec<Inst> = Vec::with_capacity(func.dfg.num_insts());
+    // Purity is decided once per instruction of the layout (the others are never removed).
+    let mut is_pure: SecondaryMap<Inst, bool> = SecondaryMap::with_capacity(func.dfg.num_insts());
+    is_pure.resize(func.dfg.num_insts());
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             crate::bce::recognize::for_each_operand(func, inst, |v| {
                 uses[func.dfg.resolve_aliases(v)] += 1;
             });
             if pure(func, inst) {
+                is_pure[inst] = true;
                 work.push(inst);
             }
         }
     }
     let mut removed = 0;
     while let Some(inst) = work.pop() {
-        if func.layout.inst_block(inst).is_none()
+        if !is_pure[inst]
+            || func.layout.inst_block(inst).is_none()
             || func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0)
-            || !pure(func, inst)
         {
             continue;
         }

@@ -283,10 +283,14 @@ fn collect_bound(
 pub(crate) fn apply_order(func: &mut Function, block: Block, dag: &DepDag, order: &[NodeId]) {
     let current: Vec<Inst> = func.layout.block_insts(block).collect();
     let wanted: Vec<Inst> = order.iter().map(|&id| dag.inst(id)).collect();
-    if current == wanted {
-        return;
-    }
-    for &inst in &wanted {
+    // The instructions already in place at the block's start stay; the rest are appended in
+    // order (the same layout as moving every instruction).
+    let kept = current
+        .iter()
+        .zip(&wanted)
+        .take_while(|(a, b)| a == b)
+        .count();
+    for &inst in &wanted[kept..] {
         func.layout.remove_inst(inst);
         func.layout.append_inst(inst, block);
     }
