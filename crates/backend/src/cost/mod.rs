@@ -531,10 +531,11 @@ fn fused_compares(effects: &[Effects]) -> Vec<usize> {
         .collect()
 }
 
-/// The schedule simulation ([`sim`]) of an extracted x86_64 loop on `model`: cycles per
+/// The schedule simulation ([`sim`], its cited mechanisms: [`sim::SimOptions::CITED`]) of an
+/// extracted x86_64 loop on `model`: cycles per
 /// iteration, `None` where the core has no port layout or the loop cannot be read.
 pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f64> {
-    simulated_with(target, body, model, sim::SimOptions::ALL)
+    simulated_with(target, body, model, sim::SimOptions::CITED)
 }
 
 /// [`simulated`] with only the mechanisms of `options` (to show what each one does).

@@ -156,10 +156,7 @@ mod tests {
         // v6 has two users: left as it is.
         assert_eq!(stats.widening_loads, 1);
         let text = func.display().to_string();
-        assert!(
-            text.contains("v5 = uload32 notrap aligned v0+8"),
-            "{text}"
-        );
+        assert!(text.contains("v5 = uload32 notrap aligned v0+8"), "{text}");
         assert!(text.contains("v8 = iadd v1, v5"), "{text}");
         assert!(text.contains("v7 = sextend.i64 v6"), "{text}");
         assert!(!text.contains("v4 = load"), "{text}");
