@@ -28,25 +28,45 @@ pub struct IdentityStats {
 /// Applies both identities to every instruction of `func`; resolves the aliases it creates.
 pub fn simplify_identities(func: &mut Function) -> IdentityStats {
     let mut stats = IdentityStats::default();
-    let uses = super::ready::use_counts(func);
-    let insts: Vec<Inst> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b).collect::<Vec<_>>())
-        .collect();
-    for inst in insts {
-        if let Some(other) = zero_addition(func, inst) {
-            let result = func.dfg.first_result(inst);
-            func.layout.remove_inst(inst);
-            func.dfg.clear_results(inst);
-            func.dfg.change_to_alias(result, other);
-            stats.zero_additions += 1;
-        } else if widen_load(func, inst, &uses) {
-            stats.widening_loads += 1;
+    // One sweep finds the candidates; the use counts are taken only if an extension of a
+    // load is among them.
+    let mut extensions = Vec::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            if let InstructionData::Unary {
+                opcode: Opcode::Uextend | Opcode::Sextend,
+                arg,
+            } = func.dfg.insts[inst]
+                && let ValueDef::Result(def, 0) = func.dfg.value_def(arg)
+                && func.dfg.insts[def].opcode() == Opcode::Load
+            {
+                extensions.push(inst);
+            }
         }
     }
+    let zero_sums: Vec<(Inst, Value)> = func
+        .layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .filter_map(|inst| zero_addition(func, inst).map(|x| (inst, x)))
+        .collect();
+    for &(inst, other) in &zero_sums {
+        let result = func.dfg.first_result(inst);
+        func.layout.remove_inst(inst);
+        func.dfg.clear_results(inst);
+        func.dfg.change_to_alias(result, other);
+    }
+    stats.zero_additions = zero_sums.len();
     if stats.zero_additions > 0 {
         func.dfg.resolve_all_aliases();
+    }
+    if !extensions.is_empty() {
+        let uses = super::ready::use_counts(func);
+        for inst in extensions {
+            if widen_load(func, inst, &uses) {
+                stats.widening_loads += 1;
+            }
+        }
     }
     stats
 }

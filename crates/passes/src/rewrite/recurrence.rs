@@ -9,7 +9,7 @@
 
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{BlockArg, Function, Value};
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::TarjanScc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 /// The component of a value the graph did not contain.
@@ -21,10 +21,16 @@ pub(crate) struct Recurrences {
 }
 
 impl Recurrences {
-    /// Computes the components of `func`'s value graph (aliases resolved).
+    /// Computes the components of `func`'s value graph (aliases resolved); none at all when
+    /// no branch goes back to its own block or an earlier one in the layout (no loop).
     pub(crate) fn of(func: &Function) -> Recurrences {
         let dfg = &func.dfg;
         let values = dfg.num_values();
+        if !has_back_branch(func) {
+            return Recurrences {
+                component: SecondaryMap::with_default(UNKNOWN),
+            };
+        }
         let mut graph: DiGraph<(), (), u32> = DiGraph::with_capacity(values, values * 2);
         for _ in 0..values {
             graph.add_node(());
@@ -49,13 +55,18 @@ impl Recurrences {
                 }
             }
         }
+        // Only components of two or more values are recurrences; the others stay UNKNOWN.
         let mut component = SecondaryMap::with_default(UNKNOWN);
         component.resize(values);
-        for (id, members) in tarjan_scc(&graph).into_iter().enumerate() {
-            for n in members {
-                component[Value::from_u32(n.index() as u32)] = id as u32;
+        let mut next = 0;
+        TarjanScc::new().run(&graph, |members: &[NodeIndex<u32>]| {
+            if members.len() > 1 {
+                for n in members {
+                    component[Value::from_u32(n.index() as u32)] = next;
+                }
+                next += 1;
             }
-        }
+        });
         Recurrences { component }
     }
 
@@ -65,6 +76,26 @@ impl Recurrences {
         let (ca, cb) = (self.component[a], self.component[b]);
         a != b && ca != UNKNOWN && ca == cb
     }
+}
+
+/// Whether some branch targets its own block or a block placed before it (every loop has one).
+fn has_back_branch(func: &Function) -> bool {
+    let dfg = &func.dfg;
+    let mut seen = cranelift_codegen::entity::EntitySet::with_capacity(dfg.num_blocks());
+    for block in func.layout.blocks() {
+        seen.insert(block);
+        if let Some(inst) = func.layout.last_inst(block) {
+            let targets =
+                dfg.insts[inst].branch_destination(&dfg.jump_tables, &dfg.exception_tables);
+            if targets
+                .iter()
+                .any(|call| seen.contains(call.block(&dfg.value_lists)))
+            {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
