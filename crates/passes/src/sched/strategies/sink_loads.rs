@@ -1,8 +1,10 @@
 //! `sink-loads`: each load right before its first use, everything else in source order.
 //!
-//! A load's key is the source position of its first in-block user (the terminator when it is
-//! only used in later blocks); a pure instruction that only feeds sunk loads (their address
-//! computation) moves with them. The list scheduler then places nodes by key, so the DAG still
+//! A load's key is the source position of its first in-block user; a load used only in later
+//! blocks keeps its own position (sinking it to the block's end cannot bring it next to its
+//! use, and would lengthen its address operands' live ranges instead: an address operand
+//! whose last use is the load then stays live across the rest of the block). A pure
+//! instruction that only feeds sunk loads (their address computation) moves with them. The list scheduler then places nodes by key, so the DAG still
 //! has the last word: a load never passes a store it depends on.
 
 use crate::sched::dag::{EdgeKind, Effect};
@@ -15,7 +17,6 @@ pub type SinkKey = (u32, u8, u32);
 /// Computes every node's placement key.
 pub fn sink_keys(dag: &DepDag) -> Vec<SinkKey> {
     let n = dag.len() as u32;
-    let end = dag.terminator().map_or(n, |t| t.0);
     let mut keys: Vec<SinkKey> = (0..n).map(|i| (i, 1, i)).collect();
     for id in dag.nodes().collect::<Vec<_>>().into_iter().rev() {
         let users = dag
@@ -24,8 +25,9 @@ pub fn sink_keys(dag: &DepDag) -> Vec<SinkKey> {
             .map(|(s, _)| s);
         let i = id.0;
         if dag.is_load(id) {
-            let anchor = users.min().map_or(end, |u| u.0);
-            keys[id.index()] = (anchor, 0, i);
+            if let Some(first_user) = users.min() {
+                keys[id.index()] = (first_user.0, 0, i);
+            }
         } else if dag.node(id).effect == Effect::Pure {
             // Moves with its users when it has some and every one of them is sunk.
             let mut anchor = None;
