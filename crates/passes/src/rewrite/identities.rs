@@ -144,14 +144,7 @@ fn widen_load(func: &mut Function, inst: Inst, uses: &super::ready::Uses) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cranelift_reader::parse_functions;
-
-    fn function(text: &str) -> Function {
-        parse_functions(text)
-            .ok()
-            .and_then(|mut fs| fs.pop())
-            .expect("test function parses")
-    }
+    use crate::rewrite::test_function as function;
 
     #[test]
     fn zero_additions_vanish_and_single_use_extended_loads_widen() {

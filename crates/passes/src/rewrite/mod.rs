@@ -154,3 +154,12 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
     }
     removed
 }
+
+/// The last function of a CLIF text, for the rewrites' unit tests.
+#[cfg(test)]
+pub(crate) fn test_function(text: &str) -> Function {
+    cranelift_reader::parse_functions(text)
+        .ok()
+        .and_then(|mut fs| fs.pop())
+        .expect("test function parses")
+}

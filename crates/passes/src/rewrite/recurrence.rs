@@ -101,14 +101,7 @@ fn has_back_branch(func: &Function) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cranelift_reader::parse_functions;
-
-    fn function(text: &str) -> Function {
-        parse_functions(text)
-            .ok()
-            .and_then(|mut fs| fs.pop())
-            .expect("test function parses")
-    }
+    use crate::rewrite::test_function as function;
 
     #[test]
     fn a_carried_sum_and_its_result_share_a_recurrence_an_invariant_does_not() {
