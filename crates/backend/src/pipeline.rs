@@ -341,8 +341,13 @@ pub fn run_ir_stages_with(
     }
     let rewrite = if config.rewrites {
         let latency = model_latency(&model);
+        // Predicating BCE and forwarding leave no instruction reading an alias (checked in
+        // debug builds); Cranelift's optimiser may.
+        let resolved = config.bce == BceLevel::Predicate && !config.optimize;
         let stats = if options.statistics {
             rewrite::run_all_with(func, &latency, config.constants)
+        } else if resolved {
+            rewrite::run_all_lean_resolved(func, &latency, config.constants)
         } else {
             rewrite::run_all_lean(func, &latency, config.constants)
         };

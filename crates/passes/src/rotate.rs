@@ -36,6 +36,7 @@
 //! arguments, or in the exit block when the header is its only predecessor and in blocks that
 //! block dominates: they become its parameters too). Other loops are left alone.
 
+use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -79,7 +80,8 @@ pub fn rotate_loops(func: &mut Function) -> RotateStats {
 }
 
 /// [`rotate_loops`] on a function none of whose instructions reads an alias (what the
-/// scheduler leaves): the alias resolution is skipped (the result is the same).
+/// scheduler leaves): the alias resolution is skipped (the result is the same). Rotation
+/// creates no alias, so its analyses read operands as they stand.
 pub fn rotate_loops_resolved(func: &mut Function) -> RotateStats {
     debug_assert!(crate::rewrite::reads_no_alias(func));
     let mut stats = RotateStats::default();
@@ -176,9 +178,11 @@ fn analyze(
     let header_values = header_values(func, header);
     let mut exit_region = Vec::new();
     for block in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+        // No operand is an alias (see `rotate_loops_resolved`).
         let reads = func.layout.block_insts(block).any(|inst| {
-            dfg.inst_values(inst)
-                .any(|v| header_values.contains(&dfg.resolve_aliases(v)))
+            let mut reads = false;
+            for_each_operand(func, inst, |v| reads |= header_values.contains(&v));
+            reads
         });
         if reads {
             if !exit_private || !domtree.block_dominates(exit, block) {
@@ -300,12 +304,12 @@ fn pass_as_params(
     let mut needed: Vec<Value> = Vec::new();
     for &block in region {
         for inst in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(inst) {
-                let v = func.dfg.resolve_aliases(v);
+            // No operand is an alias (see `rotate_loops_resolved`).
+            for_each_operand(func, inst, |v| {
                 if header_values.contains(&v) && !needed.contains(&v) {
                     needed.push(v);
                 }
-            }
+            });
         }
     }
     if needed.is_empty() {

@@ -11,6 +11,7 @@
 //!
 //! Both give the same bits for every input.
 
+use super::ready::Aliases;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{
     Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef, types,
@@ -27,29 +28,41 @@ pub struct IdentityStats {
 
 /// Applies both identities to every instruction of `func`; resolves the aliases it creates.
 pub fn simplify_identities(func: &mut Function) -> IdentityStats {
+    simplify_identities_with(func, Aliases::Resolve)
+}
+
+/// [`simplify_identities`], operands read as `aliases` says.
+pub(crate) fn simplify_identities_with(func: &mut Function, aliases: Aliases) -> IdentityStats {
     let mut stats = IdentityStats::default();
-    // One sweep finds the candidates; the use counts are taken only if an extension of a
-    // load is among them.
+    // One sweep finds the candidates of both identities; the use counts are taken only if an
+    // extension of a load is among them.
     let mut extensions = Vec::new();
+    let mut zero_sums: Vec<(Inst, Value)> = Vec::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            if let InstructionData::Unary {
-                opcode: Opcode::Uextend | Opcode::Sextend,
-                arg,
-            } = func.dfg.insts[inst]
-                && let ValueDef::Result(def, 0) = func.dfg.value_def(arg)
-                && func.dfg.insts[def].opcode() == Opcode::Load
-            {
-                extensions.push(inst);
+            match func.dfg.insts[inst] {
+                InstructionData::Unary {
+                    opcode: Opcode::Uextend | Opcode::Sextend,
+                    arg,
+                } => {
+                    if let ValueDef::Result(def, 0) = func.dfg.value_def(arg)
+                        && func.dfg.insts[def].opcode() == Opcode::Load
+                    {
+                        extensions.push(inst);
+                    }
+                }
+                InstructionData::Binary {
+                    opcode: Opcode::Iadd,
+                    args,
+                } => {
+                    if let Some(other) = zero_addition(func, args, aliases) {
+                        zero_sums.push((inst, other));
+                    }
+                }
+                _ => {}
             }
         }
     }
-    let zero_sums: Vec<(Inst, Value)> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter_map(|inst| zero_addition(func, inst).map(|x| (inst, x)))
-        .collect();
     for &(inst, other) in &zero_sums {
         let result = func.dfg.first_result(inst);
         func.layout.remove_inst(inst);
@@ -61,9 +74,9 @@ pub fn simplify_identities(func: &mut Function) -> IdentityStats {
         func.dfg.resolve_all_aliases();
     }
     if !extensions.is_empty() {
-        let uses = super::ready::use_counts(func);
+        let uses = super::ready::use_counts_with(func, aliases);
         for inst in extensions {
-            if widen_load(func, inst, &uses) {
+            if widen_load(func, inst, &uses, aliases) {
                 stats.widening_loads += 1;
             }
         }
@@ -71,17 +84,15 @@ pub fn simplify_identities(func: &mut Function) -> IdentityStats {
     stats
 }
 
-/// The operand `x` when `inst` is `iadd x, 0` or `iadd 0, x`.
-fn zero_addition(func: &Function, inst: Inst) -> Option<Value> {
-    let InstructionData::Binary {
-        opcode: Opcode::Iadd,
-        args,
-    } = func.dfg.insts[inst]
-    else {
-        return None;
+/// The operand `x` when `args` of an `iadd` are `x, 0` or `0, x`.
+fn zero_addition(func: &Function, args: [Value; 2], aliases: Aliases) -> Option<Value> {
+    let [a, b] = args.map(|v| aliases.resolve(func, v));
+    // `a` and `b` are resolved: only an `iconst` needs a closer look.
+    let zero = |v: Value| {
+        matches!(func.dfg.value_def(v), ValueDef::Result(def, _)
+            if func.dfg.insts[def].opcode() == Opcode::Iconst)
+            && crate::bce::recognize::iconst_value(func, v) == Some(0)
     };
-    let [a, b] = args.map(|v| func.dfg.resolve_aliases(v));
-    let zero = |v: Value| crate::bce::recognize::iconst_value(func, v) == Some(0);
     if zero(b) {
         Some(a)
     } else if zero(a) {
@@ -93,7 +104,12 @@ fn zero_addition(func: &Function, inst: Inst) -> Option<Value> {
 
 /// Replaces `inst`, an extension of a single-use narrow `load` in the same block, by the
 /// widening load; returns whether it did.
-fn widen_load(func: &mut Function, inst: Inst, uses: &super::ready::Uses) -> bool {
+fn widen_load(
+    func: &mut Function,
+    inst: Inst,
+    uses: &super::ready::Uses,
+    aliases: Aliases,
+) -> bool {
     let InstructionData::Unary {
         opcode: opcode @ (Opcode::Uextend | Opcode::Sextend),
         arg,
@@ -101,7 +117,7 @@ fn widen_load(func: &mut Function, inst: Inst, uses: &super::ready::Uses) -> boo
     else {
         return false;
     };
-    let narrow = func.dfg.resolve_aliases(arg);
+    let narrow = aliases.resolve(func, arg);
     let ValueDef::Result(load, 0) = func.dfg.value_def(narrow) else {
         return false;
     };

@@ -10,7 +10,7 @@
 //!   (MD5's `G` step loses one operation on its chain this way).
 //! * otherwise the merge is left alone.
 
-use super::ready::{LatencyFn, note_ready};
+use super::ready::{Aliases, LatencyFn, note_ready_with};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Function, Inst, InstBuilder, Opcode, Value, ValueDef};
@@ -40,15 +40,20 @@ struct Merge {
 
 /// Rewrites every masked merge in `func` as described in the module docs.
 pub fn masked_merge(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
-    let mut stats = rewrite_merges(func, latency);
+    let mut stats = rewrite_merges(func, latency, Aliases::Resolve);
     stats.removed = super::remove_dead_pure_insts(func);
     stats
 }
 
-/// [`masked_merge`] without removing the instructions the rewrites leave dead.
-pub(crate) fn rewrite_merges(func: &mut Function, latency: LatencyFn<'_>) -> MaskedMergeStats {
+/// [`masked_merge`] without removing the instructions the rewrites leave dead; operands read
+/// as `aliases` says (the rewrites make no alias).
+pub(crate) fn rewrite_merges(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    aliases: Aliases,
+) -> MaskedMergeStats {
     let mut stats = MaskedMergeStats::default();
-    let only_added = values_only_added(func);
+    let only_added = values_only_added(func, aliases);
     let blocks: Vec<_> = func.layout.blocks().collect();
     for block in blocks {
         // One forward sweep: every operand's ready time is final when its user is reached.
@@ -56,7 +61,7 @@ pub(crate) fn rewrite_merges(func: &mut Function, latency: LatencyFn<'_>) -> Mas
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
             if func.dfg.insts[inst].opcode() == Opcode::Bor
-                && let Some(merge) = recognise(func, inst)
+                && let Some(merge) = recognise(func, inst, aliases)
             {
                 stats.merges += 1;
                 let result = func.dfg.first_result(inst);
@@ -66,7 +71,7 @@ pub(crate) fn rewrite_merges(func: &mut Function, latency: LatencyFn<'_>) -> Mas
                     let picked = cursor.ins().band(merge.mask, diff);
                     for new in [diff, picked] {
                         let def = func.dfg.value_def(new).unwrap_inst();
-                        note_ready(func, def, latency, &mut ready);
+                        note_ready_with(func, def, latency, &mut ready, aliases);
                     }
                     func.replace(merge.or).bxor(merge.y, picked);
                     stats.to_xor_form += 1;
@@ -75,21 +80,21 @@ pub(crate) fn rewrite_merges(func: &mut Function, latency: LatencyFn<'_>) -> Mas
                     stats.to_disjoint_add += 1;
                 }
             }
-            note_ready(func, inst, latency, &mut ready);
+            note_ready_with(func, inst, latency, &mut ready, aliases);
         }
     }
     stats
 }
 
 /// For every value: whether it is used, and only as an operand of integer additions.
-fn values_only_added(func: &Function) -> SecondaryMap<Value, bool> {
+fn values_only_added(func: &Function, aliases: Aliases) -> SecondaryMap<Value, bool> {
     let mut used = SecondaryMap::<Value, bool>::new();
     let mut other = SecondaryMap::<Value, bool>::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             let is_add = func.dfg.insts[inst].opcode() == Opcode::Iadd;
             for v in func.dfg.inst_values(inst) {
-                let v = func.dfg.resolve_aliases(v);
+                let v = aliases.resolve(func, v);
                 used[v] = true;
                 other[v] |= !is_add;
             }
@@ -102,44 +107,41 @@ fn values_only_added(func: &Function) -> SecondaryMap<Value, bool> {
     out
 }
 
-fn def_inst(func: &Function, v: Value, op: Opcode) -> Option<Inst> {
-    match func.dfg.value_def(func.dfg.resolve_aliases(v)) {
+fn def_inst(func: &Function, v: Value, op: Opcode, aliases: Aliases) -> Option<Inst> {
+    match func.dfg.value_def(aliases.resolve(func, v)) {
         ValueDef::Result(inst, 0) if func.dfg.insts[inst].opcode() == op => Some(inst),
         _ => None,
     }
 }
 
-fn args2(func: &Function, inst: Inst) -> (Value, Value) {
+fn args2(func: &Function, inst: Inst, aliases: Aliases) -> (Value, Value) {
     let a = func.dfg.inst_args(inst);
-    (
-        func.dfg.resolve_aliases(a[0]),
-        func.dfg.resolve_aliases(a[1]),
-    )
+    (aliases.resolve(func, a[0]), aliases.resolve(func, a[1]))
 }
 
 /// `v = ~m & y`, spelled `band(bnot m, y)` or `band(y, bnot m)`.
-fn inverted_term(func: &Function, v: Value) -> Option<(Value, Value)> {
-    let inst = def_inst(func, v, Opcode::Band)?;
-    let (a, b) = args2(func, inst);
-    if let Some(n) = def_inst(func, a, Opcode::Bnot) {
-        return Some((func.dfg.resolve_aliases(func.dfg.inst_args(n)[0]), b));
+fn inverted_term(func: &Function, v: Value, aliases: Aliases) -> Option<(Value, Value)> {
+    let inst = def_inst(func, v, Opcode::Band, aliases)?;
+    let (a, b) = args2(func, inst, aliases);
+    if let Some(n) = def_inst(func, a, Opcode::Bnot, aliases) {
+        return Some((aliases.resolve(func, func.dfg.inst_args(n)[0]), b));
     }
-    if let Some(n) = def_inst(func, b, Opcode::Bnot) {
-        return Some((func.dfg.resolve_aliases(func.dfg.inst_args(n)[0]), a));
+    if let Some(n) = def_inst(func, b, Opcode::Bnot, aliases) {
+        return Some((aliases.resolve(func, func.dfg.inst_args(n)[0]), a));
     }
     None
 }
 
-fn recognise(func: &Function, or: Inst) -> Option<Merge> {
-    let (p, q) = args2(func, or);
+fn recognise(func: &Function, or: Inst, aliases: Aliases) -> Option<Merge> {
+    let (p, q) = args2(func, or, aliases);
     for (x_term, y_term) in [(p, q), (q, p)] {
-        let Some((mask, y)) = inverted_term(func, y_term) else {
+        let Some((mask, y)) = inverted_term(func, y_term, aliases) else {
             continue;
         };
-        let Some(and) = def_inst(func, x_term, Opcode::Band) else {
+        let Some(and) = def_inst(func, x_term, Opcode::Band, aliases) else {
             continue;
         };
-        let (a, b) = args2(func, and);
+        let (a, b) = args2(func, and, aliases);
         let x = if a == mask {
             b
         } else if b == mask {

@@ -27,7 +27,7 @@ mod recurrence;
 pub use address::{AddressStats, fold_address_offsets};
 pub use identities::{IdentityStats, simplify_identities};
 pub use masked_merge::{MaskedMergeStats, masked_merge};
-pub(crate) use ready::reads_no_alias;
+pub(crate) use ready::{Aliases, reads_no_alias};
 pub use ready::{LatencyFn, model_latency, ready_times, unit_latency};
 pub use reassociate::{ConstantPlacement, ReassociateStats, reassociate, reassociate_with};
 
@@ -86,11 +86,37 @@ pub fn run_all_lean(
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
 ) -> RewriteStats {
-    let identities = simplify_identities(func);
-    let mut masked_merge = masked_merge::rewrite_merges(func, latency);
+    run_all_lean_reading(func, latency, constants, Aliases::Resolve)
+}
+
+/// [`run_all_lean`] on a function none of whose instructions reads an alias (what predicating
+/// bounds-check elimination and forwarding leave; checked in debug builds): the rewrites make
+/// no alias that outlives them (the identities resolve theirs), so no operand is passed
+/// through `resolve_aliases`. The function that results is the same.
+pub fn run_all_lean_resolved(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    constants: ConstantPlacement,
+) -> RewriteStats {
+    debug_assert!(reads_no_alias(func));
+    let stats = run_all_lean_reading(func, latency, constants, Aliases::NoneRead);
+    debug_assert!(reads_no_alias(func));
+    stats
+}
+
+/// [`run_all_lean`]'s steps, operands read as `aliases` says.
+fn run_all_lean_reading(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    constants: ConstantPlacement,
+    aliases: Aliases,
+) -> RewriteStats {
+    let identities = identities::simplify_identities_with(func, aliases);
+    let mut masked_merge = masked_merge::rewrite_merges(func, latency, aliases);
     let address = fold_address_offsets(func);
-    masked_merge.removed = remove_dead_pure_insts(func);
-    let reassociate = reassociate::reassociate_counting(func, latency, constants, false);
+    masked_merge.removed = remove_dead_pure_insts_with(func, aliases);
+    let reassociate =
+        reassociate::reassociate_counting(func, latency, constants, false, aliases);
     RewriteStats {
         masked_merge,
         reassociate,
@@ -102,6 +128,11 @@ pub fn run_all_lean(
 /// Removes instructions without side effects whose results are all unused, and then those
 /// that only they used. Returns how many were removed.
 pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
+    remove_dead_pure_insts_with(func, Aliases::Resolve)
+}
+
+/// [`remove_dead_pure_insts`], operands read as `aliases` says.
+pub(crate) fn remove_dead_pure_insts_with(func: &mut Function, aliases: Aliases) -> usize {
     let pure = |func: &Function, inst: Inst| {
         let op = func.dfg.insts[inst].opcode();
         !op.is_terminator()
@@ -124,7 +155,7 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             crate::bce::recognize::for_each_operand(func, inst, |v| {
-                uses[func.dfg.resolve_aliases(v)] += 1;
+                uses[aliases.resolve(func, v)] += 1;
             });
             if pure(func, inst) {
                 is_pure[inst] = true;
@@ -143,7 +174,7 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
         func.layout.remove_inst(inst);
         removed += 1;
         for i in 0..func.dfg.inst_args(inst).len() {
-            let v = func.dfg.resolve_aliases(func.dfg.inst_args(inst)[i]);
+            let v = aliases.resolve(func, func.dfg.inst_args(inst)[i]);
             uses[v] = uses[v].saturating_sub(1);
             if uses[v] == 0
                 && let ValueDef::Result(def, _) = func.dfg.value_def(v)

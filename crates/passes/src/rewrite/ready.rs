@@ -39,6 +39,28 @@ pub(crate) fn reads_no_alias(func: &Function) -> bool {
     })
 }
 
+/// How a pass reads an operand: through `resolve_aliases`, or as it stands when no
+/// instruction of the layout reads an alias (the precondition of the `*_resolved` entry
+/// points, checked in debug builds) — a call into Cranelift per operand saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Aliases {
+    /// Operands may be aliases: each is resolved.
+    Resolve,
+    /// No operand in the layout is an alias: read them as they are.
+    NoneRead,
+}
+
+impl Aliases {
+    /// The value `v` stands for.
+    #[inline]
+    pub(crate) fn resolve(self, func: &Function, v: Value) -> Value {
+        match self {
+            Aliases::Resolve => func.dfg.resolve_aliases(v),
+            Aliases::NoneRead => v,
+        }
+    }
+}
+
 /// An empty [`ReadyTimes`] sized for every value `func` has now (it still grows for values
 /// created later), so that filling it does not reallocate.
 pub(crate) fn ready_map(func: &Function) -> ReadyTimes {
@@ -49,11 +71,22 @@ pub(crate) fn ready_map(func: &Function) -> ReadyTimes {
 
 /// Records the ready time of `inst`'s results: the latest operand plus its latency.
 pub fn note_ready(func: &Function, inst: Inst, latency: LatencyFn<'_>, ready: &mut ReadyTimes) {
+    note_ready_with(func, inst, latency, ready, Aliases::Resolve);
+}
+
+/// [`note_ready`], reading the operands as `aliases` says.
+pub(crate) fn note_ready_with(
+    func: &Function,
+    inst: Inst,
+    latency: LatencyFn<'_>,
+    ready: &mut ReadyTimes,
+    aliases: Aliases,
+) {
     let start = func
         .dfg
         .inst_args(inst)
         .iter()
-        .map(|v| ready[func.dfg.resolve_aliases(*v)])
+        .map(|&v| ready[aliases.resolve(func, v)])
         .max()
         .unwrap_or(0);
     let done = start + latency(func, inst);
@@ -81,8 +114,8 @@ pub(crate) struct Uses {
     pub user: SecondaryMap<Value, PackedOption<Inst>>,
 }
 
-/// Counts the uses of every value in `func`.
-pub(crate) fn use_counts(func: &Function) -> Uses {
+/// Counts the uses of every value in `func`, reading the operands as `aliases` says.
+pub(crate) fn use_counts_with(func: &Function, aliases: Aliases) -> Uses {
     let values = func.dfg.num_values();
     let mut uses = Uses {
         count: SecondaryMap::with_capacity(values),
@@ -93,7 +126,7 @@ pub(crate) fn use_counts(func: &Function) -> Uses {
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             crate::bce::recognize::for_each_operand(func, inst, |v| {
-                let v = func.dfg.resolve_aliases(v);
+                let v = aliases.resolve(func, v);
                 uses.count[v] += 1;
                 uses.user[v] = inst.into();
             });

@@ -12,7 +12,9 @@
 //! iterations ahead, so the loop-carried chain passes through one operation per tree. Integer
 //! addition wraps, so every regrouping gives the same bits.
 
-use super::ready::{LatencyFn, ReadyTimes, Uses, note_ready, ready_times, use_counts};
+use super::ready::{
+    Aliases, LatencyFn, ReadyTimes, Uses, note_ready_with, ready_times, use_counts_with,
+};
 use super::recurrence::Recurrences;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{
@@ -118,21 +120,23 @@ pub fn reassociate_with(
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
 ) -> ReassociateStats {
-    reassociate_counting(func, latency, constants, true)
+    reassociate_counting(func, latency, constants, true, Aliases::Resolve)
 }
 
 /// [`reassociate_with`]; without `shortening`, the trees' ready times before the rebuild are
 /// not computed and [`ReassociateStats::shortened`] and [`ReassociateStats::cycles_saved`]
-/// stay zero (the rebuilt function is the same).
+/// stay zero (the rebuilt function is the same). Operands are read as `aliases` says (the
+/// rebuild makes no alias).
 pub(crate) fn reassociate_counting(
     func: &mut Function,
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
     shortening: bool,
+    aliases: Aliases,
 ) -> ReassociateStats {
     let mut stats = ReassociateStats::default();
-    let uses = use_counts(func);
-    let recurrences = Recurrences::of(func);
+    let uses = use_counts_with(func, aliases);
+    let recurrences = Recurrences::of(func, aliases);
     let blocks: Vec<Block> = func.layout.blocks().collect();
     for block in blocks {
         let original = if shortening {
@@ -156,26 +160,26 @@ pub(crate) fn reassociate_counting(
                     uses: &uses,
                     recurrences: &recurrences,
                     latency,
+                    aliases,
                 };
                 rebuild(func, &tree, &context, &mut ready, &mut stats);
-                note_ready(func, inst, latency, &mut ready);
+                note_ready_with(func, inst, latency, &mut ready, aliases);
                 let after = ready[func.dfg.first_result(inst)];
                 if after < before {
                     stats.shortened += 1;
                     stats.cycles_saved += before - after;
                 }
             } else {
-                note_ready(func, inst, latency, &mut ready);
+                note_ready_with(func, inst, latency, &mut ready, aliases);
             }
         }
     }
-    stats.removed = super::remove_dead_pure_insts(func);
+    stats.removed = super::remove_dead_pure_insts_with(func, aliases);
     stats
 }
 
 /// The instruction defining `v` if it is an interior node of a `family` tree in `block`.
 fn interior(func: &Function, block: Block, v: Value, family: Family, uses: &Uses) -> Option<Inst> {
-    let v = func.dfg.resolve_aliases(v);
     let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
         return None;
     };
@@ -202,9 +206,9 @@ fn is_root(func: &Function, block: Block, inst: Inst, uses: &Uses) -> bool {
         && func.layout.inst_block(user) == Some(block))
 }
 
-/// The constant `v` holds if it is defined by an `iconst`.
+/// The constant `v` (resolved) holds if it is defined by an `iconst`.
 fn constant(func: &Function, v: Value) -> Option<i64> {
-    let ValueDef::Result(inst, 0) = func.dfg.value_def(func.dfg.resolve_aliases(v)) else {
+    let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
         return None;
     };
     match func.dfg.insts[inst] {
@@ -216,25 +220,30 @@ fn constant(func: &Function, v: Value) -> Option<i64> {
     }
 }
 
-/// Collects the operands of the tree rooted at `inst`: values (in source order) and the
-/// folded constant.
+/// The operands of a tree being collected: values (in source order) and constants.
+#[derive(Default)]
+struct Operands {
+    leaves: Vec<Value>,
+    constants: Vec<i64>,
+}
+
+/// Collects the operands of the tree rooted at `inst` into `out`.
 fn collect(
     func: &Function,
     block: Block,
     inst: Inst,
     family: Family,
-    uses: &Uses,
-    leaves: &mut Vec<Value>,
-    constants: &mut Vec<i64>,
+    context: &Context<'_>,
+    out: &mut Operands,
 ) {
     for &v in func.dfg.inst_args(inst) {
-        let v = func.dfg.resolve_aliases(v);
-        if let Some(inner) = interior(func, block, v, family, uses) {
-            collect(func, block, inner, family, uses, leaves, constants);
+        let v = context.aliases.resolve(func, v);
+        if let Some(inner) = interior(func, block, v, family, context.uses) {
+            collect(func, block, inner, family, context, out);
         } else if let Some(c) = constant(func, v) {
-            constants.push(c);
+            out.constants.push(c);
         } else {
-            leaves.push(v);
+            out.leaves.push(v);
         }
     }
 }
@@ -251,6 +260,7 @@ struct Context<'a> {
     uses: &'a Uses,
     recurrences: &'a Recurrences,
     latency: LatencyFn<'a>,
+    aliases: Aliases,
 }
 
 fn rebuild(
@@ -260,15 +270,15 @@ fn rebuild(
     ready: &mut ReadyTimes,
     stats: &mut ReassociateStats,
 ) {
-    let (uses, latency) = (context.uses, context.latency);
+    let latency = context.latency;
     let (block, root) = (tree.block, tree.root);
     let Some(family) = Family::of(func.dfg.insts[root].opcode()) else {
         return;
     };
     let ty = func.dfg.value_type(func.dfg.first_result(root));
-    let mut leaves = Vec::new();
-    let mut constants = Vec::new();
-    collect(func, block, root, family, uses, &mut leaves, &mut constants);
+    let mut operands = Operands::default();
+    collect(func, block, root, family, context, &mut operands);
+    let Operands { leaves, constants } = operands;
     let operand_count = leaves.len() + constants.len();
     if operand_count < 3 || leaves.is_empty() {
         return;
@@ -313,7 +323,7 @@ fn rebuild(
                 break;
             }
             let v = insert_imm(func, root, family, v0, c);
-            note_new(func, v, latency, ready);
+            note_new(func, v, context, ready);
             heap.push(Reverse((r0, t0 + op_latency, seq, v)));
             seq += 1;
             continue;
@@ -328,23 +338,24 @@ fn rebuild(
             break;
         }
         let v = insert_binary(func, root, family, v0, v1);
-        note_new(func, v, latency, ready);
+        note_new(func, v, context, ready);
         heap.push(Reverse((r0 || r1, t0.max(t1) + op_latency, seq, v)));
         seq += 1;
     }
 }
 
 /// Records the ready time of a value a rebuild just created (and of its constant operand).
-fn note_new(func: &Function, v: Value, latency: LatencyFn<'_>, ready: &mut ReadyTimes) {
+fn note_new(func: &Function, v: Value, context: &Context<'_>, ready: &mut ReadyTimes) {
+    let (latency, aliases) = (context.latency, context.aliases);
     let inst = func.dfg.value_def(v).unwrap_inst();
     for &arg in func.dfg.inst_args(inst) {
         if let ValueDef::Result(def, _) = func.dfg.value_def(arg)
             && func.dfg.insts[def].opcode() == Opcode::Iconst
         {
-            note_ready(func, def, latency, ready);
+            note_ready_with(func, def, latency, ready, aliases);
         }
     }
-    note_ready(func, inst, latency, ready);
+    note_ready_with(func, inst, latency, ready, aliases);
 }
 
 fn insert_binary(func: &mut Function, at: Inst, family: Family, a: Value, b: Value) -> Value {
