@@ -34,7 +34,7 @@ pub mod fold;
 pub mod guards;
 
 use crate::bce::predicate::{edge_args, resolve_copy};
-use crate::bce::recognize::{iconst_value, split_constant};
+use crate::bce::recognize::{for_each_operand, iconst_value, split_constant};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -484,7 +484,9 @@ fn reduce(func: &mut Function, cfg: &ControlFlowGraph, plan: &Plan, stats: &mut 
     func.dfg.resolve_all_aliases();
     crate::rewrite::remove_dead_pure_insts(func);
 
-    // Every remaining use of iv or sext(iv) in the loop is recomputed from q.
+    // Every remaining use of iv or sext(iv) in the loop is recomputed from q. Operands are
+    // compared as they stand: the aliases made above are resolved, and the only ones made
+    // below stand for new wide values, never for a copy of iv.
     let copies: HashSet<Value> = plan.copies.iter().copied().collect();
     let in_loop: HashSet<Block> = plan.blocks.iter().copied().collect();
     let insts: Vec<Inst> = plan
@@ -497,7 +499,7 @@ fn reduce(func: &mut Function, cfg: &ControlFlowGraph, plan: &Plan, stats: &mut 
             opcode: Opcode::Sextend,
             arg,
         } = func.dfg.insts[inst]
-            && copies.contains(&func.dfg.resolve_aliases(arg))
+            && copies.contains(&arg)
             && func.dfg.value_type(func.dfg.first_result(inst)) == types::I64
         {
             // Replaced as a whole: `sext(iv)` is the recomputed wide value.
@@ -511,9 +513,9 @@ fn reduce(func: &mut Function, cfg: &ControlFlowGraph, plan: &Plan, stats: &mut 
             continue;
         }
         let uses_iv = |func: &Function| {
-            func.dfg
-                .inst_values(inst)
-                .any(|v| copies.contains(&func.dfg.resolve_aliases(v)))
+            let mut uses = false;
+            for_each_operand(func, inst, |v| uses |= copies.contains(&v));
+            uses
         };
         if !uses_iv(func) {
             continue;

@@ -305,6 +305,7 @@ pub fn predecessor_counts(func: &Function) -> HashMap<Block, usize> {
 /// lists them (arguments, then branch arguments, then exception contexts), without building
 /// that iterator chain for the instructions that are not branches: the passes count uses over
 /// the whole function several times per JIT compile.
+#[inline]
 pub fn for_each_operand(func: &Function, inst: Inst, mut f: impl FnMut(Value)) {
     let data = &func.dfg.insts[inst];
     if data.opcode().is_branch() || data.exception_table().is_some() {

@@ -133,6 +133,8 @@ pub(crate) fn remove_dead_pure_insts(func: &mut Function) -> usize {
 
 /// [`remove_dead_pure_insts`], operands read as `aliases` says.
 pub(crate) fn remove_dead_pure_insts_with(func: &mut Function, aliases: Aliases) -> usize {
+    // Whether the opcode has no side effect; that it has results is checked when a candidate
+    // is taken from the work list (once per candidate).
     let pure = |func: &Function, inst: Inst| {
         let op = func.dfg.insts[inst].opcode();
         !op.is_terminator()
@@ -142,39 +144,42 @@ pub(crate) fn remove_dead_pure_insts_with(func: &mut Function, aliases: Aliases)
             && !op.can_trap()
             && !op.is_call()
             && !op.other_side_effects()
-            && !func.dfg.inst_results(inst).is_empty()
     };
-    // One sweep counts the uses and lists the candidates: pure instructions with results,
-    // in layout order (the others are never removed).
+    // One sweep counts the uses and lists the candidates: pure instructions, in layout order
+    // (the others are never removed).
     let mut uses: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
     uses.resize(func.dfg.num_values());
     let mut work: Vec<Inst> = Vec::with_capacity(func.dfg.num_insts());
-    // Purity is decided once per instruction of the layout (the others are never removed).
-    let mut is_pure: SecondaryMap<Inst, bool> = SecondaryMap::with_capacity(func.dfg.num_insts());
-    is_pure.resize(func.dfg.num_insts());
+    // Purity is decided once per instruction of the layout; an instruction stays a candidate
+    // while it is in the layout (removing it clears the flag).
+    let mut candidate: SecondaryMap<Inst, bool> =
+        SecondaryMap::with_capacity(func.dfg.num_insts());
+    candidate.resize(func.dfg.num_insts());
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             crate::bce::recognize::for_each_operand(func, inst, |v| {
                 uses[aliases.resolve(func, v)] += 1;
             });
             if pure(func, inst) {
-                is_pure[inst] = true;
+                candidate[inst] = true;
                 work.push(inst);
             }
         }
     }
     let mut removed = 0;
     while let Some(inst) = work.pop() {
-        if !is_pure[inst]
-            || func.layout.inst_block(inst).is_none()
-            || func.dfg.inst_results(inst).iter().any(|&v| uses[v] > 0)
-        {
+        if !candidate[inst] {
+            continue;
+        }
+        let results = func.dfg.inst_results(inst);
+        if results.is_empty() || results.iter().any(|&v| uses[v] > 0) {
             continue;
         }
         func.layout.remove_inst(inst);
+        candidate[inst] = false;
         removed += 1;
-        for i in 0..func.dfg.inst_args(inst).len() {
-            let v = aliases.resolve(func, func.dfg.inst_args(inst)[i]);
+        for &arg in func.dfg.inst_args(inst) {
+            let v = aliases.resolve(func, arg);
             uses[v] = uses[v].saturating_sub(1);
             if uses[v] == 0
                 && let ValueDef::Result(def, _) = func.dfg.value_def(v)
