@@ -88,19 +88,25 @@ pub(crate) fn rewrite_merges(
 
 /// For every value: whether it is used, and only as an operand of integer additions.
 fn values_only_added(func: &Function, aliases: Aliases) -> SecondaryMap<Value, bool> {
-    let mut used = SecondaryMap::<Value, bool>::new();
-    let mut other = SecondaryMap::<Value, bool>::new();
+    // Sized once: every operand is an existing value.
+    let values = func.dfg.num_values();
+    let sized = || {
+        let mut map = SecondaryMap::<Value, bool>::with_capacity(values);
+        map.resize(values);
+        map
+    };
+    let (mut used, mut other) = (sized(), sized());
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
             let is_add = func.dfg.insts[inst].opcode() == Opcode::Iadd;
-            for v in func.dfg.inst_values(inst) {
+            crate::bce::recognize::for_each_operand(func, inst, |v| {
                 let v = aliases.resolve(func, v);
                 used[v] = true;
                 other[v] |= !is_add;
-            }
+            });
         }
     }
-    let mut out = SecondaryMap::new();
+    let mut out = sized();
     for (v, &u) in used.iter() {
         out[v] = u && !other[v];
     }
