@@ -34,6 +34,7 @@ pub mod fold;
 pub mod guards;
 
 use crate::bce::predicate::{edge_args, resolve_copy};
+use crate::rewrite::Aliases;
 use crate::bce::recognize::{for_each_operand, iconst_value, split_constant};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
@@ -156,10 +157,14 @@ fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) 
             reduce(func, &cfg, &plan, &mut stats);
         }
     }
-    if !resolved {
+    // Resolved here, or else the reduction's aliases are still read.
+    let aliases = if resolved {
+        Aliases::Resolve
+    } else {
         func.dfg.resolve_all_aliases();
-    }
-    crate::rewrite::remove_dead_pure_insts(func);
+        Aliases::NoneRead
+    };
+    crate::rewrite::remove_dead_pure_insts_with(func, aliases);
     stats
 }
 
@@ -482,7 +487,8 @@ fn reduce(func: &mut Function, cfg: &ControlFlowGraph, plan: &Plan, stats: &mut 
         }
     }
     func.dfg.resolve_all_aliases();
-    crate::rewrite::remove_dead_pure_insts(func);
+    // Just resolved: no operand is an alias.
+    crate::rewrite::remove_dead_pure_insts_with(func, Aliases::NoneRead);
 
     // Every remaining use of iv or sext(iv) in the loop is recomputed from q. Operands are
     // compared as they stand: the aliases made above are resolved, and the only ones made

@@ -302,14 +302,23 @@ fn pass_as_params(
     header_values: &HashSet<Value>,
 ) {
     let mut needed: Vec<Value> = Vec::new();
+    // The instructions that read a header value: the only ones rewritten below.
+    let mut readers: Vec<Inst> = Vec::new();
     for &block in region {
         for inst in func.layout.block_insts(block) {
             // No operand is an alias (see `rotate_loops_resolved`).
+            let mut reads = false;
             for_each_operand(func, inst, |v| {
-                if header_values.contains(&v) && !needed.contains(&v) {
-                    needed.push(v);
+                if header_values.contains(&v) {
+                    reads = true;
+                    if !needed.contains(&v) {
+                        needed.push(v);
+                    }
                 }
             });
+            if reads {
+                readers.push(inst);
+            }
         }
     }
     if needed.is_empty() {
@@ -322,11 +331,7 @@ fn pass_as_params(
         to_param.insert(v, param);
         append_edge_arg(func, header_term, to, v);
     }
-    let insts: Vec<Inst> = region
-        .iter()
-        .flat_map(|&b| func.layout.block_insts(b).collect::<Vec<_>>())
-        .collect();
-    for inst in insts {
+    for inst in readers {
         func.dfg
             .map_inst_values(inst, |v| to_param.get(&v).copied().unwrap_or(v));
     }

@@ -133,7 +133,8 @@ pub fn fold_constant_conditions(func: &mut Function) -> usize {
     }
     if folded > 0 {
         func.dfg.resolve_all_aliases();
-        crate::rewrite::remove_dead_pure_insts(func);
+        // Just resolved: no operand is an alias.
+        crate::rewrite::remove_dead_pure_insts_with(func, crate::rewrite::Aliases::NoneRead);
     }
     folded
 }
