@@ -178,17 +178,6 @@ pub(crate) fn reassociate_counting(
     stats
 }
 
-/// The instruction defining `v` if it is an interior node of a `family` tree in `block`.
-fn interior(func: &Function, block: Block, v: Value, family: Family, uses: &Uses) -> Option<Inst> {
-    let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
-        return None;
-    };
-    let same = Family::of(func.dfg.insts[inst].opcode()) == Some(family)
-        && func.layout.inst_block(inst) == Some(block)
-        && uses.count[v] == 1;
-    same.then_some(inst)
-}
-
 /// A tree root: a family operation whose result is not an interior node of a larger tree.
 fn is_root(func: &Function, block: Block, inst: Inst, uses: &Uses) -> bool {
     let Some(family) = Family::of(func.dfg.insts[inst].opcode()) else {
@@ -206,20 +195,6 @@ fn is_root(func: &Function, block: Block, inst: Inst, uses: &Uses) -> bool {
         && func.layout.inst_block(user) == Some(block))
 }
 
-/// The constant `v` (resolved) holds if it is defined by an `iconst`.
-fn constant(func: &Function, v: Value) -> Option<i64> {
-    let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else {
-        return None;
-    };
-    match func.dfg.insts[inst] {
-        InstructionData::UnaryImm {
-            opcode: Opcode::Iconst,
-            imm,
-        } => Some(imm.bits()),
-        _ => None,
-    }
-}
-
 /// The operands of a tree being collected: values (in source order) and constants.
 #[derive(Default)]
 struct Operands {
@@ -227,7 +202,10 @@ struct Operands {
     constants: Vec<i64>,
 }
 
-/// Collects the operands of the tree rooted at `inst` into `out`.
+/// Collects the operands of the tree rooted at `inst` into `out`: an operand defined in
+/// `block` by a `family` operation whose result has no other use is an interior node (its
+/// operands are collected in its place), one defined by an `iconst` a constant, any other a
+/// leaf.
 fn collect(
     func: &Function,
     block: Block,
@@ -238,13 +216,26 @@ fn collect(
 ) {
     for &v in func.dfg.inst_args(inst) {
         let v = context.aliases.resolve(func, v);
-        if let Some(inner) = interior(func, block, v, family, context.uses) {
-            collect(func, block, inner, family, context, out);
-        } else if let Some(c) = constant(func, v) {
-            out.constants.push(c);
-        } else {
-            out.leaves.push(v);
+        // What `interior` and then `constant` decide, from one look at the definition.
+        if let ValueDef::Result(def, 0) = func.dfg.value_def(v) {
+            let data = &func.dfg.insts[def];
+            if Family::of(data.opcode()) == Some(family)
+                && context.uses.count[v] == 1
+                && func.layout.inst_block(def) == Some(block)
+            {
+                collect(func, block, def, family, context, out);
+                continue;
+            }
+            if let InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } = *data
+            {
+                out.constants.push(imm.bits());
+                continue;
+            }
         }
+        out.leaves.push(v);
     }
 }
 
