@@ -101,14 +101,19 @@ pub fn fold_constant_conditions(func: &mut Function) -> usize {
         let insts: Vec<Inst> = func
             .layout
             .blocks()
-            .flat_map(|b| func.layout.block_insts(b).collect::<Vec<_>>())
+            .flat_map(|b| func.layout.block_insts(b))
             .collect();
         let mut changed = false;
         for inst in insts {
+            // Only comparisons and binary operations fold, and they have a result.
+            let folded_to = fold_inst(func, inst);
+            if folded_to.is_none() {
+                continue;
+            }
             let Some(result) = func.dfg.inst_results(inst).first().copied() else {
                 continue;
             };
-            match fold_inst(func, inst) {
+            match folded_to {
                 Some(Folded::Constant(k)) => {
                     let ty = func.dfg.value_type(result);
                     let mut cur = FuncCursor::new(func).at_inst(inst);
