@@ -34,8 +34,8 @@ pub mod fold;
 pub mod guards;
 
 use crate::bce::predicate::{edge_args, resolve_copy};
-use crate::rewrite::Aliases;
 use crate::bce::recognize::{for_each_operand, iconst_value, split_constant};
+use crate::rewrite::Aliases;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;

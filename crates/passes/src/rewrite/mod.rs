@@ -115,8 +115,7 @@ fn run_all_lean_reading(
     let mut masked_merge = masked_merge::rewrite_merges(func, latency, aliases);
     let address = fold_address_offsets(func);
     masked_merge.removed = remove_dead_pure_insts_with(func, aliases);
-    let reassociate =
-        reassociate::reassociate_counting(func, latency, constants, false, aliases);
+    let reassociate = reassociate::reassociate_counting(func, latency, constants, false, aliases);
     RewriteStats {
         masked_merge,
         reassociate,
@@ -152,8 +151,7 @@ pub(crate) fn remove_dead_pure_insts_with(func: &mut Function, aliases: Aliases)
     let mut work: Vec<Inst> = Vec::with_capacity(func.dfg.num_insts());
     // Purity is decided once per instruction of the layout; an instruction stays a candidate
     // while it is in the layout (removing it clears the flag).
-    let mut candidate: SecondaryMap<Inst, bool> =
-        SecondaryMap::with_capacity(func.dfg.num_insts());
+    let mut candidate: SecondaryMap<Inst, bool> = SecondaryMap::with_capacity(func.dfg.num_insts());
     candidate.resize(func.dfg.num_insts());
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
