@@ -168,15 +168,19 @@ fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) 
     stats
 }
 
+/// The plan for the loop at `header`. No instruction of the layout reads an alias here
+/// ([`strength_reduce_from`] resolves them first, or its caller has), so operands are read as
+/// they stand.
 fn analyze(
     func: &Function,
     cfg: &ControlFlowGraph,
     header: Block,
     blocks: Vec<Block>,
 ) -> Option<Plan> {
+    debug_assert!(crate::rewrite::reads_no_alias(func));
     let dfg = &func.dfg;
     let in_loop: HashSet<Block> = blocks.iter().copied().collect();
-    let outside = |v: Value| match dfg.value_def(dfg.resolve_aliases(v)) {
+    let outside = |v: Value| match dfg.value_def(v) {
         ValueDef::Result(i, _) => func
             .layout
             .inst_block(i)
@@ -215,12 +219,12 @@ fn analyze(
     let InstructionData::Brif { arg, .. } = dfg.insts[term] else {
         return None;
     };
-    let cmp = dfg.value_def(dfg.resolve_aliases(arg)).inst()?;
+    let cmp = dfg.value_def(arg).inst()?;
     let InstructionData::IntCompare { cond, args, .. } = dfg.insts[cmp] else {
         return None;
     };
     let params = dfg.block_params(header);
-    let [a, b] = args.map(|v| dfg.resolve_aliases(v));
+    let [a, b] = args;
     let (cond, iv, limit) = if params.contains(&a) {
         (cond, a, b)
     } else if params.contains(&b) {
@@ -286,7 +290,7 @@ fn analyze(
                 opcode: Opcode::Sextend,
                 arg,
             } = dfg.insts[inst]
-                && copies.contains(&dfg.resolve_aliases(arg))
+                && copies.contains(&arg)
                 && dfg.value_type(dfg.first_result(inst)) == types::I64
             {
                 sext.insert(dfg.first_result(inst));
@@ -297,7 +301,6 @@ fn analyze(
         return None;
     }
     let scaled = |v: Value| -> Option<u8> {
-        let v = dfg.resolve_aliases(v);
         if sext.contains(&v) {
             return Some(0);
         }
@@ -309,8 +312,7 @@ fn analyze(
             } => (args[0], iconst_value(func, args[1])?),
             _ => return None,
         };
-        (sext.contains(&dfg.resolve_aliases(x)) && (1..=MAX_SHIFT).contains(&amount))
-            .then_some(amount as u8)
+        (sext.contains(&x) && (1..=MAX_SHIFT).contains(&amount)).then_some(amount as u8)
     };
     let mut terms: HashMap<Scale, Vec<Inst>> = HashMap::default();
     let mut order: Vec<Scale> = Vec::new();
@@ -323,7 +325,7 @@ fn analyze(
             else {
                 continue;
             };
-            let [x, y] = args.map(|v| dfg.resolve_aliases(v));
+            let [x, y] = args;
             let found = match (scaled(x), scaled(y)) {
                 (_, Some(sh)) if outside(x) => Some((x, sh)),
                 (Some(sh), _) if outside(y) => Some((y, sh)),
