@@ -8,7 +8,6 @@
 //! of it, so in a loop bound by its recurrence those arrive first whatever their latency.
 
 use super::ready::Aliases;
-use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{BlockArg, Function, Value};
 
 /// The component of a value the graph did not contain.
@@ -16,7 +15,8 @@ const UNKNOWN: u32 = u32::MAX;
 
 /// Identifies the strongly connected component of every value.
 pub(crate) struct Recurrences {
-    component: SecondaryMap<Value, u32>,
+    /// By value number; values past the end (created later) are on none.
+    component: Vec<u32>,
 }
 
 impl Recurrences {
@@ -28,7 +28,7 @@ impl Recurrences {
         let values = dfg.num_values();
         if !has_back_branch(func) {
             return Recurrences {
-                component: SecondaryMap::with_default(UNKNOWN),
+                component: Vec::new(),
             };
         }
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(values * 2);
@@ -52,21 +52,22 @@ impl Recurrences {
                 }
             }
         }
-        // Only components of two or more values are recurrences; the others stay UNKNOWN.
-        let mut component = SecondaryMap::with_default(UNKNOWN);
-        component.resize(values);
-        for (v, c) in recurrent_components(values, &edges).into_iter().enumerate() {
-            if c != UNKNOWN {
-                component[Value::from_u32(v as u32)] = c;
-            }
+        // Only components of two or more values are recurrences; the others are UNKNOWN.
+        Recurrences {
+            component: recurrent_components(values, &edges),
         }
-        Recurrences { component }
     }
 
     /// Whether `a` and `b` are distinct values on a common recurrence (values created after
     /// the components were computed are on none).
     pub(crate) fn common(&self, a: Value, b: Value) -> bool {
-        let (ca, cb) = (self.component[a], self.component[b]);
+        let of = |v: Value| {
+            self.component
+                .get(v.as_u32() as usize)
+                .copied()
+                .unwrap_or(UNKNOWN)
+        };
+        let (ca, cb) = (of(a), of(b));
         a != b && ca != UNKNOWN && ca == cb
     }
 }
