@@ -30,6 +30,15 @@
 //!   only, and on Golden Cove it fits one loop and contradicts another — it explained
 //!   `mulAdd`'s 3-cycle carry loop running at 3.18 but predicts 2.68 for the reassociated
 //!   2-cycle loop measured at 2.25 (notes/design.md, "The lead model after the carry fix").
+//! - *uiCA's rule in full* (both **off by default**, [`SimOptions::CITED`]; notes/design.md,
+//!   "Issue 12 (helper 3, session 4)"): [`SimOptions::issue_slot_rule`], the issue slot of an
+//!   instruction in its allocation group steering the 10-port rule and loads, store addresses
+//!   and store data taking their ports in turn; [`SimOptions::late_operand_penalty`], a uop
+//!   whose last operand arrives exactly at its earliest dispatch cycle or one later being
+//!   ready a cycle later ([UICA] `Scheduler.addNewUops`, `getReadyForDispatchCycle`). Both are
+//!   uiCA's Ice Lake behaviour; on Golden Cove they move SHA-256's source-order and `pressure`
+//!   rows toward measurement but squareToLen's `pressure` rows and mulAdd's
+//!   `latency-pressure` away, so the lead figure leaves them out.
 //! - *Memory renaming* ([`Window::renames_memory`]): a reload of a just-stored stack slot gets
 //!   the stored register's value at rename plus [`CoreModel::store_forward`] ([TD-FW],
 //!   [AF-Z2], [EXP-SF]); elsewhere it waits for the store-data uop.
@@ -788,8 +797,12 @@ fn next_in_turn(mask: PortMask, turn: &mut usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::{Target, bound_of, models::core_model, simulated};
-    use super::{SimOptions, window};
+    use super::{
+        COMPUTE, MEMORY, PortMask, PortRule, STORE_DATA, SimOptions, bind_port, next_in_turn,
+        takes_ports_in_turn, window,
+    };
     use crate::mca::HotLoop;
+    use std::collections::HashMap;
 
     fn body(lines: &[&str]) -> HotLoop {
         super::super::tests::body(Target::X86_64, lines)
@@ -967,6 +980,42 @@ mod tests {
             let sim = sim_of(MUL_ADD, "sapphirerapids", options);
             assert!(sim >= b - 1e-9, "{options:?}: {sim} < {b}");
         }
+    }
+
+    #[test]
+    fn memory_uops_take_their_ports_in_turn() {
+        // Golden Cove's load ports 2, 3, 11: in turn, whatever their load ([UICA] `nextP23Port`).
+        let loads: PortMask = (1 << 2) | (1 << 3) | (1 << 11);
+        let mut turn = 0;
+        let taken: Vec<usize> = (0..5).map(|_| next_in_turn(loads, &mut turn)).collect();
+        assert_eq!(taken, [2, 3, 11, 2, 3]);
+        assert!(takes_ports_in_turn(Some(MEMORY), true));
+        assert!(takes_ports_in_turn(Some(STORE_DATA), true));
+        assert!(!takes_ports_in_turn(Some(COMPUTE), true));
+        assert!(!takes_ports_in_turn(Some(MEMORY), false));
+    }
+
+    #[test]
+    fn the_issue_slot_steers_the_ten_port_rule() {
+        // ALU ports 0, 1, 5, 6, 10 with pending uops 3, 0, 1, 2, 1: ranked 1, 10, 5, 6, 0.
+        let alu: PortMask = (1 << 0) | (1 << 1) | (1 << 5) | (1 << 6) | (1 << 10);
+        let mut usage = vec![0usize; 12];
+        (usage[0], usage[1], usage[5], usage[6], usage[10]) = (3, 0, 1, 2, 1);
+        let bind = |slot: Option<usize>, already: usize| {
+            let mut same = HashMap::new();
+            same.insert(alu, already);
+            bind_port(PortRule::TenPort, alu, &usage, &mut same, slot, 0)
+        };
+        // Without the slot rule: the n-th uop of the set in the cycle takes the n-th port.
+        assert_eq!(bind(None, 0), 1);
+        assert_eq!(bind(None, 1), 10);
+        assert_eq!(bind(None, 2), 5);
+        // Slot 4: the least loaded, whatever came before; slot 3, first of its set: the second.
+        assert_eq!(bind(Some(4), 2), 1);
+        assert_eq!(bind(Some(3), 0), 10);
+        assert_eq!(bind(Some(3), 1), 10);
+        assert_eq!(bind(Some(3), 2), 5);
+        assert_eq!(bind(Some(2), 0), 1);
     }
 
     #[test]
