@@ -91,9 +91,9 @@ pub struct CoreModel {
     pub alu_ports: f64,
     /// Whether `reg_move` is 0 because of move elimination.
     pub eliminates_moves: bool,
-    /// Whether a store with an indexed address (`base + index`) takes two issue slots: Intel
-    /// cores decode it as one micro-fused uop but *un-laminate* it into store-address and
-    /// store-data before allocation.
+    /// Whether a store with an indexed address (`base + index`) takes two issue slots: Skylake
+    /// decodes it as one micro-fused uop but *un-laminates* it into store-address and
+    /// store-data before allocation ([INT-UNL]); Golden Cove was measured not to ([EXP-UNL]).
     pub unlaminates_indexed_stores: bool,
 }
 
