@@ -98,22 +98,29 @@ fn simulation_of_the_validated_kernels() {
                 let b = bound_of(Target::X86_64, &body, m).unwrap_or_else(|e| panic!("{e}"));
                 let sim =
                     |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN);
-                let without = |f: fn(&mut SimOptions)| {
-                    let mut o = SimOptions::ALL;
+                let with = |f: fn(&mut SimOptions)| {
+                    let mut o = SimOptions::CITED;
                     f(&mut o);
                     sim(o)
                 };
                 println!(
-                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | none {:8.2} | all {:8.2} | without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2}",
+                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | cited {:8.2} | none {:8.2} | all {:8.2} | cited with/without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2} slots {:8.2} late {:8.2} | uica {:8.2}",
                     m.name,
                     body.insts.len(),
                     b.bound(),
+                    sim(SimOptions::CITED),
                     sim(SimOptions::NONE),
                     sim(SimOptions::ALL),
-                    without(|o| o.bind_ports_at_allocation = false),
-                    without(|o| o.writeback_conflicts = false),
-                    without(|o| o.issue_dispatch_delay = false),
-                    without(|o| o.split_schedulers = false),
+                    with(|o| o.bind_ports_at_allocation = !o.bind_ports_at_allocation),
+                    with(|o| o.writeback_conflicts = !o.writeback_conflicts),
+                    with(|o| o.issue_dispatch_delay = !o.issue_dispatch_delay),
+                    with(|o| o.split_schedulers = !o.split_schedulers),
+                    with(|o| o.issue_slot_rule = !o.issue_slot_rule),
+                    with(|o| o.late_operand_penalty = !o.late_operand_penalty),
+                    with(|o| {
+                        o.issue_slot_rule = !o.issue_slot_rule;
+                        o.late_operand_penalty = !o.late_operand_penalty;
+                    }),
                 );
             }
         }

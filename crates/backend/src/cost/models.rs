@@ -26,6 +26,15 @@
 //!   un-lamination") and its Haswell "Unlamination" section; measured to hold for indexed
 //!   stores on Haswell and Skylake by P. Cordes (Stack Overflow question 26046634, "Micro
 //!   fusion and addressing modes"). AMD cores dispatch such a store as one macro-op.
+//! - **[EXP-UNL]** Golden Cove does not take two allocation slots for the indexed store
+//!   `movl %r, (%base,%index,4)` of the BigInteger loops: three timings on this project's
+//!   Emerald Rapids host run *under* the 6-wide allocation bound that two slots would set —
+//!   helper 3's hand-written V17 (13 instructions + that store: 2.22 cycles per iteration
+//!   against 14/6 = 2.33; session 3, notes/design.md), the JIT's 13-instruction `mulAdd` loop
+//!   (2.25, notes/validation.md) and squareToLen's same loop fitted at n ≥ 128 (2.17–2.21;
+//!   notes/design.md, "Issue 12 (helper 3, session 4)"). No vendor document was found that
+//!   says so; a floor must not exceed what the core was measured to do, so the entry follows
+//!   the measurements.
 //! - **[ARM-SOG]** Arm *Software Optimization Guides*: Cortex-A72 (UAN0016), Neoverse N1
 //!   (PJDOC-466751330-9707), Neoverse V2 (PJDOC-466751330-593177): ALU 1 cycle, ALU with
 //!   shifted operand 2, `MUL` 3 (W) / 4–5 (X), load-to-use 4, decode width 3 / 4 / 6.
@@ -82,9 +91,9 @@ pub struct CoreModel {
     pub alu_ports: f64,
     /// Whether `reg_move` is 0 because of move elimination.
     pub eliminates_moves: bool,
-    /// Whether a store with an indexed address (`base + index`) takes two issue slots: Intel
-    /// cores decode it as one micro-fused uop but *un-laminate* it into store-address and
-    /// store-data before allocation.
+    /// Whether a store with an indexed address (`base + index`) takes two issue slots: Skylake
+    /// decodes it as one micro-fused uop but *un-laminates* it into store-address and
+    /// store-data before allocation ([INT-UNL]); Golden Cove was measured not to ([EXP-UNL]).
     pub unlaminates_indexed_stores: bool,
 }
 
@@ -156,7 +165,7 @@ pub const MODELS: &[CoreModel] = &[
         issue_width: 6.0,   // [INT-OPT] 6-wide allocation
         alu_ports: 5.0,     // [INT-OPT] 5 integer ALU ports
         eliminates_moves: true,
-        unlaminates_indexed_stores: true, // approx.: [INT-UNL] for Skylake, same allocation design
+        unlaminates_indexed_stores: false, // [EXP-UNL] (Skylake's [INT-UNL] does not hold here)
     },
     // Arm Cortex-A72.
     CoreModel {

@@ -30,6 +30,15 @@
 //!   only, and on Golden Cove it fits one loop and contradicts another — it explained
 //!   `mulAdd`'s 3-cycle carry loop running at 3.18 but predicts 2.68 for the reassociated
 //!   2-cycle loop measured at 2.25 (notes/design.md, "The lead model after the carry fix").
+//! - *uiCA's rule in full* (both **off by default**, [`SimOptions::CITED`]; notes/design.md,
+//!   "Issue 12 (helper 3, session 4)"): [`SimOptions::issue_slot_rule`], the issue slot of an
+//!   instruction in its allocation group steering the 10-port rule and loads, store addresses
+//!   and store data taking their ports in turn; [`SimOptions::late_operand_penalty`], a uop
+//!   whose last operand arrives exactly at its earliest dispatch cycle or one later being
+//!   ready a cycle later ([UICA] `Scheduler.addNewUops`, `getReadyForDispatchCycle`). Both are
+//!   uiCA's Ice Lake behaviour; on Golden Cove they move SHA-256's source-order and `pressure`
+//!   rows toward measurement but squareToLen's `pressure` rows and mulAdd's
+//!   `latency-pressure` away, so the lead figure leaves them out.
 //! - *Memory renaming* ([`Window::renames_memory`]): a reload of a just-stored stack slot gets
 //!   the stored register's value at rename plus [`CoreModel::store_forward`] ([TD-FW],
 //!   [AF-Z2], [EXP-SF]); elsewhere it waits for the store-data uop.
@@ -138,6 +147,15 @@ pub struct SimOptions {
     /// A port returns one result per cycle: a computation uop is not dispatched onto a port
     /// whose result bus is taken in the cycle it would finish (write-back conflicts).
     pub writeback_conflicts: bool,
+    /// [UICA]'s 10-port rule in full: the issue slot of the uop's instruction in its
+    /// allocation group steers the choice (slot 4: the least-loaded port; slot 3, first uop of
+    /// its port set in the cycle: the second-least-loaded), and loads, store addresses and
+    /// store data take their ports in turn instead of by load ([`PortRule::TenPort`] only).
+    pub issue_slot_rule: bool,
+    /// [UICA]'s dispatch-readiness rule: a uop whose last operand becomes ready exactly at, or
+    /// one cycle after, its earliest dispatch cycle (allocation + [`Window::dispatch_delay`])
+    /// is ready one cycle later (`Scheduler.getReadyForDispatchCycle`).
+    pub late_operand_penalty: bool,
 }
 
 impl SimOptions {
@@ -147,6 +165,8 @@ impl SimOptions {
         issue_dispatch_delay: true,
         split_schedulers: true,
         writeback_conflicts: true,
+        issue_slot_rule: true,
+        late_operand_penalty: true,
     };
     /// Every mechanism off: the idealised core (free port choice, no delay, one scheduler).
     pub const NONE: Self = Self {
@@ -154,6 +174,8 @@ impl SimOptions {
         issue_dispatch_delay: false,
         split_schedulers: false,
         writeback_conflicts: false,
+        issue_slot_rule: false,
+        late_operand_penalty: false,
     };
 }
 
@@ -162,6 +184,8 @@ impl SimOptions {
     /// (write-back conflicts off, see the module docs).
     pub const CITED: Self = Self {
         writeback_conflicts: false,
+        issue_slot_rule: false,
+        late_operand_penalty: false,
         ..Self::ALL
     };
 }
@@ -480,6 +504,8 @@ pub(crate) fn simulate_with(
     let mut port_order: Vec<usize> = (0..ports).collect();
     port_order.sort_by_key(|&p| popularity[p]);
     let mut pending = vec![0usize; ports];
+    // The next port in turn per memory port set ([UICA]).
+    let mut turns: HashMap<PortMask, usize> = HashMap::new();
     // Result-bus use per port, by cycle modulo the ring's size.
     const RING: usize = 64;
     let mut writeback = vec![[u64::MAX; RING]; ports];
@@ -548,6 +574,7 @@ pub(crate) fn simulate_with(
             if (0..3).any(|s| need[s] > 0 && occupancy[s] + need[s] > capacity[s]) {
                 break;
             }
+            let slot_in_group = used;
             used += slots[i];
             rob_used += slots[i];
             for s in 0..3 {
@@ -558,13 +585,25 @@ pub(crate) fn simulate_with(
                 alloc_cycle[id] = cycle;
                 let mask = body[j].mask;
                 if mask != 0 && rule != PortRule::Free {
-                    let p = bind_port(
-                        rule,
-                        mask,
-                        &usage_seen,
-                        &mut same_mask_this_cycle,
-                        group_index,
-                    );
+                    let in_turn = options.issue_slot_rule
+                        && rule == PortRule::TenPort
+                        && takes_ports_in_turn(body[j].scheduler, split);
+                    let p = if in_turn {
+                        next_in_turn(mask, turns.entry(mask).or_insert(0))
+                    } else {
+                        bind_port(
+                            rule,
+                            mask,
+                            &usage_seen,
+                            &mut same_mask_this_cycle,
+                            if options.issue_slot_rule && rule == PortRule::TenPort {
+                                Some(slot_in_group)
+                            } else {
+                                None
+                            },
+                            group_index,
+                        )
+                    };
                     bound_port[id] = p;
                     pending[p] += 1;
                     group_index += 1;
@@ -609,6 +648,14 @@ pub(crate) fn simulate_with(
             }
             if t.ceil() as u64 > cycle || cycle < alloc_cycle[id] + delay {
                 return true;
+            }
+            if options.late_operand_penalty {
+                // [UICA]: operands ready at the earliest dispatch cycle, or one later, cost a cycle.
+                let earliest = alloc_cycle[id] + delay;
+                let operands = t.ceil() as u64;
+                if (operands == earliest || operands == earliest + 1) && cycle < operands + 1 {
+                    return true;
+                }
             }
             // The cycle this uop's result would take the port's result bus (computation uops).
             let returns =
@@ -692,6 +739,7 @@ fn bind_port(
     mask: PortMask,
     usage: &[usize],
     same_mask: &mut HashMap<PortMask, usize>,
+    issue_slot: Option<usize>,
     group_index: usize,
 ) -> usize {
     let candidates: Vec<usize> = (0..usage.len()).filter(|p| mask & (1 << p) != 0).collect();
@@ -706,7 +754,12 @@ fn bind_port(
             let least = usage[ranked[0]];
             ranked.retain(|&p| usage[p] < least + 5);
             let nth = same_mask.entry(mask).or_insert(0);
-            let p = ranked[*nth % ranked.len()];
+            let first_of_its_set = *nth == 0;
+            let p = match issue_slot {
+                Some(4) => ranked[0],
+                Some(3) if first_of_its_set && ranked.len() > 1 => ranked[1],
+                _ => ranked[*nth % ranked.len()],
+            };
             *nth += 1;
             p
         }
@@ -720,11 +773,36 @@ fn bind_port(
     }
 }
 
+/// Whether a uop in `scheduler` takes its ports in turn ([UICA]: loads, store addresses and
+/// store data do, per port set), not by load.
+fn takes_ports_in_turn(scheduler: Option<usize>, split: bool) -> bool {
+    split && matches!(scheduler, Some(MEMORY | STORE_DATA))
+}
+
+/// The next port of `mask` after the one `turn` last gave (in port order), advancing `turn`.
+fn next_in_turn(mask: PortMask, turn: &mut usize) -> usize {
+    let ports: Vec<usize> = (0..PortMask::BITS as usize)
+        .filter(|p| mask & (1 << p) != 0)
+        .collect();
+    let p = ports
+        .iter()
+        .copied()
+        .find(|&p| p >= *turn)
+        .or_else(|| ports.first().copied())
+        .unwrap_or(0);
+    *turn = p + 1;
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Target, bound_of, models::core_model, simulated};
-    use super::{SimOptions, window};
+    use super::{
+        COMPUTE, MEMORY, PortMask, PortRule, STORE_DATA, SimOptions, bind_port, next_in_turn,
+        takes_ports_in_turn, window,
+    };
     use crate::mca::HotLoop;
+    use std::collections::HashMap;
 
     fn body(lines: &[&str]) -> HotLoop {
         super::super::tests::body(Target::X86_64, lines)
@@ -890,16 +968,54 @@ mod tests {
         let b = bound_of(Target::X86_64, &body(MUL_ADD), m)
             .expect("bound")
             .bound();
-        for bits in 0..16u8 {
+        for bits in 0..64u8 {
             let options = SimOptions {
                 bind_ports_at_allocation: bits & 1 != 0,
                 issue_dispatch_delay: bits & 2 != 0,
                 split_schedulers: bits & 4 != 0,
                 writeback_conflicts: bits & 8 != 0,
+                issue_slot_rule: bits & 16 != 0,
+                late_operand_penalty: bits & 32 != 0,
             };
             let sim = sim_of(MUL_ADD, "sapphirerapids", options);
             assert!(sim >= b - 1e-9, "{options:?}: {sim} < {b}");
         }
+    }
+
+    #[test]
+    fn memory_uops_take_their_ports_in_turn() {
+        // Golden Cove's load ports 2, 3, 11: in turn, whatever their load ([UICA] `nextP23Port`).
+        let loads: PortMask = (1 << 2) | (1 << 3) | (1 << 11);
+        let mut turn = 0;
+        let taken: Vec<usize> = (0..5).map(|_| next_in_turn(loads, &mut turn)).collect();
+        assert_eq!(taken, [2, 3, 11, 2, 3]);
+        assert!(takes_ports_in_turn(Some(MEMORY), true));
+        assert!(takes_ports_in_turn(Some(STORE_DATA), true));
+        assert!(!takes_ports_in_turn(Some(COMPUTE), true));
+        assert!(!takes_ports_in_turn(Some(MEMORY), false));
+    }
+
+    #[test]
+    fn the_issue_slot_steers_the_ten_port_rule() {
+        // ALU ports 0, 1, 5, 6, 10 with pending uops 3, 0, 1, 2, 1: ranked 1, 10, 5, 6, 0.
+        let alu: PortMask = (1 << 0) | (1 << 1) | (1 << 5) | (1 << 6) | (1 << 10);
+        let mut usage = vec![0usize; 12];
+        (usage[0], usage[1], usage[5], usage[6], usage[10]) = (3, 0, 1, 2, 1);
+        let bind = |slot: Option<usize>, already: usize| {
+            let mut same = HashMap::new();
+            same.insert(alu, already);
+            bind_port(PortRule::TenPort, alu, &usage, &mut same, slot, 0)
+        };
+        // Without the slot rule: the n-th uop of the set in the cycle takes the n-th port.
+        assert_eq!(bind(None, 0), 1);
+        assert_eq!(bind(None, 1), 10);
+        assert_eq!(bind(None, 2), 5);
+        // Slot 4: the least loaded, whatever came before; slot 3, first of its set: the second.
+        assert_eq!(bind(Some(4), 2), 1);
+        assert_eq!(bind(Some(3), 0), 10);
+        assert_eq!(bind(Some(3), 1), 10);
+        assert_eq!(bind(Some(3), 2), 5);
+        assert_eq!(bind(Some(2), 0), 1);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! not assumed negligible. The share of a call's cycles spent in the hot loop,
 //! `α·iters(n) / T(n)`, is reported per size.
 //!
-//! **Timing.** A sample is a batch of calls on the same buffers (all in L1: at most 2 × 8 KiB)
+//! **Timing.** A sample is a batch of calls on the same buffers (all in L1: at most 2 × 8 KiB for mulAdd, 4 + 8 KiB for squareToLen)
 //! lasting about [`SAMPLE`]; the fastest of [`SAMPLES`] samples per size counts (other
 //! processes' time slices only ever make a sample slower), converted to cycles with the
 //! effective clock probed right before the row, as for MD5.
@@ -57,12 +57,16 @@ impl BigKernel {
     }
 
     /// Operand sizes (ints) timed: the largest keeps the fixed cost well under 1 % of a call
-    /// (`mulAdd`) or the hot loop the bulk of it (`squareToLen`); 34 is the JDK review's
-    /// 1075-bit operand.
+    /// (`mulAdd`) or the hot loop the bulk of it (`squareToLen`). squareToLen starts at 128:
+    /// its rows (inner-loop runs) are n−1, n−2, …, 1 words long, and rows of a few dozen words
+    /// cost more per word than the linear `β·n` term can hold, so fits that include n = 16…64
+    /// read α up to 10 % high and shift with the sizes chosen (2.06…2.55 cycles per word for
+    /// one strategy in one run; from n = 128 on the fit is stable within 0.5 %: notes/design.md,
+    /// "Issue 12 (helper 3, session 4)"). The largest, 1024, keeps both buffers in L1.
     pub fn sizes(self) -> &'static [usize] {
         match self {
             BigKernel::MulAdd => &[64, 256, 1024, 2048],
-            BigKernel::SquareToLen => &[16, 34, 64, 128, 256],
+            BigKernel::SquareToLen => &[128, 192, 256, 384, 512, 768, 1024],
         }
     }
 
