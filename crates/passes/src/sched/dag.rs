@@ -20,9 +20,11 @@
 //! never rise above such a check either.
 
 use super::latency::MachineModel;
+use super::pressure::sort_dedup_tail;
+use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{
-    AliasRegion, Block, Function, Inst, InstructionData, Opcode, ValueDef,
+    AliasRegion, Block, Function, Inst, InstructionData, Opcode, Value, ValueDef,
 };
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -244,11 +246,32 @@ pub struct DepDag {
     terminator: Option<NodeId>,
     heights: Vec<u32>,
     depths: Vec<u32>,
+    /// The block's instructions in source order.
+    insts: Vec<Inst>,
+    /// Per node, flat: the distinct values its instruction reads (alias-resolved, sorted);
+    /// node `i`'s are `operands[operand_start[i]..operand_start[i + 1]]`.
+    operands: Vec<Value>,
+    operand_start: Vec<u32>,
 }
 
 impl DepDag {
     /// Builds the DAG of `block` in `func` with `model`'s latencies.
     pub fn build(func: &Function, block: Block, model: &MachineModel) -> DepDag {
+        Self::build_with(func, block, model, |v| func.dfg.resolve_aliases(v))
+    }
+
+    /// [`DepDag::build`] for a function whose operands name values directly (aliases
+    /// resolved), as the scheduler's are after rematerialisation.
+    pub(crate) fn build_resolved(func: &Function, block: Block, model: &MachineModel) -> DepDag {
+        Self::build_with(func, block, model, |v| v)
+    }
+
+    fn build_with(
+        func: &Function,
+        block: Block,
+        model: &MachineModel,
+        resolve: impl Fn(Value) -> Value,
+    ) -> DepDag {
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         // Data edges (about two per node) and one edge per node to the terminator.
         let mut graph = DiGraph::with_capacity(insts.len(), insts.len() * 4);
@@ -270,19 +293,27 @@ impl DepDag {
 
         let mut effectful: Vec<NodeId> = Vec::new();
         let mut producers: Vec<NodeId> = Vec::new();
+        let mut operands: Vec<Value> = Vec::with_capacity(insts.len() * 2);
+        let mut operand_start: Vec<u32> = Vec::with_capacity(insts.len() + 1);
+        operand_start.push(0);
         for (j, &inst) in insts.iter().enumerate() {
             let to = NodeId(j as u32);
             // Data edges, one per producer.
             producers.clear();
-            for v in func.dfg.inst_values(inst) {
-                if let ValueDef::Result(def, _) = func.dfg.value_def(func.dfg.resolve_aliases(v))
+            let first_operand = operands.len();
+            for_each_operand(func, inst, |v| {
+                let v = resolve(v);
+                operands.push(v);
+                if let ValueDef::Result(def, _) = func.dfg.value_def(v)
                     && let Some(from) = index[def].checked_sub(1).map(NodeId)
                     && from < to
                     && !producers.contains(&from)
                 {
                     producers.push(from);
                 }
-            }
+            });
+            sort_dedup_tail(&mut operands, first_operand);
+            operand_start.push(operands.len() as u32);
             for &from in &producers {
                 let latency = graph[from.graph()].latency;
                 graph.add_edge(
@@ -354,7 +385,21 @@ impl DepDag {
             terminator,
             heights,
             depths,
+            insts,
+            operands,
+            operand_start,
         }
+    }
+
+    /// The block's instructions in source order (node `i` is `insts()[i]`).
+    pub fn insts(&self) -> &[Inst] {
+        &self.insts
+    }
+
+    /// The distinct values each node reads, flat: node `i`'s are
+    /// `values[starts[i]..starts[i + 1]]` (alias-resolved, sorted).
+    pub(crate) fn operand_lists(&self) -> (&[Value], &[u32]) {
+        (&self.operands, &self.operand_start)
     }
 
     /// The block.

@@ -22,8 +22,7 @@ pub(crate) fn schedule_block(
     strategy_name: &str,
     reasons: &mut BTreeMap<Reason, usize>,
 ) -> Result<(Vec<NodeId>, usize), SchedError> {
-    let insts: Vec<Inst> = dag.nodes().map(|id| dag.inst(id)).collect();
-    let pressure = PressureTracker::new(func, liveness, dag.block(), &insts);
+    let pressure = PressureTracker::for_dag(func, liveness, dag);
     run_block(func, pressure, dag, model, strategy, strategy_name, reasons)
 }
 

@@ -268,21 +268,16 @@ pub fn schedule_with_strategy(
     // Rematerialisation compares values: resolve aliases once for both passes (neither
     // creates an alias).
     func.dfg.resolve_all_aliases();
-    let remat = if strat.remat_loads() {
-        remat::remat_loads_resolved(func)
-    } else {
-        RematStats::default()
-    };
-    remat::remat_constants_resolved(func);
+    let (remat, _) = remat::remat_resolved(func, strat.remat_loads(), true);
     let snapshot = opts.verify.then(|| func.clone());
     // Reordering inside blocks does not change live-in/live-out sets, so one liveness serves
     // the driver and the statistics after scheduling.
-    let liveness = Liveness::compute(func);
+    let liveness = Liveness::compute_resolved(func);
 
     let mut reasons = BTreeMap::new();
     let mut block_stats = Vec::with_capacity(blocks.len());
     for &block in &blocks {
-        let dag = DepDag::build(func, block, model);
+        let dag = DepDag::build_resolved(func, block, model);
         let (order, pressure_after) =
             driver::schedule_block(func, &liveness, &dag, model, strat, name, &mut reasons)?;
         driver::apply_order(func, block, &dag, &order);

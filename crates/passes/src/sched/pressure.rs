@@ -7,6 +7,8 @@
 //! constants included: whether the backend folds a constant into an immediate depends on the
 //! target and the constant.
 
+use super::dag::DepDag;
+use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Block, Function, Inst, Value, ValueDef};
@@ -30,17 +32,34 @@ fn def_block(func: &Function, v: Value) -> Option<Block> {
 impl Liveness {
     /// Computes liveness for `func` (values are resolved through aliases).
     pub fn compute(func: &Function) -> Liveness {
+        Self::compute_with(func, |v| func.dfg.resolve_aliases(v))
+    }
+
+    /// [`Liveness::compute`] for a function whose operands name values directly (aliases
+    /// resolved), as the scheduler's are after rematerialisation.
+    pub(crate) fn compute_resolved(func: &Function) -> Liveness {
+        debug_assert!(all_aliases_resolved(func));
+        Self::compute_with(func, |v| v)
+    }
+
+    fn compute_with(func: &Function, resolve: impl Fn(Value) -> Value) -> Liveness {
         let cfg = ControlFlowGraph::with_function(func);
         let mut live = Liveness::default();
         let mut work: Vec<(Value, Block)> = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
-                for v in func.dfg.inst_values(inst) {
-                    let v = func.dfg.resolve_aliases(v);
-                    if def_block(func, v) != Some(block) {
+                for_each_operand(func, inst, |v| {
+                    let v = resolve(v);
+                    // Most operands are defined by an earlier instruction of the same block.
+                    let local = match func.dfg.value_def(v) {
+                        ValueDef::Result(def, _) => func.layout.inst_block(def) == Some(block),
+                        ValueDef::Param(home, _) => home == block,
+                        ValueDef::Union(..) => false,
+                    };
+                    if !local {
                         work.push((v, block));
                     }
-                }
+                });
             }
         }
         while let Some((v, block)) = work.pop() {
@@ -63,6 +82,11 @@ impl Liveness {
         self.live_in.get(&block).into_iter().flatten().copied()
     }
 
+    /// Values live on exit from `block`, in no particular order.
+    pub(crate) fn live_out(&self, block: Block) -> impl Iterator<Item = Value> + '_ {
+        self.live_out.get(&block).into_iter().flatten().copied()
+    }
+
     /// Whether `v` is live on exit from `block`.
     pub fn is_live_out(&self, block: Block, v: Value) -> bool {
         self.live_out.get(&block).is_some_and(|s| s.contains(&v))
@@ -76,14 +100,27 @@ pub fn operands(func: &Function, inst: Inst) -> Vec<Value> {
     vs
 }
 
+/// Whether every operand of `func` names a value directly (for `debug_assert`s of the
+/// scheduler's alias-free fast paths).
+pub(crate) fn all_aliases_resolved(func: &Function) -> bool {
+    func.layout.blocks().all(|b| {
+        func.layout.block_insts(b).all(|i| {
+            func.dfg
+                .inst_values(i)
+                .all(|v| func.dfg.resolve_aliases(v) == v)
+        })
+    })
+}
+
 /// Appends the distinct values `inst` reads, alias-resolved and sorted, to `out`.
-fn push_operands(func: &Function, inst: Inst, out: &mut Vec<Value>) {
+pub(crate) fn push_operands(func: &Function, inst: Inst, out: &mut Vec<Value>) {
     let start = out.len();
-    out.extend(
-        func.dfg
-            .inst_values(inst)
-            .map(|v| func.dfg.resolve_aliases(v)),
-    );
+    for_each_operand(func, inst, |v| out.push(func.dfg.resolve_aliases(v)));
+    sort_dedup_tail(out, start);
+}
+
+/// Sorts `out[start..]` and removes its duplicates.
+pub(crate) fn sort_dedup_tail(out: &mut Vec<Value>, start: usize) {
     out[start..].sort_unstable();
     let mut kept = start;
     for i in start..out.len() {
@@ -121,8 +158,43 @@ pub struct PressureTracker {
 impl PressureTracker {
     /// Starts at the entry of `block`, whose instructions are `insts` (in any order).
     pub fn new(func: &Function, liveness: &Liveness, block: Block, insts: &[Inst]) -> Self {
+        let mut operand_values = Vec::with_capacity(insts.len() * 2);
+        let mut use_start = Vec::with_capacity(insts.len() + 1);
+        use_start.push(0);
+        for &inst in insts {
+            push_operands(func, inst, &mut operand_values);
+            use_start.push(operand_values.len() as u32);
+        }
+        Self::with_operands(func, liveness, block, insts, &operand_values, use_start)
+    }
+
+    /// [`PressureTracker::new`] for the block of `dag`, in its source order, reusing the
+    /// distinct operands the DAG collected (the same lists [`PressureTracker::new`] builds).
+    pub(crate) fn for_dag(func: &Function, liveness: &Liveness, dag: &DepDag) -> Self {
+        let (operand_values, use_start) = dag.operand_lists();
+        Self::with_operands(
+            func,
+            liveness,
+            dag.block(),
+            dag.insts(),
+            operand_values,
+            use_start.to_vec(),
+        )
+    }
+
+    /// Starts at the entry of `block`, whose instructions are `insts`; instruction `i` reads
+    /// the distinct values `operand_values[use_start[i]..use_start[i + 1]]`.
+    fn with_operands(
+        func: &Function,
+        liveness: &Liveness,
+        block: Block,
+        insts: &[Inst],
+        operand_values: &[Value],
+        use_start: Vec<u32>,
+    ) -> Self {
         // Dense value ids (+1; 0 means unnumbered).
         let mut ids: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+        ids.resize(func.dfg.num_values());
         let mut numbered: Vec<Value> = Vec::new();
         let mut id = |v: Value, ids: &mut SecondaryMap<Value, u32>| {
             if ids[v] == 0 {
@@ -131,13 +203,6 @@ impl PressureTracker {
             }
             ids[v] - 1
         };
-        let mut operand_values = Vec::with_capacity(insts.len() * 2);
-        let mut use_start = Vec::with_capacity(insts.len() + 1);
-        use_start.push(0);
-        for &inst in insts {
-            push_operands(func, inst, &mut operand_values);
-            use_start.push(operand_values.len() as u32);
-        }
         let uses: Vec<u32> = operand_values.iter().map(|&v| id(v, &mut ids)).collect();
         let mut result_ids: Vec<u32> = Vec::with_capacity(insts.len());
         let mut result_start: Vec<u32> = Vec::with_capacity(insts.len() + 1);
@@ -160,10 +225,13 @@ impl PressureTracker {
         for &u in &uses {
             remaining[u as usize] += 1;
         }
-        let live_out: Vec<bool> = numbered
-            .iter()
-            .map(|&v| liveness.is_live_out(block, v))
-            .collect();
+        // Only numbered values matter: mark those among the (few) values live out.
+        let mut live_out = vec![false; count];
+        for v in liveness.live_out(block) {
+            if let Some(i) = ids[v].checked_sub(1) {
+                live_out[i as usize] = true;
+            }
+        }
         let needed = |i: u32| remaining[i as usize] > 0 || live_out[i as usize];
         let defs: Vec<u32> = result_start
             .windows(2)
