@@ -298,12 +298,16 @@ impl PressureTracker {
 
     /// Places the instruction at position `i` next.
     pub fn place(&mut self, i: usize) {
-        let delta = self.delta(i);
+        // `delta(i)`, counted while the operands' remaining uses go down.
         let (start, end) = (self.use_start[i] as usize, self.use_start[i + 1] as usize);
+        let mut dying = 0usize;
         for &v in &self.uses[start..end] {
-            let n = &mut self.remaining[v as usize];
+            let v = v as usize;
+            let n = &mut self.remaining[v];
+            dying += usize::from(*n == 1 && !self.live_out[v]);
             *n = n.saturating_sub(1);
         }
+        let delta = self.defs[i] as isize - dying as isize;
         self.live = (self.live as isize + delta).max(0) as usize;
         self.max = self.max.max(self.live);
     }
