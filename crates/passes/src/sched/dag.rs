@@ -252,6 +252,8 @@ pub struct DepDag {
     /// node `i`'s are `operands[operand_start[i]..operand_start[i + 1]]`.
     operands: Vec<Value>,
     operand_start: Vec<u32>,
+    /// See [`DepDag::external_uses`].
+    external: Vec<Value>,
 }
 
 impl DepDag {
@@ -293,6 +295,7 @@ impl DepDag {
 
         let mut effectful: Vec<NodeId> = Vec::new();
         let mut producers: Vec<NodeId> = Vec::new();
+        let mut external: Vec<Value> = Vec::new();
         let mut operands: Vec<Value> = Vec::with_capacity(insts.len() * 2);
         let mut operand_start: Vec<u32> = Vec::with_capacity(insts.len() + 1);
         operand_start.push(0);
@@ -304,12 +307,17 @@ impl DepDag {
             for_each_operand(func, inst, |v| {
                 let v = resolve(v);
                 operands.push(v);
-                if let ValueDef::Result(def, _) = func.dfg.value_def(v)
-                    && let Some(from) = index[def].checked_sub(1).map(NodeId)
-                    && from < to
-                    && !producers.contains(&from)
-                {
-                    producers.push(from);
+                match func.dfg.value_def(v) {
+                    ValueDef::Result(def, _) => match index[def].checked_sub(1).map(NodeId) {
+                        Some(from) => {
+                            if from < to && !producers.contains(&from) {
+                                producers.push(from);
+                            }
+                        }
+                        None => external.push(v),
+                    },
+                    ValueDef::Param(home, _) if home == block => {}
+                    _ => external.push(v),
                 }
             });
             sort_dedup_tail(&mut operands, first_operand);
@@ -388,7 +396,16 @@ impl DepDag {
             insts,
             operands,
             operand_start,
+            external,
         }
+    }
+
+    /// The values the block's instructions read that the block does not define (neither a
+    /// result of one of its instructions nor one of its parameters), once per read, in
+    /// source order: what liveness propagates to the predecessors
+    /// ([`crate::sched::Liveness`]).
+    pub(crate) fn external_uses(&self) -> &[Value] {
+        &self.external
     }
 
     /// The block's instructions in source order (node `i` is `insts()[i]`).

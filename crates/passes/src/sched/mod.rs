@@ -270,21 +270,26 @@ pub fn schedule_with_strategy(
     func.dfg.resolve_all_aliases();
     let (remat, _) = remat::remat_resolved(func, strat.remat_loads(), true);
     let snapshot = opts.verify.then(|| func.clone());
+    // Every block's DAG first: reordering one block changes no other block's DAG, and the
+    // DAGs list what each block reads from elsewhere, which is all liveness needs.
+    let dags: Vec<DepDag> = blocks
+        .iter()
+        .map(|&block| DepDag::build_resolved(func, block, model))
+        .collect();
     // Reordering inside blocks does not change live-in/live-out sets, so one liveness serves
     // the driver and the statistics after scheduling.
-    let liveness = Liveness::compute_resolved(func);
+    let liveness = Liveness::from_dags(func, &dags);
 
     let mut reasons = BTreeMap::new();
     let mut block_stats = Vec::with_capacity(blocks.len());
-    for &block in &blocks {
-        let dag = DepDag::build_resolved(func, block, model);
+    for (&block, dag) in blocks.iter().zip(&dags) {
         let (order, pressure_after) =
-            driver::schedule_block(func, &liveness, &dag, model, strat, name, &mut reasons)?;
-        driver::apply_order(func, block, &dag, &order);
+            driver::schedule_block(func, &liveness, dag, model, strat, name, &mut reasons)?;
+        driver::apply_order(func, block, dag, &order);
         if !opts.skip_statistics {
             let before = pressure_before.get(&block).copied().unwrap_or(0);
             block_stats.push(driver::block_stats(
-                &dag,
+                dag,
                 model,
                 &order,
                 before,

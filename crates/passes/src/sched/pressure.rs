@@ -15,7 +15,7 @@ use cranelift_codegen::ir::{Block, Function, Inst, Value, ValueDef};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Live-in and live-out sets of every block.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Liveness {
     live_in: HashMap<Block, HashSet<Value>>,
     live_out: HashMap<Block, HashSet<Value>>,
@@ -35,16 +35,25 @@ impl Liveness {
         Self::compute_with(func, |v| func.dfg.resolve_aliases(v))
     }
 
-    /// [`Liveness::compute`] for a function whose operands name values directly (aliases
-    /// resolved), as the scheduler's are after rematerialisation.
-    pub(crate) fn compute_resolved(func: &Function) -> Liveness {
+    /// [`Liveness::compute`] from the DAGs of every block of `func` (aliases resolved), which
+    /// list the values each block reads without defining them
+    /// ([`DepDag::external_uses`]): the same sets without another sweep over the function.
+    pub(crate) fn from_dags(func: &Function, dags: &[DepDag]) -> Liveness {
         debug_assert!(all_aliases_resolved(func));
-        Self::compute_with(func, |v| v)
+        debug_assert_eq!(dags.len(), func.layout.blocks().count());
+        let work: Vec<(Value, Block)> = dags
+            .iter()
+            .flat_map(|dag| dag.external_uses().iter().map(|&v| (v, dag.block())))
+            .collect();
+        let live = Self::propagate(func, work);
+        debug_assert!(
+            live == Self::compute(func),
+            "liveness from the DAGs differs"
+        );
+        live
     }
 
     fn compute_with(func: &Function, resolve: impl Fn(Value) -> Value) -> Liveness {
-        let cfg = ControlFlowGraph::with_function(func);
-        let mut live = Liveness::default();
         let mut work: Vec<(Value, Block)> = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
@@ -62,6 +71,14 @@ impl Liveness {
                 });
             }
         }
+        Self::propagate(func, work)
+    }
+
+    /// Marks each value of `work` live into its block and, through the predecessors, back
+    /// to its definition.
+    fn propagate(func: &Function, mut work: Vec<(Value, Block)>) -> Liveness {
+        let cfg = ControlFlowGraph::with_function(func);
+        let mut live = Liveness::default();
         while let Some((v, block)) = work.pop() {
             if !live.live_in.entry(block).or_default().insert(v) {
                 continue;
@@ -121,7 +138,19 @@ pub(crate) fn push_operands(func: &Function, inst: Inst, out: &mut Vec<Value>) {
 
 /// Sorts `out[start..]` and removes its duplicates.
 pub(crate) fn sort_dedup_tail(out: &mut Vec<Value>, start: usize) {
-    out[start..].sort_unstable();
+    let tail = &mut out[start..];
+    if tail.len() <= 8 {
+        // An instruction reads one to three values as a rule: insertion sort, no set-up.
+        for i in 1..tail.len() {
+            let mut j = i;
+            while j > 0 && tail[j - 1] > tail[j] {
+                tail.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    } else {
+        tail.sort_unstable();
+    }
     let mut kept = start;
     for i in start..out.len() {
         if kept == start || out[i] != out[kept - 1] {
