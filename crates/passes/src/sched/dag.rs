@@ -241,8 +241,6 @@ pub struct DepNode {
 pub struct DepDag {
     block: Block,
     graph: DiGraph<DepNode, DepEdge, u32>,
-    /// Position + 1 of each instruction of the block (0: not in the block).
-    index: SecondaryMap<Inst, u32>,
     terminator: Option<NodeId>,
     heights: Vec<u32>,
     depths: Vec<u32>,
@@ -259,26 +257,45 @@ pub struct DepDag {
 impl DepDag {
     /// Builds the DAG of `block` in `func` with `model`'s latencies.
     pub fn build(func: &Function, block: Block, model: &MachineModel) -> DepDag {
-        Self::build_with(func, block, model, |v| func.dfg.resolve_aliases(v))
+        let mut index = SecondaryMap::with_capacity(func.dfg.num_insts());
+        index.resize(func.dfg.num_insts());
+        Self::build_with(
+            func,
+            block,
+            model,
+            |v| func.dfg.resolve_aliases(v),
+            &mut index,
+        )
     }
 
-    /// [`DepDag::build`] for a function whose operands name values directly (aliases
-    /// resolved), as the scheduler's are after rematerialisation.
-    pub(crate) fn build_resolved(func: &Function, block: Block, model: &MachineModel) -> DepDag {
-        Self::build_with(func, block, model, |v| v)
+    /// [`DepDag::build`] of every block in `blocks`, for a function whose operands name values
+    /// directly (aliases resolved), as the scheduler's are after rematerialisation. One
+    /// instruction index serves all the blocks.
+    pub(crate) fn build_all_resolved(
+        func: &Function,
+        blocks: &[Block],
+        model: &MachineModel,
+    ) -> Vec<DepDag> {
+        let mut index = SecondaryMap::with_capacity(func.dfg.num_insts());
+        index.resize(func.dfg.num_insts());
+        blocks
+            .iter()
+            .map(|&block| Self::build_with(func, block, model, |v| v, &mut index))
+            .collect()
     }
 
+    /// Builds the DAG with `index`, a map from instruction to position + 1 that is all
+    /// zero on entry and left so.
     fn build_with(
         func: &Function,
         block: Block,
         model: &MachineModel,
         resolve: impl Fn(Value) -> Value,
+        index: &mut SecondaryMap<Inst, u32>,
     ) -> DepDag {
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         // Data edges (about two per node) and one edge per node to the terminator.
         let mut graph = DiGraph::with_capacity(insts.len(), insts.len() * 4);
-        let mut index: SecondaryMap<Inst, u32> = SecondaryMap::with_capacity(func.dfg.num_insts());
-        index.resize(func.dfg.num_insts());
         for (i, &inst) in insts.iter().enumerate() {
             let id = graph.add_node(DepNode {
                 inst,
@@ -350,6 +367,9 @@ impl DepDag {
                 effectful.push(to);
             }
         }
+        for &inst in &insts {
+            index[inst] = 0;
+        }
         if let Some(term) = terminator {
             for i in 0..term.0 {
                 graph.add_edge(
@@ -389,7 +409,6 @@ impl DepDag {
         DepDag {
             block,
             graph,
-            index,
             terminator,
             heights,
             depths,
@@ -454,9 +473,12 @@ impl DepDag {
         self.node(n).inst
     }
 
-    /// The node of an instruction of this block.
+    /// The node of an instruction of this block (a search through the block).
     pub fn node_of(&self, inst: Inst) -> Option<NodeId> {
-        self.index[inst].checked_sub(1).map(NodeId)
+        self.insts
+            .iter()
+            .position(|&i| i == inst)
+            .map(|i| NodeId(i as u32))
     }
 
     /// The block's terminator, if its last instruction is one.

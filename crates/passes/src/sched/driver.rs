@@ -3,25 +3,24 @@
 
 use super::dag::{DepDag, EdgeKind, NodeId};
 use super::latency::MachineModel;
-use super::pressure::{Liveness, PressureTracker};
+use super::pressure::PressureTracker;
 use super::ready::{ReadySet, SchedView};
 use super::strategy::{FinishedBlock, Pick, Reason, Strategy};
 use super::{BlockStats, SchedError};
 use cranelift_codegen::ir::{Block, Function, Inst, Opcode};
 use std::collections::BTreeMap;
 
-/// Schedules one block with `strategy`; returns the order, the reasons of the picks and the
-/// maximum pressure the driver tracked.
+/// Schedules one block with `strategy` from the entry state `pressure`; returns the order,
+/// the reasons of the picks and the maximum pressure the driver tracked.
 pub(crate) fn schedule_block(
     func: &Function,
-    liveness: &Liveness,
+    pressure: PressureTracker,
     dag: &DepDag,
     model: &MachineModel,
     strategy: &mut dyn Strategy,
     strategy_name: &str,
     reasons: &mut BTreeMap<Reason, usize>,
 ) -> Result<(Vec<NodeId>, usize), SchedError> {
-    let pressure = PressureTracker::for_dag(func, liveness, dag);
     run_block(func, pressure, dag, model, strategy, strategy_name, reasons)
 }
 

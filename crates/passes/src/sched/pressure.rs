@@ -194,12 +194,27 @@ impl PressureTracker {
             push_operands(func, inst, &mut operand_values);
             use_start.push(operand_values.len() as u32);
         }
-        Self::with_operands(func, liveness, block, insts, &operand_values, use_start)
+        let mut ids = SecondaryMap::with_capacity(func.dfg.num_values());
+        Self::with_operands(
+            func,
+            liveness,
+            block,
+            insts,
+            &operand_values,
+            use_start,
+            &mut ids,
+        )
     }
 
     /// [`PressureTracker::new`] for the block of `dag`, in its source order, reusing the
     /// distinct operands the DAG collected (the same lists [`PressureTracker::new`] builds).
-    pub(crate) fn for_dag(func: &Function, liveness: &Liveness, dag: &DepDag) -> Self {
+    /// `ids` is scratch space for the value numbering: all zero on entry, and left so.
+    pub(crate) fn for_dag(
+        func: &Function,
+        liveness: &Liveness,
+        dag: &DepDag,
+        ids: &mut SecondaryMap<Value, u32>,
+    ) -> Self {
         let (operand_values, use_start) = dag.operand_lists();
         Self::with_operands(
             func,
@@ -208,6 +223,7 @@ impl PressureTracker {
             dag.insts(),
             operand_values,
             use_start.to_vec(),
+            ids,
         )
     }
 
@@ -220,10 +236,9 @@ impl PressureTracker {
         insts: &[Inst],
         operand_values: &[Value],
         use_start: Vec<u32>,
+        ids: &mut SecondaryMap<Value, u32>,
     ) -> Self {
-        // Dense value ids (+1; 0 means unnumbered).
-        let mut ids: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
-        ids.resize(func.dfg.num_values());
+        // Dense value ids (+1; 0 means unnumbered), reset before returning.
         let mut numbered: Vec<Value> = Vec::new();
         let mut id = |v: Value, ids: &mut SecondaryMap<Value, u32>| {
             if ids[v] == 0 {
@@ -232,13 +247,13 @@ impl PressureTracker {
             }
             ids[v] - 1
         };
-        let uses: Vec<u32> = operand_values.iter().map(|&v| id(v, &mut ids)).collect();
+        let uses: Vec<u32> = operand_values.iter().map(|&v| id(v, ids)).collect();
         let mut result_ids: Vec<u32> = Vec::with_capacity(insts.len());
         let mut result_start: Vec<u32> = Vec::with_capacity(insts.len() + 1);
         result_start.push(0);
         for &inst in insts {
             for &v in func.dfg.inst_results(inst) {
-                result_ids.push(id(v, &mut ids));
+                result_ids.push(id(v, ids));
             }
             result_start.push(result_ids.len() as u32);
         }
@@ -246,9 +261,9 @@ impl PressureTracker {
             .dfg
             .block_params(block)
             .iter()
-            .map(|&p| id(p, &mut ids))
+            .map(|&p| id(p, ids))
             .collect();
-        let live_ins: Vec<u32> = liveness.live_in(block).map(|v| id(v, &mut ids)).collect();
+        let live_ins: Vec<u32> = liveness.live_in(block).map(|v| id(v, ids)).collect();
         let count = numbered.len();
         let mut remaining = vec![0u32; count];
         for &u in &uses {
@@ -260,6 +275,9 @@ impl PressureTracker {
             if let Some(i) = ids[v].checked_sub(1) {
                 live_out[i as usize] = true;
             }
+        }
+        for &v in &numbered {
+            ids[v] = 0;
         }
         let needed = |i: u32| remaining[i as usize] > 0 || live_out[i as usize];
         let defs: Vec<u32> = result_start
