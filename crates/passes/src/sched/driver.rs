@@ -384,7 +384,9 @@ fn is_constant(func: &Function, dag: &DepDag, node: NodeId) -> bool {
     func.dfg.insts[dag.inst(node)].opcode() == Opcode::Iconst && dag.preds(node).next().is_none()
 }
 
-/// Appends `node`'s unplaced bound predecessors to `out`, each after its own.
+/// Appends `node`'s unplaced bound predecessors to `out`, each after its own, in source
+/// order. (Each step takes the lowest such predecessor above the last one taken: no list to
+/// build and sort, as a node has few.)
 fn collect_bound(
     dag: &DepDag,
     bound: &[bool],
@@ -392,23 +394,24 @@ fn collect_bound(
     node: NodeId,
     out: &mut Vec<NodeId>,
 ) {
-    let unplaced_bound = |p: &NodeId| bound[p.index()] && !scheduled[p.index()] && !out.contains(p);
-    // Most picks have no bound predecessor left: no list to build.
-    if !dag.preds(node).any(|(p, _)| unplaced_bound(&p)) {
-        return;
-    }
-    let mut preds: Vec<NodeId> = dag
-        .preds(node)
-        .map(|(p, _)| p)
-        .filter(unplaced_bound)
-        .collect();
-    preds.sort_unstable();
-    preds.dedup();
-    for p in preds {
-        if !out.contains(&p) {
-            collect_bound(dag, bound, scheduled, p, out);
-            out.push(p);
-        }
+    let mut last: Option<NodeId> = None;
+    loop {
+        let next = dag
+            .preds(node)
+            .map(|(p, _)| p)
+            .filter(|&p| {
+                last.is_none_or(|l| p > l)
+                    && bound[p.index()]
+                    && !scheduled[p.index()]
+                    && !out.contains(&p)
+            })
+            .min();
+        let Some(p) = next else {
+            return;
+        };
+        collect_bound(dag, bound, scheduled, p, out);
+        out.push(p);
+        last = Some(p);
     }
 }
 
