@@ -416,21 +416,61 @@ fn collect_bound(
 }
 
 /// Moves the block's instructions into `order` (whose last element is the terminator when
-/// the block has one, since every node precedes it).
+/// the block has one, since every node precedes it). The block must still be in the DAG's
+/// source order. The instructions of a longest run of `order` that is already in source
+/// order stay where they are; each other one is moved right before its successor in
+/// `order` (the same instruction order as moving every instruction, with fewer moves).
 pub(crate) fn apply_order(func: &mut Function, block: Block, dag: &DepDag, order: &[NodeId]) {
-    let current: Vec<Inst> = func.layout.block_insts(block).collect();
-    let wanted: Vec<Inst> = order.iter().map(|&id| dag.inst(id)).collect();
-    // The instructions already in place at the block's start stay; the rest are appended in
-    // order (the same layout as moving every instruction).
-    let kept = current
-        .iter()
-        .zip(&wanted)
-        .take_while(|(a, b)| a == b)
-        .count();
-    for &inst in &wanted[kept..] {
-        func.layout.remove_inst(inst);
-        func.layout.append_inst(inst, block);
+    debug_assert!(
+        func.layout
+            .block_insts(block)
+            .eq(dag.nodes().map(|n| dag.inst(n))),
+        "the block is in the DAG's source order"
+    );
+    let stays = longest_increasing(order);
+    // Back to front: the successor of each moved instruction is already in its final place.
+    let mut successor: Option<Inst> = None;
+    for (&node, &stay) in order.iter().zip(&stays).rev() {
+        let inst = dag.inst(node);
+        if !stay {
+            func.layout.remove_inst(inst);
+            match successor {
+                Some(next) => func.layout.insert_inst(inst, next),
+                None => func.layout.append_inst(inst, block),
+            }
+        }
+        successor = Some(inst);
     }
+}
+
+/// Marks a longest strictly increasing subsequence of `order` (patience sorting).
+fn longest_increasing(order: &[NodeId]) -> Vec<bool> {
+    // tails[k]: index in `order` of the smallest last element of an increasing run of
+    // length k + 1; before[i]: the index preceding `i` in its run.
+    let mut tails: Vec<usize> = Vec::with_capacity(order.len());
+    let mut before: Vec<usize> = vec![usize::MAX; order.len()];
+    for (i, &node) in order.iter().enumerate() {
+        // Schedules keep most of the source order: usually the longest run just grows.
+        let k = match tails.last() {
+            Some(&last) if order[last] < node => tails.len(),
+            _ => tails.partition_point(|&t| order[t] < node),
+        };
+        if k > 0 {
+            before[i] = tails[k - 1];
+        }
+        if k == tails.len() {
+            tails.push(i);
+        } else {
+            tails[k] = i;
+        }
+    }
+    let mut stays = vec![false; order.len()];
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        stays[i] = true;
+        at = (before[i] != usize::MAX).then_some(before[i]);
+    }
+    stays
 }
 
 /// Per-block statistics for a block scheduled from source order to `order`, whose maximum
