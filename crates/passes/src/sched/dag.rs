@@ -20,9 +20,11 @@
 //! never rise above such a check either.
 
 use super::latency::MachineModel;
+use super::pressure::sort_dedup_tail;
+use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{
-    AliasRegion, Block, Function, Inst, InstructionData, Opcode, ValueDef,
+    AliasRegion, Block, Function, Inst, InstructionData, Opcode, Value, ValueDef,
 };
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -239,21 +241,61 @@ pub struct DepNode {
 pub struct DepDag {
     block: Block,
     graph: DiGraph<DepNode, DepEdge, u32>,
-    /// Position + 1 of each instruction of the block (0: not in the block).
-    index: SecondaryMap<Inst, u32>,
     terminator: Option<NodeId>,
     heights: Vec<u32>,
     depths: Vec<u32>,
+    /// The block's instructions in source order.
+    insts: Vec<Inst>,
+    /// Per node, flat: the distinct values its instruction reads (alias-resolved, sorted);
+    /// node `i`'s are `operands[operand_start[i]..operand_start[i + 1]]`.
+    operands: Vec<Value>,
+    operand_start: Vec<u32>,
+    /// See [`DepDag::external_uses`].
+    external: Vec<Value>,
 }
 
 impl DepDag {
     /// Builds the DAG of `block` in `func` with `model`'s latencies.
     pub fn build(func: &Function, block: Block, model: &MachineModel) -> DepDag {
+        let mut index = SecondaryMap::with_capacity(func.dfg.num_insts());
+        index.resize(func.dfg.num_insts());
+        Self::build_with(
+            func,
+            block,
+            model,
+            |v| func.dfg.resolve_aliases(v),
+            &mut index,
+        )
+    }
+
+    /// [`DepDag::build`] of every block in `blocks`, for a function whose operands name values
+    /// directly (aliases resolved), as the scheduler's are after rematerialisation. One
+    /// instruction index serves all the blocks.
+    pub(crate) fn build_all_resolved(
+        func: &Function,
+        blocks: &[Block],
+        model: &MachineModel,
+    ) -> Vec<DepDag> {
+        let mut index = SecondaryMap::with_capacity(func.dfg.num_insts());
+        index.resize(func.dfg.num_insts());
+        blocks
+            .iter()
+            .map(|&block| Self::build_with(func, block, model, |v| v, &mut index))
+            .collect()
+    }
+
+    /// Builds the DAG with `index`, a map from instruction to position + 1 that is all
+    /// zero on entry and left so.
+    fn build_with(
+        func: &Function,
+        block: Block,
+        model: &MachineModel,
+        resolve: impl Fn(Value) -> Value,
+        index: &mut SecondaryMap<Inst, u32>,
+    ) -> DepDag {
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         // Data edges (about two per node) and one edge per node to the terminator.
         let mut graph = DiGraph::with_capacity(insts.len(), insts.len() * 4);
-        let mut index: SecondaryMap<Inst, u32> = SecondaryMap::with_capacity(func.dfg.num_insts());
-        index.resize(func.dfg.num_insts());
         for (i, &inst) in insts.iter().enumerate() {
             let id = graph.add_node(DepNode {
                 inst,
@@ -270,19 +312,33 @@ impl DepDag {
 
         let mut effectful: Vec<NodeId> = Vec::new();
         let mut producers: Vec<NodeId> = Vec::new();
+        let mut external: Vec<Value> = Vec::new();
+        let mut operands: Vec<Value> = Vec::with_capacity(insts.len() * 2);
+        let mut operand_start: Vec<u32> = Vec::with_capacity(insts.len() + 1);
+        operand_start.push(0);
         for (j, &inst) in insts.iter().enumerate() {
             let to = NodeId(j as u32);
             // Data edges, one per producer.
             producers.clear();
-            for v in func.dfg.inst_values(inst) {
-                if let ValueDef::Result(def, _) = func.dfg.value_def(func.dfg.resolve_aliases(v))
-                    && let Some(from) = index[def].checked_sub(1).map(NodeId)
-                    && from < to
-                    && !producers.contains(&from)
-                {
-                    producers.push(from);
+            let first_operand = operands.len();
+            for_each_operand(func, inst, |v| {
+                let v = resolve(v);
+                operands.push(v);
+                match func.dfg.value_def(v) {
+                    ValueDef::Result(def, _) => match index[def].checked_sub(1).map(NodeId) {
+                        Some(from) => {
+                            if from < to && !producers.contains(&from) {
+                                producers.push(from);
+                            }
+                        }
+                        None => external.push(v),
+                    },
+                    ValueDef::Param(home, _) if home == block => {}
+                    _ => external.push(v),
                 }
-            }
+            });
+            sort_dedup_tail(&mut operands, first_operand);
+            operand_start.push(operands.len() as u32);
             for &from in &producers {
                 let latency = graph[from.graph()].latency;
                 graph.add_edge(
@@ -310,6 +366,9 @@ impl DepDag {
                 }
                 effectful.push(to);
             }
+        }
+        for &inst in &insts {
+            index[inst] = 0;
         }
         if let Some(term) = terminator {
             for i in 0..term.0 {
@@ -350,11 +409,33 @@ impl DepDag {
         DepDag {
             block,
             graph,
-            index,
             terminator,
             heights,
             depths,
+            insts,
+            operands,
+            operand_start,
+            external,
         }
+    }
+
+    /// The values the block's instructions read that the block does not define (neither a
+    /// result of one of its instructions nor one of its parameters), once per read, in
+    /// source order: what liveness propagates to the predecessors
+    /// ([`crate::sched::Liveness`]).
+    pub(crate) fn external_uses(&self) -> &[Value] {
+        &self.external
+    }
+
+    /// The block's instructions in source order (node `i` is `insts()[i]`).
+    pub fn insts(&self) -> &[Inst] {
+        &self.insts
+    }
+
+    /// The distinct values each node reads, flat: node `i`'s are
+    /// `values[starts[i]..starts[i + 1]]` (alias-resolved, sorted).
+    pub(crate) fn operand_lists(&self) -> (&[Value], &[u32]) {
+        (&self.operands, &self.operand_start)
     }
 
     /// The block.
@@ -392,9 +473,12 @@ impl DepDag {
         self.node(n).inst
     }
 
-    /// The node of an instruction of this block.
+    /// The node of an instruction of this block (a search through the block).
     pub fn node_of(&self, inst: Inst) -> Option<NodeId> {
-        self.index[inst].checked_sub(1).map(NodeId)
+        self.insts
+            .iter()
+            .position(|&i| i == inst)
+            .map(|i| NodeId(i as u32))
     }
 
     /// The block's terminator, if its last instruction is one.

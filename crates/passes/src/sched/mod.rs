@@ -50,7 +50,9 @@ pub use registry::{STRATEGIES, StrategyEntry, entries, register};
 pub use remat::{RematStats, remat_constants, remat_loads};
 pub use strategy::{FinishedBlock, Pick, Reason, Strategy};
 
+use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Block, Function, Inst};
+use pressure::PressureTracker;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -268,28 +270,29 @@ pub fn schedule_with_strategy(
     // Rematerialisation compares values: resolve aliases once for both passes (neither
     // creates an alias).
     func.dfg.resolve_all_aliases();
-    let remat = if strat.remat_loads() {
-        remat::remat_loads_resolved(func)
-    } else {
-        RematStats::default()
-    };
-    remat::remat_constants_resolved(func);
+    let (remat, _) = remat::remat_resolved(func, strat.remat_loads(), true);
     let snapshot = opts.verify.then(|| func.clone());
+    // Every block's DAG first: reordering one block changes no other block's DAG, and the
+    // DAGs list what each block reads from elsewhere, which is all liveness needs.
+    let dags = DepDag::build_all_resolved(func, &blocks, model);
     // Reordering inside blocks does not change live-in/live-out sets, so one liveness serves
     // the driver and the statistics after scheduling.
-    let liveness = Liveness::compute(func);
+    let liveness = Liveness::from_dags(func, &dags);
 
     let mut reasons = BTreeMap::new();
     let mut block_stats = Vec::with_capacity(blocks.len());
-    for &block in &blocks {
-        let dag = DepDag::build(func, block, model);
+    // The pressure trackers' value numbering, shared by the blocks (all zero between them).
+    let mut value_ids = SecondaryMap::with_capacity(func.dfg.num_values());
+    value_ids.resize(func.dfg.num_values());
+    for (&block, dag) in blocks.iter().zip(&dags) {
+        let pressure = PressureTracker::for_dag(func, &liveness, dag, &mut value_ids);
         let (order, pressure_after) =
-            driver::schedule_block(func, &liveness, &dag, model, strat, name, &mut reasons)?;
-        driver::apply_order(func, block, &dag, &order);
+            driver::schedule_block(func, pressure, dag, model, strat, name, &mut reasons)?;
+        driver::apply_order(func, block, dag, &order);
         if !opts.skip_statistics {
             let before = pressure_before.get(&block).copied().unwrap_or(0);
             block_stats.push(driver::block_stats(
-                &dag,
+                dag,
                 model,
                 &order,
                 before,

@@ -7,13 +7,15 @@
 //! constants included: whether the backend folds a constant into an immediate depends on the
 //! target and the constant.
 
+use super::dag::DepDag;
+use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Block, Function, Inst, Value, ValueDef};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Live-in and live-out sets of every block.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Liveness {
     live_in: HashMap<Block, HashSet<Value>>,
     live_out: HashMap<Block, HashSet<Value>>,
@@ -30,19 +32,53 @@ fn def_block(func: &Function, v: Value) -> Option<Block> {
 impl Liveness {
     /// Computes liveness for `func` (values are resolved through aliases).
     pub fn compute(func: &Function) -> Liveness {
-        let cfg = ControlFlowGraph::with_function(func);
-        let mut live = Liveness::default();
+        Self::compute_with(func, |v| func.dfg.resolve_aliases(v))
+    }
+
+    /// [`Liveness::compute`] from the DAGs of every block of `func` (aliases resolved), which
+    /// list the values each block reads without defining them
+    /// ([`DepDag::external_uses`]): the same sets without another sweep over the function.
+    pub(crate) fn from_dags(func: &Function, dags: &[DepDag]) -> Liveness {
+        debug_assert!(all_aliases_resolved(func));
+        debug_assert_eq!(dags.len(), func.layout.blocks().count());
+        let work: Vec<(Value, Block)> = dags
+            .iter()
+            .flat_map(|dag| dag.external_uses().iter().map(|&v| (v, dag.block())))
+            .collect();
+        let live = Self::propagate(func, work);
+        debug_assert!(
+            live == Self::compute(func),
+            "liveness from the DAGs differs"
+        );
+        live
+    }
+
+    fn compute_with(func: &Function, resolve: impl Fn(Value) -> Value) -> Liveness {
         let mut work: Vec<(Value, Block)> = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
-                for v in func.dfg.inst_values(inst) {
-                    let v = func.dfg.resolve_aliases(v);
-                    if def_block(func, v) != Some(block) {
+                for_each_operand(func, inst, |v| {
+                    let v = resolve(v);
+                    // Most operands are defined by an earlier instruction of the same block.
+                    let local = match func.dfg.value_def(v) {
+                        ValueDef::Result(def, _) => func.layout.inst_block(def) == Some(block),
+                        ValueDef::Param(home, _) => home == block,
+                        ValueDef::Union(..) => false,
+                    };
+                    if !local {
                         work.push((v, block));
                     }
-                }
+                });
             }
         }
+        Self::propagate(func, work)
+    }
+
+    /// Marks each value of `work` live into its block and, through the predecessors, back
+    /// to its definition.
+    fn propagate(func: &Function, mut work: Vec<(Value, Block)>) -> Liveness {
+        let cfg = ControlFlowGraph::with_function(func);
+        let mut live = Liveness::default();
         while let Some((v, block)) = work.pop() {
             if !live.live_in.entry(block).or_default().insert(v) {
                 continue;
@@ -63,6 +99,11 @@ impl Liveness {
         self.live_in.get(&block).into_iter().flatten().copied()
     }
 
+    /// Values live on exit from `block`, in no particular order.
+    pub(crate) fn live_out(&self, block: Block) -> impl Iterator<Item = Value> + '_ {
+        self.live_out.get(&block).into_iter().flatten().copied()
+    }
+
     /// Whether `v` is live on exit from `block`.
     pub fn is_live_out(&self, block: Block, v: Value) -> bool {
         self.live_out.get(&block).is_some_and(|s| s.contains(&v))
@@ -76,15 +117,40 @@ pub fn operands(func: &Function, inst: Inst) -> Vec<Value> {
     vs
 }
 
+/// Whether every operand of `func` names a value directly (for `debug_assert`s of the
+/// scheduler's alias-free fast paths).
+pub(crate) fn all_aliases_resolved(func: &Function) -> bool {
+    func.layout.blocks().all(|b| {
+        func.layout.block_insts(b).all(|i| {
+            func.dfg
+                .inst_values(i)
+                .all(|v| func.dfg.resolve_aliases(v) == v)
+        })
+    })
+}
+
 /// Appends the distinct values `inst` reads, alias-resolved and sorted, to `out`.
-fn push_operands(func: &Function, inst: Inst, out: &mut Vec<Value>) {
+pub(crate) fn push_operands(func: &Function, inst: Inst, out: &mut Vec<Value>) {
     let start = out.len();
-    out.extend(
-        func.dfg
-            .inst_values(inst)
-            .map(|v| func.dfg.resolve_aliases(v)),
-    );
-    out[start..].sort_unstable();
+    for_each_operand(func, inst, |v| out.push(func.dfg.resolve_aliases(v)));
+    sort_dedup_tail(out, start);
+}
+
+/// Sorts `out[start..]` and removes its duplicates.
+pub(crate) fn sort_dedup_tail(out: &mut Vec<Value>, start: usize) {
+    let tail = &mut out[start..];
+    if tail.len() <= 8 {
+        // An instruction reads one to three values as a rule: insertion sort, no set-up.
+        for i in 1..tail.len() {
+            let mut j = i;
+            while j > 0 && tail[j - 1] > tail[j] {
+                tail.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    } else {
+        tail.sort_unstable();
+    }
     let mut kept = start;
     for i in start..out.len() {
         if kept == start || out[i] != out[kept - 1] {
@@ -121,8 +187,58 @@ pub struct PressureTracker {
 impl PressureTracker {
     /// Starts at the entry of `block`, whose instructions are `insts` (in any order).
     pub fn new(func: &Function, liveness: &Liveness, block: Block, insts: &[Inst]) -> Self {
-        // Dense value ids (+1; 0 means unnumbered).
-        let mut ids: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+        let mut operand_values = Vec::with_capacity(insts.len() * 2);
+        let mut use_start = Vec::with_capacity(insts.len() + 1);
+        use_start.push(0);
+        for &inst in insts {
+            push_operands(func, inst, &mut operand_values);
+            use_start.push(operand_values.len() as u32);
+        }
+        let mut ids = SecondaryMap::with_capacity(func.dfg.num_values());
+        Self::with_operands(
+            func,
+            liveness,
+            block,
+            insts,
+            &operand_values,
+            use_start,
+            &mut ids,
+        )
+    }
+
+    /// [`PressureTracker::new`] for the block of `dag`, in its source order, reusing the
+    /// distinct operands the DAG collected (the same lists [`PressureTracker::new`] builds).
+    /// `ids` is scratch space for the value numbering: all zero on entry, and left so.
+    pub(crate) fn for_dag(
+        func: &Function,
+        liveness: &Liveness,
+        dag: &DepDag,
+        ids: &mut SecondaryMap<Value, u32>,
+    ) -> Self {
+        let (operand_values, use_start) = dag.operand_lists();
+        Self::with_operands(
+            func,
+            liveness,
+            dag.block(),
+            dag.insts(),
+            operand_values,
+            use_start.to_vec(),
+            ids,
+        )
+    }
+
+    /// Starts at the entry of `block`, whose instructions are `insts`; instruction `i` reads
+    /// the distinct values `operand_values[use_start[i]..use_start[i + 1]]`.
+    fn with_operands(
+        func: &Function,
+        liveness: &Liveness,
+        block: Block,
+        insts: &[Inst],
+        operand_values: &[Value],
+        use_start: Vec<u32>,
+        ids: &mut SecondaryMap<Value, u32>,
+    ) -> Self {
+        // Dense value ids (+1; 0 means unnumbered), reset before returning.
         let mut numbered: Vec<Value> = Vec::new();
         let mut id = |v: Value, ids: &mut SecondaryMap<Value, u32>| {
             if ids[v] == 0 {
@@ -131,20 +247,13 @@ impl PressureTracker {
             }
             ids[v] - 1
         };
-        let mut operand_values = Vec::with_capacity(insts.len() * 2);
-        let mut use_start = Vec::with_capacity(insts.len() + 1);
-        use_start.push(0);
-        for &inst in insts {
-            push_operands(func, inst, &mut operand_values);
-            use_start.push(operand_values.len() as u32);
-        }
-        let uses: Vec<u32> = operand_values.iter().map(|&v| id(v, &mut ids)).collect();
+        let uses: Vec<u32> = operand_values.iter().map(|&v| id(v, ids)).collect();
         let mut result_ids: Vec<u32> = Vec::with_capacity(insts.len());
         let mut result_start: Vec<u32> = Vec::with_capacity(insts.len() + 1);
         result_start.push(0);
         for &inst in insts {
             for &v in func.dfg.inst_results(inst) {
-                result_ids.push(id(v, &mut ids));
+                result_ids.push(id(v, ids));
             }
             result_start.push(result_ids.len() as u32);
         }
@@ -152,18 +261,24 @@ impl PressureTracker {
             .dfg
             .block_params(block)
             .iter()
-            .map(|&p| id(p, &mut ids))
+            .map(|&p| id(p, ids))
             .collect();
-        let live_ins: Vec<u32> = liveness.live_in(block).map(|v| id(v, &mut ids)).collect();
+        let live_ins: Vec<u32> = liveness.live_in(block).map(|v| id(v, ids)).collect();
         let count = numbered.len();
         let mut remaining = vec![0u32; count];
         for &u in &uses {
             remaining[u as usize] += 1;
         }
-        let live_out: Vec<bool> = numbered
-            .iter()
-            .map(|&v| liveness.is_live_out(block, v))
-            .collect();
+        // Only numbered values matter: mark those among the (few) values live out.
+        let mut live_out = vec![false; count];
+        for v in liveness.live_out(block) {
+            if let Some(i) = ids[v].checked_sub(1) {
+                live_out[i as usize] = true;
+            }
+        }
+        for &v in &numbered {
+            ids[v] = 0;
+        }
         let needed = |i: u32| remaining[i as usize] > 0 || live_out[i as usize];
         let defs: Vec<u32> = result_start
             .windows(2)
@@ -230,12 +345,16 @@ impl PressureTracker {
 
     /// Places the instruction at position `i` next.
     pub fn place(&mut self, i: usize) {
-        let delta = self.delta(i);
+        // `delta(i)`, counted while the operands' remaining uses go down.
         let (start, end) = (self.use_start[i] as usize, self.use_start[i + 1] as usize);
+        let mut dying = 0usize;
         for &v in &self.uses[start..end] {
-            let n = &mut self.remaining[v as usize];
+            let v = v as usize;
+            let n = &mut self.remaining[v];
+            dying += usize::from(*n == 1 && !self.live_out[v]);
             *n = n.saturating_sub(1);
         }
+        let delta = self.defs[i] as isize - dying as isize;
         self.live = (self.live as isize + delta).max(0) as usize;
         self.max = self.max.max(self.live);
     }

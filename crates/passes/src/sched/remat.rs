@@ -12,6 +12,7 @@
 //! copy is as safe as the original and reads the same bytes.
 
 use super::dag::Effect;
+use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Opcode, Value};
 use rustc_hash::FxHashSet as HashSet;
@@ -26,45 +27,47 @@ pub struct RematStats {
 }
 
 /// Which memory the function may write.
+#[derive(Default)]
 struct Writes {
     everything: bool,
     regions: HashSet<AliasRegion>,
 }
 
-fn writes(func: &Function) -> Writes {
-    let mut w = Writes {
-        everything: false,
-        regions: HashSet::default(),
-    };
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            match Effect::of(func, inst) {
-                Effect::Barrier => w.everything = true,
-                Effect::Store { region: None, .. } => w.everything = true,
-                Effect::Store {
-                    region: Some(r), ..
-                } => {
-                    w.regions.insert(r);
-                }
-                _ => {}
+impl Writes {
+    /// Records what an instruction with effect `effect` may write.
+    fn note(&mut self, effect: Effect) {
+        match effect {
+            Effect::Barrier | Effect::Store { region: None, .. } => self.everything = true,
+            Effect::Store {
+                region: Some(r), ..
+            } => {
+                self.regions.insert(r);
             }
+            _ => {}
         }
     }
-    w
+
+    /// Whether a load of `region` (or a `readonly` one) reads memory nothing writes.
+    fn never_written(&self, region: Option<AliasRegion>, readonly: bool) -> bool {
+        readonly || region.is_some_and(|r| !self.everything && !self.regions.contains(&r))
+    }
 }
 
-/// Whether `inst` is a load that may be rematerialised in `func`.
-fn qualifies(func: &Function, w: &Writes, inst: Inst) -> bool {
-    if !matches!(func.dfg.insts[inst], InstructionData::Load { .. }) {
-        return false;
+/// A load that may be rematerialised if nothing writes its memory: a plain `load` that cannot
+/// trap and has one result. Returns its region and `readonly` flag.
+fn load_shape(func: &Function, inst: Inst, effect: Effect) -> Option<(Option<AliasRegion>, bool)> {
+    if !matches!(func.dfg.insts[inst], InstructionData::Load { .. })
+        || func.dfg.inst_results(inst).len() != 1
+    {
+        return None;
     }
-    match Effect::of(func, inst) {
+    match effect {
         Effect::Load {
             region,
             readonly,
             traps: false,
-        } => readonly || region.is_some_and(|r| !w.everything && !w.regions.contains(&r)),
-        _ => false,
+        } => Some((region, readonly)),
+        _ => None,
     }
 }
 
@@ -96,25 +99,29 @@ impl Users {
     fn collect(&mut self, func: &Function) {
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
-                for v in func.dfg.inst_values(inst) {
+                for_each_operand(func, inst, |v| {
                     if let Some(list) = self.of_mut(v)
                         && list.last() != Some(&inst)
                     {
                         list.push(inst);
                     }
-                }
+                });
             }
         }
     }
 
+    /// The index of `v`'s list, if tracked.
+    fn slot_of(&self, v: Value) -> Option<usize> {
+        self.slot[v].checked_sub(1).map(|s| s as usize)
+    }
+
     fn of(&self, v: Value) -> Option<&[Inst]> {
-        let slot = self.slot[v].checked_sub(1)?;
-        Some(&self.lists[slot as usize])
+        Some(&self.lists[self.slot_of(v)?])
     }
 
     fn of_mut(&mut self, v: Value) -> Option<&mut Vec<Inst>> {
-        let slot = self.slot[v].checked_sub(1)?;
-        Some(&mut self.lists[slot as usize])
+        let slot = self.slot_of(v)?;
+        Some(&mut self.lists[slot])
     }
 }
 
@@ -122,51 +129,7 @@ impl Users {
 pub fn remat_loads(func: &mut Function) -> RematStats {
     // Operands then name values directly, so a use is found by comparing values.
     func.dfg.resolve_all_aliases();
-    remat_loads_resolved(func)
-}
-
-/// [`remat_loads`] on a function whose operands already name values directly (aliases
-/// resolved; rematerialisation creates no alias, so [`remat_constants_resolved`] may follow).
-pub(crate) fn remat_loads_resolved(func: &mut Function) -> RematStats {
-    let w = writes(func);
-    let mut candidates = Vec::new();
-    let mut users = Users::new(func);
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            if qualifies(func, &w, inst) && func.dfg.inst_results(inst).len() == 1 {
-                candidates.push(inst);
-                users.track(func.dfg.first_result(inst));
-            }
-        }
-    }
-    // Only the candidates' users matter; a copy's own operands are the original's, which
-    // are never candidates' results unless the original used one (then the copy joins it).
-    // Aliases are resolved: operands name values directly. An instruction that reads a
-    // value twice is one user.
-    users.collect(func);
-    let mut stats = RematStats::default();
-    for load in candidates {
-        let result = func.dfg.first_result(load);
-        let Some(uses) = users.of(result).map(<[Inst]>::to_vec) else {
-            continue;
-        };
-        for user in uses {
-            let copy = func.dfg.clone_inst(load);
-            let copy_result = func.dfg.first_result(copy);
-            func.layout.insert_inst(copy, user);
-            func.dfg
-                .map_inst_values(user, |v| if v == result { copy_result } else { v });
-            for v in super::pressure::operands(func, copy) {
-                if let Some(list) = users.of_mut(v) {
-                    list.push(copy);
-                }
-            }
-            stats.copies += 1;
-        }
-        func.layout.remove_inst(load);
-        stats.loads_rematerialized += 1;
-    }
-    stats
+    remat_resolved(func, true, false).0
 }
 
 /// Gives every integer constant one copy per using instruction, placed right before it (the
@@ -177,27 +140,120 @@ pub(crate) fn remat_loads_resolved(func: &mut Function) -> RematStats {
 /// user or a user in another block.
 pub fn remat_constants(func: &mut Function) -> usize {
     func.dfg.resolve_all_aliases();
-    remat_constants_resolved(func)
+    remat_resolved(func, false, true).1
 }
 
-/// [`remat_constants`] on a function whose operands already name values directly.
-pub(crate) fn remat_constants_resolved(func: &mut Function) -> usize {
-    let mut users = Users::new(func);
-    let mut constants = Vec::new();
+/// [`remat_loads`] (when `loads`) then [`remat_constants`] (when `constants`) on a function
+/// whose operands already name values directly (aliases resolved; neither creates an alias).
+/// One sweep classifies the instructions and one collects the users of both kinds, so the
+/// pair costs about what one of them did alone; the result is exactly the two passes run in
+/// turn (the same copies, created in the same order).
+pub(crate) fn remat_resolved(
+    func: &mut Function,
+    loads: bool,
+    constants: bool,
+) -> (RematStats, usize) {
+    let mut writes = Writes::default();
+    let mut maybe_loads: Vec<(Inst, Option<AliasRegion>, bool)> = Vec::new();
+    let mut constant_insts: Vec<Inst> = Vec::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
-            if func.dfg.insts[inst].opcode() == Opcode::Iconst {
-                constants.push(inst);
-                users.track(func.dfg.first_result(inst));
+            if constants && func.dfg.insts[inst].opcode() == Opcode::Iconst {
+                constant_insts.push(inst);
+                continue;
+            }
+            if !loads {
+                continue;
+            }
+            let effect = Effect::of(func, inst);
+            writes.note(effect);
+            if let Some((region, readonly)) = load_shape(func, inst, effect) {
+                maybe_loads.push((inst, region, readonly));
             }
         }
     }
-    if constants.is_empty() {
-        return 0;
+    let candidates: Vec<Inst> = maybe_loads
+        .into_iter()
+        .filter(|&(_, region, readonly)| writes.never_written(region, readonly))
+        .map(|(inst, _, _)| inst)
+        .collect();
+    // One user list per candidate load (lists `0..candidates.len()`), then one per constant.
+    let mut users = Users::new(func);
+    for &inst in candidates.iter().chain(&constant_insts) {
+        users.track(func.dfg.first_result(inst));
+    }
+    if candidates.is_empty() && constant_insts.is_empty() {
+        return (RematStats::default(), 0);
     }
     users.collect(func);
+    let (stats, constants_stale) = remat_loads_with(func, &candidates, &mut users);
+    if constant_insts.is_empty() {
+        return (stats, 0);
+    }
+    if constants_stale {
+        // A rematerialised load read a constant: its copies are new users and the original is
+        // gone, so the constants' users are collected again from the current layout.
+        users = Users::new(func);
+        for &inst in &constant_insts {
+            users.track(func.dfg.first_result(inst));
+        }
+        users.collect(func);
+    }
+    (stats, remat_constants_with(func, &constant_insts, &users))
+}
+
+/// Copies each of `candidates` (whose user lists are `users`' first lists) to each of its
+/// users. Returns the counts and whether a copied load read a value of a later list (a
+/// constant): then those lists no longer match the layout.
+fn remat_loads_with(
+    func: &mut Function,
+    candidates: &[Inst],
+    users: &mut Users,
+) -> (RematStats, bool) {
+    let mut stats = RematStats::default();
+    let mut constants_stale = false;
+    let mut copy_operands: Vec<Value> = Vec::new();
+    for &load in candidates {
+        let result = func.dfg.first_result(load);
+        let Some(uses) = users.of(result).map(<[Inst]>::to_vec) else {
+            continue;
+        };
+        // Only the candidates' users matter; a copy's own operands are the original's, which
+        // are never candidates' results unless the original used one (then the copy joins
+        // it). An instruction that reads a value twice is one user.
+        copy_operands.clear();
+        super::pressure::push_operands(func, load, &mut copy_operands);
+        // The original goes away and its copies read what it read.
+        constants_stale |= copy_operands.iter().any(|&v| {
+            users
+                .slot_of(v)
+                .is_some_and(|slot| slot >= candidates.len())
+        });
+        for user in uses {
+            let copy = func.dfg.clone_inst(load);
+            let copy_result = func.dfg.first_result(copy);
+            func.layout.insert_inst(copy, user);
+            func.dfg
+                .map_inst_values(user, |v| if v == result { copy_result } else { v });
+            for &v in &copy_operands {
+                if let Some(slot) = users.slot_of(v)
+                    && slot < candidates.len()
+                {
+                    users.lists[slot].push(copy);
+                }
+            }
+            stats.copies += 1;
+        }
+        func.layout.remove_inst(load);
+        stats.loads_rematerialized += 1;
+    }
+    (stats, constants_stale)
+}
+
+/// Copies each of `constants` to each of its users (`users` holds their lists).
+fn remat_constants_with(func: &mut Function, constants: &[Inst], users: &Users) -> usize {
     let mut copies = 0;
-    for constant in constants {
+    for &constant in constants {
         let result = func.dfg.first_result(constant);
         let uses = users.of(result).unwrap_or_default();
         let home = func.layout.inst_block(constant);

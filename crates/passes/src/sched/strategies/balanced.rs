@@ -84,13 +84,21 @@ impl BalancedChoice {
     /// [`BalancedChoice::for_block`], with `remat-loads`' trial schedule of the block when
     /// the choice is [`BalancedChoice::Fits`] (the order the block then takes, already run).
     fn decide(view: &SchedView<'_>) -> (BalancedChoice, Option<FinishedBlock>) {
+        Self::decide_with(view, &mut RematLoads::default())
+    }
+
+    /// [`BalancedChoice::decide`] with `trial` as the `remat-loads` instance that runs the
+    /// trial (it is left initialised for the block).
+    fn decide_with(
+        view: &SchedView<'_>,
+        trial: &mut RematLoads,
+    ) -> (BalancedChoice, Option<FinishedBlock>) {
         if view.model.in_order {
             return (BalancedChoice::InOrder, None);
         }
-        let mut trial = RematLoads::default();
         // A trial of a built-in strategy cannot fail; if it ever did, the safe choice is the
         // register-first order the block would have had before this rule.
-        let Ok(finished) = trial_block(view, &mut trial) else {
+        let Ok(finished) = trial_block(view, trial) else {
             return (BalancedChoice::Fits { working_set: 0 }, None);
         };
         let working_set = finished
@@ -154,15 +162,20 @@ impl Strategy for Balanced {
     }
 
     fn init_block(&mut self, view: &SchedView<'_>) {
-        let (choice, finished) = BalancedChoice::decide(view);
+        let (choice, finished) = BalancedChoice::decide_with(view, &mut self.registers_first);
         self.choices.push((view.dag.block(), choice));
         self.use_latency_pressure = choice.uses_latency_pressure();
         // `remat-loads`' order was run as the trial from this very state: keep that run
         // (the driver takes it) instead of running the same strategy again. The active order
         // is still initialised, for a caller that asks for picks instead (e.g. a wrapper that
-        // does not forward `take_finished_block`).
+        // does not forward `take_finished_block`): when the trial is kept, that is the trial's
+        // own instance, initialised for this block by the trial (`remat-loads` keeps no state
+        // that its picks change).
+        let trial_kept = finished.is_some();
         self.finished = finished;
-        self.active().init_block(view);
+        if !trial_kept {
+            self.active().init_block(view);
+        }
     }
 
     fn take_finished_block(&mut self) -> Option<FinishedBlock> {

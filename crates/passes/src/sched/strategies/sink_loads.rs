@@ -9,7 +9,7 @@
 
 use crate::sched::dag::{EdgeKind, Effect};
 use crate::sched::registry::StrategyEntry;
-use crate::sched::{DepDag, Pick, ReadySet, Reason, SchedView, Strategy};
+use crate::sched::{DepDag, NodeId, Pick, ReadySet, Reason, SchedView, Strategy};
 
 /// Placement key: (position of the anchor, 0 if sunk else 1, own position).
 pub type SinkKey = (u32, u8, u32);
@@ -18,7 +18,7 @@ pub type SinkKey = (u32, u8, u32);
 pub fn sink_keys(dag: &DepDag) -> Vec<SinkKey> {
     let n = dag.len() as u32;
     let mut keys: Vec<SinkKey> = (0..n).map(|i| (i, 1, i)).collect();
-    for id in dag.nodes().collect::<Vec<_>>().into_iter().rev() {
+    for id in (0..n).rev().map(NodeId) {
         let users = dag
             .succs(id)
             .filter(|(_, e)| e.kind == EdgeKind::Data)
@@ -47,6 +47,48 @@ pub fn sink_keys(dag: &DepDag) -> Vec<SinkKey> {
     keys
 }
 
+/// Each key's position among all `keys` (as sorting them would give), in linear time: a
+/// key is either a node's own `(i, 1, i)` or `(anchor, 0, i)` for a node moved to `anchor`, so
+/// the sorted order is, anchor by anchor, the nodes moved there by position, then the anchor
+/// itself if it was not moved.
+fn ranks_of(keys: &[SinkKey]) -> Vec<u32> {
+    let n = keys.len();
+    // first[a]: the rank of the first key with anchor `a` (a counting sort by anchor).
+    let mut first = vec![0u32; n + 1];
+    for &(anchor, _, _) in keys {
+        first[anchor as usize + 1] += 1;
+    }
+    for a in 0..n {
+        first[a + 1] += first[a];
+    }
+    let mut moved_in = vec![0u32; n];
+    for &(anchor, sunk, _) in keys {
+        if sunk == 0 {
+            moved_in[anchor as usize] += 1;
+        }
+    }
+    let mut rank = vec![0u32; n];
+    let mut next_moved = vec![0u32; n];
+    for (i, &(anchor, sunk, _)) in keys.iter().enumerate() {
+        let a = anchor as usize;
+        rank[i] = if sunk == 0 {
+            next_moved[a] += 1;
+            first[a] + next_moved[a] - 1
+        } else {
+            first[a] + moved_in[a]
+        };
+    }
+    debug_assert!({
+        let mut by_key: Vec<usize> = (0..n).collect();
+        by_key.sort_unstable_by_key(|&i| keys[i]);
+        by_key
+            .iter()
+            .enumerate()
+            .all(|(r, &i)| rank[i] as usize == r)
+    });
+    rank
+}
+
 /// Loads next to their uses.
 #[derive(Debug, Default)]
 pub struct SinkLoads {
@@ -69,12 +111,7 @@ impl SinkLoads {
 impl Strategy for SinkLoads {
     fn init_block(&mut self, view: &SchedView<'_>) {
         self.keys = sink_keys(view.dag);
-        let mut by_key: Vec<u32> = (0..self.keys.len() as u32).collect();
-        by_key.sort_unstable_by_key(|&n| self.keys[n as usize]);
-        self.rank = vec![0; self.keys.len()];
-        for (rank, &n) in by_key.iter().enumerate() {
-            self.rank[n as usize] = rank as u32;
-        }
+        self.rank = ranks_of(&self.keys);
     }
 
     fn pick(&mut self, ready: &ReadySet, _view: &SchedView<'_>) -> Pick {
