@@ -29,7 +29,10 @@
 //!   default** ([`SimOptions::CITED`]): the source documents it for Sandy Bridge and Haswell
 //!   only, and on Golden Cove it fits one loop and contradicts another — it explained
 //!   `mulAdd`'s 3-cycle carry loop running at 3.18 but predicts 2.68 for the reassociated
-//!   2-cycle loop measured at 2.25 (notes/design.md, "The lead model after the carry fix").
+//!   2-cycle loop measured at 2.25 (notes/design.md, "The lead model after the carry fix") —
+//!   a figure taken before [`SimOptions::immediate_add_elimination`]: with the loop's pointer
+//!   step eliminated, [`SimOptions::ALL`] gives 2.18 for it, and 2.62 for the same loop with
+//!   the step executed (measured 2.60; notes/design.md, "Issue 12 (helper 4, session 4)").
 //! - *uiCA's rule in full* (both **off by default**, [`SimOptions::CITED`]; notes/design.md,
 //!   "Issue 12 (helper 3, session 4)"): [`SimOptions::issue_slot_rule`], the issue slot of an
 //!   instruction in its allocation group steering the 10-port rule and loads, store addresses
