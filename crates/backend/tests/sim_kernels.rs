@@ -104,7 +104,7 @@ fn simulation_of_the_validated_kernels() {
                     sim(o)
                 };
                 println!(
-                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | cited {:8.2} | none {:8.2} | all {:8.2} | cited with/without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2} slots {:8.2} late {:8.2} | uica {:8.2}",
+                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | cited {:8.2} | none {:8.2} | all {:8.2} | cited with/without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2} slots {:8.2} late {:8.2} imm {:8.2} | uica {:8.2}",
                     m.name,
                     body.insts.len(),
                     b.bound(),
@@ -117,6 +117,7 @@ fn simulation_of_the_validated_kernels() {
                     with(|o| o.split_schedulers = !o.split_schedulers),
                     with(|o| o.issue_slot_rule = !o.issue_slot_rule),
                     with(|o| o.late_operand_penalty = !o.late_operand_penalty),
+                    with(|o| o.immediate_add_elimination = !o.immediate_add_elimination),
                     with(|o| {
                         o.issue_slot_rule = !o.issue_slot_rule;
                         o.late_operand_penalty = !o.late_operand_penalty;
@@ -124,5 +125,152 @@ fn simulation_of_the_validated_kernels() {
                 );
             }
         }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod asm_clock;
+
+/// Golden Cove's renamer and the BigInteger loop's pointer chain, on this host (an experiment:
+/// prints, asserts nothing timed; notes/design.md, "Issue 12 (helper 4, session 4)"). Five
+/// dependent adds per iteration as `addq $1` (eliminated at rename), `addl $1` and `addq
+/// %reg` (executed); then `mulAdd`'s loop as the JIT emits it (`addq $-4, %r8`) and with the
+/// pointer step as `subq %r12, %r8` (same uops, executed), beside the simulation of both.
+/// Cycles against `asm_clock`'s probe timed in the same run; the fastest of 15 rounds.
+#[test]
+#[ignore = "an experiment: times hand-written loops and prints"]
+#[cfg(target_arch = "x86_64")]
+fn immediate_adds_at_rename_on_the_host() {
+    use schedlab_backend::cost::models::core_model;
+    use schedlab_backend::mca::{DisasmInst, HotLoop};
+    use std::arch::asm;
+    use std::time::Instant;
+
+    const STEPS: u64 = 10_000_000;
+    const WORDS: usize = 1024;
+    const PASSES: usize = 200;
+    fn chain(kind: usize) -> f64 {
+        let start = Instant::now();
+        let (mut x, mut n) = (0u64, STEPS);
+        // SAFETY: register-only loops; `n` counts down to zero.
+        unsafe {
+            match kind {
+                0 => asm!("2:", "addq $1, {x}", "addq $1, {x}", "addq $1, {x}", "addq $1, {x}",
+                    "addq $1, {x}", "decq {n}", "jnz 2b", x = inout(reg) x, n = inout(reg) n,
+                    options(att_syntax, nomem, nostack)),
+                1 => asm!("2:", "addl $1, {x:e}", "addl $1, {x:e}", "addl $1, {x:e}",
+                    "addl $1, {x:e}", "addl $1, {x:e}", "decq {n}", "jnz 2b", x = inout(reg) x,
+                    n = inout(reg) n, options(att_syntax, nomem, nostack)),
+                _ => asm!("2:", "addq {one}, {x}", "addq {one}, {x}", "addq {one}, {x}",
+                    "addq {one}, {x}", "addq {one}, {x}", "decq {n}", "jnz 2b",
+                    x = inout(reg) x, n = inout(reg) n, one = in(reg) 1u64,
+                    options(att_syntax, nomem, nostack)),
+            }
+        }
+        std::hint::black_box((x, n));
+        start.elapsed().as_secs_f64() / STEPS as f64
+    }
+    fn mul_add(input: &[u32], out: &mut [u32], executed_step: bool) -> f64 {
+        let start = Instant::now();
+        for _ in 0..PASSES {
+            let last = (WORDS - 1) as u64;
+            // SAFETY: reads input[0..WORDS] and writes out[0..WORDS] (both WORDS long), from
+            // the last word down, as the JIT's loop does.
+            unsafe {
+                if executed_step {
+                    asm!("2:", "movl (%r8), %r10d", "imulq %rax, %r10",
+                        "movl (%rdi,%rdx,4), %r11d", "addq %r11, %r10", "addq %r10, %rcx",
+                        "movl %ecx, (%rdi,%rdx,4)", "addl $-1, %esi", "shrq $32, %rcx",
+                        "subq %r12, %r8", "movslq %esi, %rdx", "movq %r8, %r10",
+                        "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
+                        inout("r8") input.as_ptr().add(WORDS - 1) => _, in("r9") input.as_ptr(),
+                        in("r12") 4u64, inout("rdx") last => _, inout("rsi") last => _,
+                        inout("rcx") 0u64 => _, in("rax") 0x9e37_79b9u64,
+                        in("rdi") out.as_mut_ptr(), out("r10") _, out("r11") _,
+                        options(att_syntax, nostack));
+                } else {
+                    asm!("2:", "movl (%r8), %r10d", "imulq %rax, %r10",
+                        "movl (%rdi,%rdx,4), %r11d", "addq %r11, %r10", "addq %r10, %rcx",
+                        "movl %ecx, (%rdi,%rdx,4)", "addl $-1, %esi", "shrq $32, %rcx",
+                        "addq $-4, %r8", "movslq %esi, %rdx", "movq %r8, %r10",
+                        "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
+                        inout("r8") input.as_ptr().add(WORDS - 1) => _, in("r9") input.as_ptr(),
+                        inout("rdx") last => _, inout("rsi") last => _,
+                        inout("rcx") 0u64 => _, in("rax") 0x9e37_79b9u64,
+                        in("rdi") out.as_mut_ptr(), out("r10") _, out("r11") _,
+                        options(att_syntax, nostack));
+                }
+            }
+        }
+        start.elapsed().as_secs_f64() / (PASSES * WORDS) as f64
+    }
+    let input: Vec<u32> = (0..WORDS as u32)
+        .map(|i| i.wrapping_mul(0x9e37_79b9) | 1)
+        .collect();
+    let mut out = vec![0u32; WORDS];
+    let mut best = [f64::INFINITY; 5];
+    for _ in 0..15 {
+        let cycle = asm_clock::cycle_time();
+        let figures = [
+            chain(0) / cycle,
+            chain(1) / cycle,
+            chain(2) / cycle,
+            mul_add(&input, &mut out, false) / cycle,
+            mul_add(&input, &mut out, true) / cycle,
+        ];
+        for (b, f) in best.iter_mut().zip(figures) {
+            *b = b.min(f);
+        }
+    }
+    println!(
+        "cycles per iteration, 5 dependent adds: addq $1 {:.2}, addl $1 {:.2}, addq %reg {:.2}",
+        best[0], best[1], best[2]
+    );
+    let shape = |step: &str| -> HotLoop {
+        let lines = [
+            "movl (%r8), %r10d",
+            "imulq %rax, %r10",
+            "movl (%rdi,%rdx,4), %r11d",
+            "addq %r11, %r10",
+            "addq %r10, %rcx",
+            "movl %ecx, (%rdi,%rdx,4)",
+            "addl $4294967295, %esi",
+            "shrq $32, %rcx",
+            step,
+            "movslq %esi, %rdx",
+            "movq %r8, %r10",
+            "subq %r9, %r10",
+            "testq %r10, %r10",
+            "jge 0x0",
+        ];
+        HotLoop {
+            insts: lines
+                .iter()
+                .enumerate()
+                .map(|(i, l)| DisasmInst {
+                    addr: 4 * i as u64,
+                    text: l.to_string(),
+                })
+                .collect(),
+            is_loop: true,
+            header: 0,
+        }
+    };
+    let m = core_model(Target::X86_64, "sapphirerapids").expect("model");
+    for (name, step, measured) in [
+        ("addq $-4, %r8", "addq $-4, %r8", best[3]),
+        ("subq %r12, %r8", "subq %r12, %r8", best[4]),
+    ] {
+        let body = shape(step);
+        let sim = |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN);
+        println!(
+            "mulAdd loop with {name:15}: measured {measured:.3} cycles/word | simulated: cited {:.3}, all {:.3}, free ports {:.3}",
+            sim(SimOptions::CITED),
+            sim(SimOptions::ALL),
+            sim(SimOptions {
+                bind_ports_at_allocation: false,
+                ..SimOptions::CITED
+            }),
+        );
     }
 }

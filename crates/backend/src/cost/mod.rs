@@ -552,7 +552,10 @@ pub fn simulated_with(
     let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
     let uops: Vec<Vec<ports::UopClass>> = order.iter().map(|i| x86::uops(&i.text)).collect();
     let fused = fused_compares(&effects);
-    sim::simulate_with(&effects, &uops, &fused, model, options)
+    let immediate_adds: Vec<usize> = (0..order.len())
+        .filter(|&i| sim::is_small_immediate_add64(&order[i].text))
+        .collect();
+    sim::simulate_with(&effects, &uops, &fused, &immediate_adds, model, options)
 }
 
 /// The port-group bound of one iteration on `model`'s port layout (x86 cores only): the
