@@ -942,7 +942,7 @@ mod x86 {
                 ),
             ),
             (
-                "Z9  shr -> add %rsi,%rsi... no: shr $32 kept, addl/movslq index via 64-bit dec",
+                "Z9  addl + movslq index -> decq %rcx (one ALU uop fewer)",
                 pass!(10;
                     "2:",
                     "movl (%r11), %edx", "imulq %rax, %rdx", "movl (%rdi,%rcx,4), %r10d",
@@ -1017,6 +1017,36 @@ mod x86 {
                     "movl $1, %r13d", "movl $1, %r14d", "movl %eax, %r15d",
                     "imulq %rax, %r15",
                     "addq %rdx, %rsi", "shrq $32, %rsi", "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "Z17 Z0 in hoist-loads' order (both loads first)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx", "movl (%rdi,%rcx,4), %r10d", "imulq %rax, %rdx",
+                    "addq %r10, %rdx", "addq %rdx, %rsi", "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d", "shrq $32, %rsi", "addq $-4, %r11", "movslq %r8d, %rcx",
+                    "movq %r11, %r10", "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
+                ),
+            ),
+            (
+                "Z18 Z0 in pressure's order (squareToLen's loop)",
+                pass!(10;
+                    "2:",
+                    "addl $-1, %r8d", "movl (%r11), %edx", "imulq %rax, %rdx", "addq $-4, %r11",
+                    "movl (%rdi,%rcx,4), %r10d", "addq %r10, %rdx", "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)", "shrq $32, %rsi", "movslq %r8d, %rcx",
+                    "movq %r11, %r10", "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
+                ),
+            ),
+            (
+                "Z19 Z0 in latency-pressure's order (squareToLen's loop)",
+                pass!(10;
+                    "2:",
+                    "addl $-1, %r8d", "movl (%r11), %edx", "imulq %rax, %rdx", "addq $-4, %r11",
+                    "movl (%rdi,%rcx,4), %r10d", "addq %r10, %rdx", "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)", "shrq $32, %rsi", "movq %r11, %rdx",
+                    "subq %r9, %rdx", "movslq %r8d, %rcx", "testq %rdx, %rdx", "jge 2b",
                 ),
             ),
             (
