@@ -807,6 +807,362 @@ mod x86 {
         compiled
     }
 
+    /// The JIT's current `mulAdd` loop (V17: the product and out[k] summed off the carry
+    /// chain, chain `add`, `shr` = 2 cycles, 13 macro-ops with `test`/`jge` fused) and
+    /// variants that each change one thing, for the Zen 4 question (notes/design.md, "Issue
+    /// 12 (session 5, helper 1)"): the multiply, the loop control's ALU operations, the
+    /// sign-extending index move, the store, the loads, filler `nop`s.
+    macro_rules! jit13 {
+        ($($inst:literal),+ $(,)?) => {
+            jit_shape!(10; $($inst,)+)
+        };
+    }
+
+    fn zen_variants() -> Vec<Variant> {
+        vec![
+            (
+                "Z0  JIT loop (= V17: 14 instructions, 13 macro-ops)",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "Z1  imul -> add %rax,%rdx (no multiply)",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "addq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "Z2  imul -> nop",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "nop",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "Z3  store -> nop (no store)",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "nop",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "Z4  store to the other array (r12)",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%r12,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "Z5  store data off the chain (stores %eax)",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %eax, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "Z6  out[k] load -> movl %ecx,%r10d",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl %ecx, %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                ),
+            ),
+            (
+                "Z7  + 2 nop (15 macro-ops)",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                    "nop",
+                    "nop",
+                ),
+            ),
+            (
+                "Z8  + 2 ALU ops off every chain (movl $1 -> r13d, r14d)",
+                jit13!(
+                    "movl (%r11), %edx",
+                    "imulq %rax, %rdx",
+                    "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx",
+                    "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d",
+                    "shrq $32, %rsi",
+                    "movl $1, %r13d",
+                    "movl $1, %r14d",
+                ),
+            ),
+            (
+                "Z9  addl + movslq index -> decq %rcx (one ALU uop fewer)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx", "imulq %rax, %rdx", "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx", "addq %rdx, %rsi", "movl %esi, (%rdi,%rcx,4)",
+                    "decq %rcx", "shrq $32, %rsi",
+                    "addq $-4, %r11", "movq %r11, %rdx", "subq %r9, %rdx", "testq %rdx, %rdx",
+                    "jge 2b",
+                ),
+            ),
+            (
+                "Z10 loop control cmpq %r9,%r11; jge (no movq/subq/testq)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx", "imulq %rax, %rdx", "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx", "addq %rdx, %rsi", "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d", "shrq $32, %rsi",
+                    "addq $-4, %r11", "movslq %r8d, %rcx", "cmpq %r9, %r11",
+                    "jge 2b",
+                ),
+            ),
+            (
+                "Z11 Z10 with decq %rcx for addl/movslq (7 ALU uops + branch)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx", "imulq %rax, %rdx", "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx", "addq %rdx, %rsi", "movl %esi, (%rdi,%rcx,4)",
+                    "decq %rcx", "shrq $32, %rsi",
+                    "addq $-4, %r11", "cmpq %r9, %r11",
+                    "jge 2b",
+                ),
+            ),
+            (
+                "Z12 Z11 with imul -> add (no multiply)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx", "addq %rax, %rdx", "movl (%rdi,%rcx,4), %r10d",
+                    "addq %r10, %rdx", "addq %rdx, %rsi", "movl %esi, (%rdi,%rcx,4)",
+                    "decq %rcx", "shrq $32, %rsi",
+                    "addq $-4, %r11", "cmpq %r9, %r11",
+                    "jge 2b",
+                ),
+            ),
+            (
+                "Z13 chain (add, shr) + dec/jnz alone",
+                pass!(10;
+                    "2:",
+                    "addq %rdx, %rsi", "shrq $32, %rsi", "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "Z14 chain (add, shr) + imul off the chain",
+                pass!(10;
+                    "2:",
+                    "movq %rax, %r13", "imulq %rax, %r13",
+                    "addq %rdx, %rsi", "shrq $32, %rsi", "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "Z15 chain (add, shr) + 6 ALU ops (movl $1)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d",
+                    "addq %rdx, %rsi", "shrq $32, %rsi", "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "Z16 Z15 + imul off the chain (8 ALU-pipe uops + branch)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl %eax, %r15d",
+                    "imulq %rax, %r15",
+                    "addq %rdx, %rsi", "shrq $32, %rsi", "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "Z17 Z0 in hoist-loads' order (both loads first)",
+                pass!(10;
+                    "2:",
+                    "movl (%r11), %edx", "movl (%rdi,%rcx,4), %r10d", "imulq %rax, %rdx",
+                    "addq %r10, %rdx", "addq %rdx, %rsi", "movl %esi, (%rdi,%rcx,4)",
+                    "addl $-1, %r8d", "shrq $32, %rsi", "addq $-4, %r11", "movslq %r8d, %rcx",
+                    "movq %r11, %r10", "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
+                ),
+            ),
+            (
+                "Z18 Z0 in pressure's order (squareToLen's loop)",
+                pass!(10;
+                    "2:",
+                    "addl $-1, %r8d", "movl (%r11), %edx", "imulq %rax, %rdx", "addq $-4, %r11",
+                    "movl (%rdi,%rcx,4), %r10d", "addq %r10, %rdx", "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)", "shrq $32, %rsi", "movslq %r8d, %rcx",
+                    "movq %r11, %r10", "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
+                ),
+            ),
+            (
+                "Z19 Z0 in latency-pressure's order (squareToLen's loop)",
+                pass!(10;
+                    "2:",
+                    "addl $-1, %r8d", "movl (%r11), %edx", "imulq %rax, %rdx", "addq $-4, %r11",
+                    "movl (%rdi,%rcx,4), %r10d", "addq %r10, %rdx", "addq %rdx, %rsi",
+                    "movl %esi, (%rdi,%rcx,4)", "shrq $32, %rsi", "movq %r11, %rdx",
+                    "subq %r9, %rdx", "movslq %r8d, %rcx", "testq %rdx, %rdx", "jge 2b",
+                ),
+            ),
+            (
+                "T1  8 movl $1 + dec/jnz (throughput: 9 ALU uops)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "T2  T1 + a store of %eax (same index each time)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl %eax, (%r12,%rcx,4)",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "T3  T1 + two stores of %eax",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl %eax, (%r12,%rcx,4)", "movl %eax, 8(%r12,%rcx,4)",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "T4  T1 + a load (movl (%r12,%rcx,4), %edx)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl (%r12,%rcx,4), %edx",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "T5  T1 with dec/jnz -> subq $1; testq; jg (test/jcc fusion?)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "subq $1, %r8", "testq %r8, %r8", "jg 2b",
+                ),
+            ),
+            (
+                "T6  T1 + movq %r8,%rdx (register move: eliminated?)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movq %r8, %rdx",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "T7  T1 + movslq %r8d,%rdx",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movslq %r8d, %rdx",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "T8  T1 + imulq %rax,%rdx (independent)",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl %eax, %edx", "imulq %rax, %rdx",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+            (
+                "T9  T1 + shrq $32,%rdx",
+                pass!(10;
+                    "2:",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "movl $1, %r13d", "movl $1, %r14d", "movl $1, %r15d", "movl $1, %r10d",
+                    "shrq $32, %rdx",
+                    "decq %r8", "jnz 2b",
+                ),
+            ),
+        ]
+    }
+
+    /// Times [`zen_variants`] against C4 alternately (as [`run`] does), three rounds.
+    pub fn run_zen() {
+        let mut a = Arrays::new();
+        let c4_pass = chain!();
+        cycle_time();
+        for round in 0..3 {
+            let cycle = cycle_time();
+            println!("round {round}: add chain {:.3} GHz", 1e-9 / cycle);
+            for (name, f) in zen_variants() {
+                let (mut best, mut best_c4) = (f64::INFINITY, f64::INFINITY);
+                for _ in 0..5 {
+                    best_c4 = best_c4.min(per_word(&mut || c4_pass(&mut a), 300, WORDS as f64));
+                    best = best.min(per_word(&mut || f(&mut a), 300, WORDS as f64));
+                }
+                println!(
+                    "round {round} {:.3} cycles/word = {:.3} ×3/C4  {name}",
+                    best / cycle,
+                    3.0 * best / best_c4
+                );
+            }
+        }
+    }
+
     type MulAddFn = unsafe extern "C" fn(*mut u32, i32, *const u32, i32, i32, i32, i32) -> i64;
     type SquareFn = unsafe extern "C" fn(*const u32, i32, i32, *mut u32, i32, i32) -> i32;
 
@@ -1046,6 +1402,15 @@ mod x86 {
 fn mul_add_loop_variants() {
     #[cfg(target_arch = "x86_64")]
     x86::run();
+    #[cfg(not(target_arch = "x86_64"))]
+    eprintln!("skipping: x86_64 only");
+}
+
+#[test]
+#[ignore = "an experiment: prints timings, run by hand"]
+fn mul_add_loop_variants_zen() {
+    #[cfg(target_arch = "x86_64")]
+    x86::run_zen();
     #[cfg(not(target_arch = "x86_64"))]
     eprintln!("skipping: x86_64 only");
 }
