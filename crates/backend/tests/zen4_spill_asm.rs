@@ -13,9 +13,16 @@
 //!    4 ALU ops: ≈1 cycle per group while the loop streams from the op cache at 6 per cycle,
 //!    1.5 from the 4-wide legacy decoders), and of `n` 5-byte `nop`s (≈1/6 and ≈1/4 cycle).
 //!    Where cycles per group step up, the loop has left the op cache.
-//! 3. The same six-instruction group with the spill store and plain reload replaced by
-//!    register ops of the same length class, in a loop that fits: what the memory operations
-//!    cost beside the ALU ops when the front end is not the limit.
+//!    The same groups with the spill store and plain reload replaced by register moves show
+//!    what the memory operations cost beside the ALU ops.
+//! 3. *Register moves*: 4 independent `add`s with 2 `mov`s beside them, and an
+//!    `add`/`mov` chain (moves eliminated: no ALU slot, no latency).
+//! 4. *Memory throughput and renaming by distance*: `C` 64-bit chains that each store and
+//!    then reload their own slot; 8 stores or 8 loads beside 8 `add`s; one 64-bit chain with
+//!    `k` `nop`s between the store and the reload.
+//!
+//! `queue_binding_on_the_host` times small loops of independent chains and a Σ1-like rotate
+//! chain, and simulates them with the free port choice and with `SimOptions::queue_binding`.
 //!
 //! Run: `cargo test --release -p schedlab-backend --test zen4_spill_asm -- --ignored
 //! --nocapture` (x86_64 with BMI2).
