@@ -1,11 +1,11 @@
 //! An experiment, not a check (`#[ignore]`d, prints, asserts nothing timed): what limits
 //! SHA-256's spill-heavy hot loops on an AMD Zen 4 host (notes/design.md, "Issue 12 (session
-//! 5, helper 2): Zen 4 and SHA-256's spills")? Three questions, each answered by hand-written
+//! 5, helper 2): Zen 4 and SHA-256's spills")? Four questions, each answered by hand-written
 //! loops timed in one run against the dependent-`add` clock probe of `asm_clock`:
 //!
 //! 1. *Reload on the chain*: 8 × (store; reload of the same 32-bit word; `add 1`) per
 //!    iteration, addressed from `rsp`, from another base register, and with the reload folded
-//!    into the `add` (`add x, [rsp + 8]`, the form of Cranelift's reloads). Cycles per link:
+//!    into the `add` (`add x, [rsp + 8]`; Cranelift's SHA-256 reloads are plain `movq`s). Per link:
 //!    ≈1–2 with memory renaming (Zen 2's "mirroring" of memory operands), ≈1 + the
 //!    store-to-load forwarding latency without.
 //! 2. *Front end*: loops of `n` copies of a six-instruction group shaped like the kernel's
