@@ -5,8 +5,8 @@
 //!
 //! 1. *Reload on the chain*: 8 × (store; reload of the same 32-bit word; `add 1`) per
 //!    iteration, addressed from `rsp`, from another base register, and with the reload folded
-//!    into the `add` (`add x, [rsp + 8]`; Cranelift's SHA-256 reloads are plain `movq`s). Per link:
-//!    ≈1–2 with memory renaming (Zen 2's "mirroring" of memory operands), ≈1 + the
+//!    into the `add` (`add x, [rsp + 8]`; Cranelift's SHA-256 reloads are plain `movq`s).
+//!    Per link: ≈1–2 with memory renaming (Zen 2's "mirroring" of memory operands), ≈1 + the
 //!    store-to-load forwarding latency without.
 //! 2. *Front end*: loops of `n` copies of a six-instruction group shaped like the kernel's
 //!    code (a folded reload, a `rorx`, a spill store, two ALU ops, a plain reload; 24 bytes,
