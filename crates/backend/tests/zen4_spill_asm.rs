@@ -19,7 +19,8 @@
 //!    `add`/`mov` chain (moves eliminated: no ALU slot, no latency).
 //! 4. *Memory throughput and renaming by distance*: `C` 64-bit chains that each store and
 //!    then reload their own slot; 8 stores or 8 loads beside 8 `add`s; one 64-bit chain with
-//!    `k` `nop`s between the store and the reload.
+//!    `k` `nop`s between the store and the reload; and a 20-instruction group in SHA-256
+//!    `latency-pressure`'s mix with every operation independent (at the ALU bound or not).
 //!
 //! `queue_binding_on_the_host` times small loops of independent chains and a Σ1-like rotate
 //! chain, and simulates them with the free port choice and with `SimOptions::queue_binding`.
@@ -370,6 +371,39 @@ mod x86 {
         }};
     }
 
+    /// A 20-instruction group in SHA-256 `latency-pressure`'s mix, every operation
+    /// independent: 4 `rorx` and 10 `andn` (non-destructive, invariant sources), 2 register
+    /// moves, 3 reloads of slots the loop does not store, 1 spill store. ALU bound 3.5 cycles
+    /// per group, 6-wide dispatch 3.33.
+    macro_rules! mix_loop {
+        ($iterations:expr) => {{
+            // SAFETY: reserves 256 bytes below rsp, touches only them, restores rsp.
+            unsafe {
+                asm!(
+                    "subq $256, %rsp",
+                    "2:",
+                    ".rept 10",
+                    "rorxl $6, %r8d, %eax", "andnl %r9d, %r8d, %ecx", "andnl %r8d, %r9d, %edx",
+                    "movq 8(%rsp), %rsi", "andnl %r10d, %r8d, %edi", "rorxl $11, %r9d, %r11d",
+                    "andnl %r8d, %r10d, %r12d", "movq %r8, %r13", "andnl %r9d, %r10d, %r14d",
+                    "movq 16(%rsp), %rsi", "rorxl $25, %r10d, %eax", "andnl %r10d, %r9d, %ecx",
+                    "movq %r11, 64(%rsp)", "andnl %r8d, %r8d, %edx", "rorxl $2, %r8d, %edi",
+                    "movq 24(%rsp), %rsi", "andnl %r9d, %r9d, %r11d", "movq %r9, %r13",
+                    "andnl %r10d, %r10d, %r12d", "andnl %r8d, %r9d, %r14d",
+                    ".endr",
+                    "decq {n}",
+                    "jnz 2b",
+                    "addq $256, %rsp",
+                    n = inout(reg) $iterations => _,
+                    in("r8") 3u64, in("r9") 5u64, in("r10") 7u64,
+                    out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _, out("rdi") _,
+                    out("r11") _, out("r12") _, out("r13") _, out("r14") _,
+                    options(att_syntax),
+                );
+            }
+        }};
+    }
+
     /// Seconds per unit (`units` units per call) of the fastest of `tries` calls of `f`.
     fn best(tries: usize, units: f64, mut f: impl FnMut()) -> f64 {
         let mut best = f64::INFINITY;
@@ -456,6 +490,16 @@ mod x86 {
                     k16 / cycle,
                     k32 / cycle,
                     k64 / cycle
+                );
+            }
+            // 6. SHA-256's instruction mix, all independent (cycles per 20-instruction group).
+            {
+                let iters = 20_000u64;
+                let mix = best(30, (iters * 10) as f64, || mix_loop!(iters));
+                println!(
+                    "  latency-pressure mix, 20 independent instructions: {:.3} cycles/group ({:.2} per cycle)",
+                    mix / cycle,
+                    20.0 * cycle / mix
                 );
             }
             // 4. Register moves beside 4 ALU ops per group (cycles per group).
