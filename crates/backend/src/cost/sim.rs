@@ -928,32 +928,14 @@ mod tests {
         super::super::tests::body(Target::X86_64, lines)
     }
 
-    /// The JIT's current `mulAdd` loop (session 5; [EXP-Z4]'s Z0).
-    const MUL_ADD_13: &[&str] = &[
-        "movl (%r8), %r10d",
-        "imulq %rax, %r10",
-        "movl (%rdi,%rdx,4), %r11d",
-        "addq %r11, %r10",
-        "addq %r10, %rcx",
-        "movl %ecx, (%rdi,%rdx,4)",
-        "addl $4294967295, %esi",
-        "shrq $32, %rcx",
-        "addq $-4, %r8",
-        "movslq %esi, %rdx",
-        "movq %r8, %r10",
-        "subq %r9, %r10",
-        "testq %r10, %r10",
-        "jge 0x0",
-    ];
-
     #[test]
     fn zen4_binds_alu_uops_to_a_queue_at_dispatch() {
         // [ZEN-Q], [EXP-Z4]: measured 2.90; idealised port choice 2.33 (9 ALU-pipe uops / 4
         // and the 2-cycle chain leave room), bound at dispatch the chain waits behind older
         // uops in its queue.
-        let bound = sim_of(MUL_ADD_13, "znver4", SimOptions::CITED);
+        let bound = sim_of(MUL_ADD_JIT, "znver4", SimOptions::CITED);
         let free = sim_of(
-            MUL_ADD_13,
+            MUL_ADD_JIT,
             "znver4",
             SimOptions {
                 bind_ports_at_allocation: false,
@@ -1178,7 +1160,7 @@ mod tests {
     }
 
     /// The loop of `mulAdd` as the JIT compiles it now (13 allocation slots, 2.17 cycles on
-    /// Golden Cove; the pointer chain `addq $-4, %r8` feeds both loads).
+    /// Golden Cove; the pointer chain `addq $-4, %r8` feeds both loads; [EXP-Z4]'s Z0 on Zen 4).
     const MUL_ADD_JIT: &[&str] = &[
         "movl (%r8), %r10d",
         "imulq %rax, %r10",
