@@ -1,0 +1,437 @@
+//! Instruction order on the host, measured: the mulAdd loop's 14 instructions (the JIT's
+//! registers, as `bigint_loop_asm.rs`' Z0) in many dependence-respecting orders, each timed
+//! against a 3-cycle carry chain in the same run, beside `schedlab-sim` on every x86 core.
+//! The orders are assembled at run time (`as`, `objcopy`, `nm` from binutils) and called from
+//! an executable mapping, so any order can be timed without rebuilding.
+//!
+//! `cargo test --release -p schedlab-backend --test zen4_order_asm -- --ignored --nocapture`
+//! (`ORDERS=N` orders timed, default 60; `ORDER_TSV=path` writes the table as TSV,
+//! `ORDER_NOTES=path` a markdown summary: `scripts/regen-notes orders` → `notes/orders.md`).
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use schedlab_backend::Target;
+    use schedlab_backend::cost::models::core_model;
+    use schedlab_backend::cost::simulated;
+    use schedlab_backend::mca::{DisasmInst, HotLoop};
+    use std::fmt::Write as _;
+    use std::process::Command;
+    use std::time::Instant;
+
+    /// The loop: text, registers (and memory) read, registers written. `test`/`jge` close it.
+    pub const LOOP: &[(&str, &[&str], &[&str])] = &[
+        ("movl (%r11), %edx", &["r11"], &["rdx"]),
+        (
+            "movl (%rdi,%rcx,4), %r10d",
+            &["rdi", "rcx", "mem"],
+            &["r10"],
+        ),
+        ("imulq %rax, %rdx", &["rax", "rdx"], &["rdx"]),
+        ("addq %r10, %rdx", &["r10", "rdx"], &["rdx"]),
+        ("addq %rdx, %rsi", &["rdx", "rsi"], &["rsi"]),
+        ("movl %esi, (%rdi,%rcx,4)", &["rsi", "rdi", "rcx"], &["mem"]),
+        ("addl $-1, %r8d", &["r8"], &["r8"]),
+        ("shrq $32, %rsi", &["rsi"], &["rsi"]),
+        ("addq $-4, %r11", &["r11"], &["r11"]),
+        ("movslq %r8d, %rcx", &["r8"], &["rcx"]),
+        ("movq %r11, %rdx", &["r11"], &["rdx"]),
+        ("subq %r9, %rdx", &["rdx", "r9"], &["rdx"]),
+    ];
+    const CLOSE: [&str; 2] = ["testq %rdx, %rdx", "jge 2b"];
+    const WORDS: usize = 2048;
+    const CPUS: [&str; 4] = ["sapphirerapids", "skylake", "znver3", "znver4"];
+
+    fn must_precede(a: usize, b: usize) -> bool {
+        let (_, ra, wa) = LOOP[a];
+        let (_, rb, wb) = LOOP[b];
+        wa.iter().any(|x| rb.contains(x) || wb.contains(x)) || wb.iter().any(|x| ra.contains(x))
+    }
+
+    /// Every order of [`LOOP`] that keeps each dependence (true, anti and output).
+    pub fn all_orders() -> Vec<Vec<usize>> {
+        fn extend(order: &mut Vec<usize>, used: &mut [bool], out: &mut Vec<Vec<usize>>) {
+            if order.len() == LOOP.len() {
+                out.push(order.clone());
+                return;
+            }
+            for c in 0..LOOP.len() {
+                if used[c] || (0..c).any(|p| !used[p] && must_precede(p, c)) {
+                    continue;
+                }
+                used[c] = true;
+                order.push(c);
+                extend(order, used, out);
+                order.pop();
+                used[c] = false;
+            }
+        }
+        let mut out = Vec::new();
+        extend(&mut Vec::new(), &mut vec![false; LOOP.len()], &mut out);
+        out
+    }
+
+    fn texts(order: &[usize]) -> Vec<&'static str> {
+        order.iter().map(|&i| LOOP[i].0).chain(CLOSE).collect()
+    }
+
+    fn simulate(order: &[usize]) -> Vec<f64> {
+        let body = HotLoop {
+            is_loop: true,
+            header: 0,
+            insts: texts(order)
+                .iter()
+                .enumerate()
+                .map(|(i, t)| DisasmInst {
+                    addr: i as u64 * 4,
+                    text: t.replace("2b", "0x0"),
+                })
+                .collect(),
+        };
+        CPUS.iter()
+            .map(|cpu| {
+                let model = core_model(Target::X86_64, cpu).expect("an x86 core model");
+                simulated(Target::X86_64, &body, model).unwrap_or(f64::NAN)
+            })
+            .collect()
+    }
+
+    type LoopFn = unsafe extern "C" fn(*mut u32, *const u32, *const u32, u64, u64) -> u64;
+
+    /// Executable copies of assembled functions.
+    struct Code {
+        base: *mut libc::c_void,
+        len: usize,
+        entries: Vec<usize>,
+    }
+
+    impl Code {
+        fn entry(&self, i: usize) -> LoopFn {
+            // SAFETY: `entries[i]` is the offset of a function symbol inside the mapping, which
+            // holds the assembled text section and lives as long as `self`.
+            unsafe {
+                std::mem::transmute::<*mut u8, LoopFn>(self.base.cast::<u8>().add(self.entries[i]))
+            }
+        }
+    }
+
+    impl Drop for Code {
+        fn drop(&mut self) {
+            // SAFETY: the mapping was created by `assemble` with this length.
+            unsafe { libc::munmap(self.base, self.len) };
+        }
+    }
+
+    /// Assembles one function per loop body: `f(out, &in[len-1], in, len, k)` sets the JIT's
+    /// registers, runs the loop `len` times and returns the carry.
+    fn assemble(bodies: &[Vec<&str>]) -> Code {
+        let mut src = String::from(".text\n");
+        for (i, body) in bodies.iter().enumerate() {
+            let _ = writeln!(src, ".p2align 6\n.globl f{i}\nf{i}:");
+            src.push_str(
+                "movq %r8, %rax\nmovq %rsi, %r11\nmovq %rdx, %r9\nmovq %rcx, %r8\n\
+                 xorl %esi, %esi\nxorl %edx, %edx\nxorl %r10d, %r10d\n.p2align 6\n.skip 10, 0x90\n2:\n",
+            );
+            for inst in body {
+                src.push_str(inst);
+                src.push('\n');
+            }
+            src.push_str("movq %rsi, %rax\nret\n");
+        }
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (s, o, bin) = (
+            dir.path().join("l.s"),
+            dir.path().join("l.o"),
+            dir.path().join("l.bin"),
+        );
+        std::fs::write(&s, src).expect("write the assembly");
+        let run = |cmd: &mut Command| {
+            let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+            assert!(
+                out.status.success(),
+                "{cmd:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        run(Command::new("as").arg("--64").arg("-o").arg(&o).arg(&s));
+        run(Command::new("objcopy")
+            .args(["-O", "binary", "-j", ".text"])
+            .arg(&o)
+            .arg(&bin));
+        let symbols = run(Command::new("nm").arg(&o));
+        let bytes = std::fs::read(&bin).expect("read the binary");
+        let mut entries = vec![0; bodies.len()];
+        for line in symbols.lines() {
+            let mut f = line.split_whitespace();
+            let (Some(addr), Some(_), Some(name)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            if let Some(i) = name.strip_prefix('f').and_then(|n| n.parse::<usize>().ok()) {
+                entries[i] = usize::from_str_radix(addr, 16).expect("an address");
+            }
+        }
+        let len = bytes.len().next_multiple_of(4096);
+        // SAFETY: a fresh anonymous mapping, written and then made read+execute only.
+        unsafe {
+            let base = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(base, libc::MAP_FAILED, "mmap");
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), base.cast::<u8>(), bytes.len());
+            assert_eq!(
+                libc::mprotect(base, len, libc::PROT_READ | libc::PROT_EXEC),
+                0
+            );
+            Code { base, len, entries }
+        }
+    }
+
+    /// Seconds per word: the fastest of `batches` batches of 10 calls.
+    fn per_word(f: LoopFn, out: &mut [u32], input: &[u32], batches: usize) -> f64 {
+        let mut best = f64::INFINITY;
+        for _ in 0..batches {
+            let start = Instant::now();
+            for _ in 0..10 {
+                // SAFETY: the loop reads input[0..WORDS] and reads/writes out[1..=WORDS].
+                std::hint::black_box(unsafe {
+                    f(
+                        out.as_mut_ptr(),
+                        input.as_ptr().add(WORDS - 1),
+                        input.as_ptr(),
+                        WORDS as u64,
+                        0x9e37_79b9,
+                    )
+                });
+            }
+            best = best.min(start.elapsed().as_secs_f64() / 10.0 / WORDS as f64);
+        }
+        best
+    }
+
+    pub fn run() {
+        let all = all_orders();
+        let wanted: usize = std::env::var("ORDERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(60);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        // The JIT's order (`bigint_loop_asm.rs` Z0), Z17 (hoist-loads), Z18/Z19 (pressure /
+        // latency-pressure on squareToLen, test temporary in rdx), Z20, then a seeded sample.
+        let mut picked: Vec<Vec<usize>> = vec![
+            vec![0, 2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+            vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+            vec![6, 0, 2, 8, 1, 3, 4, 5, 7, 9, 10, 11],
+            vec![6, 0, 2, 8, 1, 3, 4, 5, 7, 10, 11, 9],
+            vec![0, 8, 2, 1, 3, 4, 10, 6, 11, 5, 7, 9],
+        ];
+        while picked.len() < wanted.min(all.len()) {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let candidate = &all[(seed % all.len() as u64) as usize];
+            if !picked.contains(candidate) {
+                picked.push(candidate.clone());
+            }
+        }
+        // The 3-cycle chain (add, add, shr) with dec/jnz: the clock of this run.
+        let chain = vec![
+            "addq %r10, %rsi",
+            "addq %rdx, %rsi",
+            "shrq $32, %rsi",
+            "decq %r8",
+            "jnz 2b",
+        ];
+        let mut bodies: Vec<Vec<&str>> = picked.iter().map(|o| texts(o)).collect();
+        bodies.push(chain);
+        let code = assemble(&bodies);
+        let input: Vec<u32> = (0..WORDS as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let mut out = vec![0u32; WORDS + 2];
+        let chain_fn = code.entry(picked.len());
+        println!("{} legal orders, {} timed", all.len(), picked.len());
+        let mut tsv = String::from("order\tmeasured\tsapphirerapids\tskylake\tznver3\tznver4\n");
+        let mut results = Vec::new();
+        // Warm up (clock ramp) before the first timing.
+        per_word(chain_fn, &mut out, &input, 2000);
+        for (i, order) in picked.iter().enumerate() {
+            let f = code.entry(i);
+            let mut rounds = Vec::new();
+            for _ in 0..2 {
+                let (mut best, mut best_chain) = (f64::INFINITY, f64::INFINITY);
+                for _ in 0..3 {
+                    best_chain = best_chain.min(per_word(chain_fn, &mut out, &input, 100));
+                    best = best.min(per_word(f, &mut out, &input, 100));
+                }
+                rounds.push(3.0 * best / best_chain);
+            }
+            let measured = rounds.iter().copied().fold(f64::INFINITY, f64::min);
+            let spread = rounds.iter().copied().fold(0.0, f64::max) - measured;
+            let sim = simulate(order);
+            let key: Vec<String> = order.iter().map(|k| k.to_string()).collect();
+            println!(
+                "{measured:.3} ±{spread:.3} | sim {} | {}",
+                sim.iter()
+                    .map(|c| format!("{c:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                key.join(",")
+            );
+            results.push((order.clone(), measured, sim.clone()));
+            let _ = writeln!(
+                tsv,
+                "{}\t{measured:.3}\t{}",
+                key.join(","),
+                sim.iter()
+                    .map(|c| format!("{c:.3}"))
+                    .collect::<Vec<_>>()
+                    .join("\t")
+            );
+        }
+        if let Ok(path) = std::env::var("ORDER_TSV") {
+            std::fs::write(path, tsv).expect("write the TSV");
+        }
+        if let Ok(path) = std::env::var("ORDER_NOTES") {
+            std::fs::write(path, summary(all.len(), &results)).expect("write the summary");
+        }
+    }
+
+    /// Pearson's correlation of `a` and `b` (0 where either is constant).
+    fn correlation(a: &[f64], b: &[f64]) -> f64 {
+        let n = a.len() as f64;
+        let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+        let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+        let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+        let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+        if va == 0.0 || vb == 0.0 {
+            0.0
+        } else {
+            cov / (va * vb).sqrt()
+        }
+    }
+
+    /// Ranks (0 = smallest; ties share their mean rank).
+    fn ranks(v: &[f64]) -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+        let mut r = vec![0.0; v.len()];
+        let mut i = 0;
+        while i < idx.len() {
+            let mut j = i;
+            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+                j += 1;
+            }
+            for k in i..=j {
+                r[idx[k]] = (i + j) as f64 / 2.0;
+            }
+            i = j + 1;
+        }
+        r
+    }
+
+    /// The markdown body of `notes/orders.md`.
+    fn summary(legal: usize, results: &[(Vec<usize>, f64, Vec<f64>)]) -> String {
+        let measured: Vec<f64> = results.iter().map(|r| r.1).collect();
+        let lo = measured.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = measured.iter().copied().fold(0.0, f64::max);
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} of the loop's {legal} legal orders timed: {lo:.2} … {hi:.2} cycles per word (the same 14 instructions).\n",
+            results.len()
+        );
+        s.push_str("| model | within ±5 % | mean abs. error | Pearson r | Spearman ρ | range |\n|---|---|---|---|---|---|\n");
+        for (c, cpu) in CPUS.iter().enumerate() {
+            let sim: Vec<f64> = results.iter().map(|r| r.2[c]).collect();
+            let within = sim
+                .iter()
+                .zip(&measured)
+                .filter(|(p, m)| ((*p - *m) / *m).abs() <= 0.05)
+                .count();
+            let mae = sim
+                .iter()
+                .zip(&measured)
+                .map(|(p, m)| ((p - m) / m).abs())
+                .sum::<f64>()
+                / sim.len() as f64;
+            let (slo, shi) = (
+                sim.iter().copied().fold(f64::INFINITY, f64::min),
+                sim.iter().copied().fold(0.0, f64::max),
+            );
+            let _ = writeln!(
+                s,
+                "| schedlab-sim/{cpu} | {within} of {} | {:.1} % | {:+.2} | {:+.2} | {slo:.2} … {shi:.2} |",
+                sim.len(),
+                100.0 * mae,
+                correlation(&sim, &measured),
+                correlation(&ranks(&sim), &ranks(&measured)),
+            );
+        }
+        let names = [
+            "ldin", "ldout", "imul", "add1", "add2", "store", "dec32", "shr", "ptr-4", "sext",
+            "mov", "sub",
+        ];
+        s.push_str("\nInstructions: ");
+        for (i, (text, _, _)) in LOOP.iter().enumerate() {
+            let _ = write!(
+                s,
+                "`{}` = `{text}`{}",
+                names[i],
+                if i + 1 < LOOP.len() {
+                    ", "
+                } else {
+                    "; every order ends with `testq %rdx, %rdx; jge`.\n"
+                }
+            );
+        }
+        let mut sorted: Vec<&(Vec<usize>, f64, Vec<f64>)> = results.iter().collect();
+        sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let row = |s: &mut String, label: &str, r: &(Vec<usize>, f64, Vec<f64>)| {
+            let order: Vec<&str> = r.0.iter().map(|&k| names[k]).collect();
+            let _ = writeln!(
+                s,
+                "| {label} | {:.2} | {} | {} |",
+                r.1,
+                r.2.iter()
+                    .map(|c| format!("{c:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                order.join(" ")
+            );
+        };
+        s.push_str("\n| order | measured | sim spr / skl / zn3 / zn4 | instructions |\n|---|---|---|---|\n");
+        for (label, r) in [
+            "JIT (source, balanced)",
+            "hoist-loads",
+            "pressure (squareToLen)",
+            "latency-pressure (squareToLen)",
+            "sim's best on four cores",
+        ]
+        .iter()
+        .zip(results)
+        {
+            row(&mut s, label, r);
+        }
+        for r in sorted.iter().take(8) {
+            row(&mut s, "fastest", r);
+        }
+        for r in sorted.iter().rev().take(5).rev() {
+            row(&mut s, "slowest", r);
+        }
+        s
+    }
+}
+
+#[test]
+#[ignore = "an experiment: prints timings, run by hand"]
+fn mul_add_loop_orders() {
+    #[cfg(target_arch = "x86_64")]
+    x86::run();
+    #[cfg(not(target_arch = "x86_64"))]
+    eprintln!("skipping: x86_64 only");
+}
