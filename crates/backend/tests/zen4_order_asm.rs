@@ -7,6 +7,11 @@
 //! `cargo test --release -p schedlab-backend --test zen4_order_asm -- --ignored --nocapture`
 //! (`ORDERS=N` orders timed, default 60; `ORDER_TSV=path` writes the table as TSV,
 //! `ORDER_NOTES=path` a markdown summary: `scripts/regen-notes orders` → `notes/orders.md`).
+//!
+//! Any set of loop bodies (port-assignment probes) can be timed from a text file:
+//! `LOOPS_FILE=path cargo test --release -p schedlab-backend --test zen4_order_asm loops_file --
+//! --ignored --nocapture` (see [`x86::probes`] for the file format and register convention;
+//! `crates/backend/tests/zen4_probes.txt` holds session 6's probes).
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -98,13 +103,18 @@ mod x86 {
     type LoopFn = unsafe extern "C" fn(*mut u32, *const u32, *const u32, u64, u64) -> u64;
 
     /// Executable copies of assembled functions.
-    struct Code {
+    pub struct Code {
         base: *mut libc::c_void,
         len: usize,
         entries: Vec<usize>,
     }
 
     impl Code {
+        fn raw(&self, i: usize) -> *const u8 {
+            // SAFETY: `entries[i]` is an offset inside the mapping.
+            unsafe { self.base.cast::<u8>().add(self.entries[i]) }
+        }
+
         fn entry(&self, i: usize) -> LoopFn {
             // SAFETY: `entries[i]` is the offset of a function symbol inside the mapping, which
             // holds the assembled text section and lives as long as `self`.
@@ -137,6 +147,11 @@ mod x86 {
             }
             src.push_str("movq %rsi, %rax\nret\n");
         }
+        assemble_source(&src, bodies.len())
+    }
+
+    /// Assembles `src` (functions `f0`…`f{count-1}`) into an executable mapping.
+    pub fn assemble_source(src: &str, count: usize) -> Code {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (s, o, bin) = (
             dir.path().join("l.s"),
@@ -160,7 +175,7 @@ mod x86 {
             .arg(&bin));
         let symbols = run(Command::new("nm").arg(&o));
         let bytes = std::fs::read(&bin).expect("read the binary");
-        let mut entries = vec![0; bodies.len()];
+        let mut entries = vec![0; count];
         for line in symbols.lines() {
             let mut f = line.split_whitespace();
             let (Some(addr), Some(_), Some(name)) = (f.next(), f.next(), f.next()) else {
@@ -425,6 +440,286 @@ mod x86 {
         }
         s
     }
+
+    /// Loop bodies from a text file (port-assignment probes), each timed against a dependent
+    /// `add` chain in the same run.
+    ///
+    /// File format: blocks separated by blank lines; a block's first line is `# name`, further
+    /// lines starting with `#` are comments, the rest are AT&T instructions, one a line.
+    ///
+    /// Register convention: on entry `%rdi` and `%rsi` point to two zeroed 8 KiB buffers
+    /// (64-byte aligned), `%r15` holds the iteration count and every other general register
+    /// (`rax rbx rcx rdx rbp r8`–`r14`) holds 1. A body must not write `%rdi`, `%rsi`, `%r15`
+    /// or `%rsp`, and may address memory only as `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8184;
+    /// an index register is allowed only in a block without stores (the buffers then stay zero,
+    /// so a register loaded from them is 0 and a chased address stays in bounds). These rules
+    /// are checked before anything runs. A block with no `2b` in it is closed by the harness
+    /// with `decq %r15; jnz 2b`; a block that closes itself must count `%r15` down to zero.
+    /// The loop label `2:` is 64-byte aligned.
+    pub mod probes {
+        use super::{assemble_source, core_model, simulated};
+        use schedlab_backend::Target;
+        use schedlab_backend::mca::{DisasmInst, HotLoop};
+        use std::fmt::Write as _;
+        use std::time::Instant;
+
+        type ProbeFn = unsafe extern "C" fn(u64, *mut u8, *mut u8) -> u64;
+
+        /// Iterations per call.
+        const ITERS: u64 = 2000;
+        /// Dependent adds in the reference chain (its cycles per iteration).
+        const REF_ADDS: usize = 8;
+        const BUFFER: usize = 8192;
+
+        #[repr(align(64))]
+        #[derive(Clone, Copy)]
+        struct Line([u64; 8]);
+
+        /// One timed body: its name and instructions (without the harness's close).
+        pub struct Probe {
+            /// The block's `# name`.
+            pub name: String,
+            /// The instructions, including the close.
+            pub body: Vec<String>,
+        }
+
+        const FORBIDDEN: [&str; 17] = [
+            "%rdi", "%edi", "%di", "%dil", "%rsi", "%esi", "%si", "%sil", "%r15", "%r15d", "%r15w",
+            "%r15b", "%rsp", "%esp", "%sp", "%spl", "%rip",
+        ];
+
+        /// Operands of an AT&T instruction, split at top-level commas.
+        fn operands(inst: &str) -> Vec<String> {
+            let rest = inst.split_once(char::is_whitespace).map_or("", |(_, r)| r);
+            let mut out = vec![String::new()];
+            let mut depth = 0;
+            for c in rest.chars() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.push(String::new());
+                        continue;
+                    }
+                    _ => {}
+                }
+                out.last_mut().expect("one operand").push(c);
+            }
+            out.into_iter()
+                .map(|o| o.trim().to_string())
+                .filter(|o| !o.is_empty())
+                .collect()
+        }
+
+        /// Checks `body` against the register convention; `Err` says why it is unsafe.
+        fn check(body: &[String]) -> Result<(), String> {
+            let mut stores = false;
+            let mut indexed = false;
+            for inst in body {
+                let mnemonic = inst.split_whitespace().next().unwrap_or("");
+                if [
+                    "push", "pop", "call", "ret", "xchg", "xadd", "cmpxchg", "leave", "enter",
+                ]
+                .iter()
+                .any(|m| mnemonic.starts_with(m))
+                {
+                    return Err(format!("`{inst}`: stack or two-destination instruction"));
+                }
+                let ops = operands(inst);
+                for (k, op) in ops.iter().enumerate() {
+                    if let Some(open) = op.find('(') {
+                        let disp = op[..open].trim();
+                        let disp: i64 = if disp.is_empty() {
+                            0
+                        } else {
+                            disp.parse()
+                                .map_err(|_| format!("`{inst}`: displacement"))?
+                        };
+                        let inner: Vec<&str> =
+                            op[open + 1..].trim_end_matches(')').split(',').collect();
+                        if !["%rdi", "%rsi"].contains(&inner[0].trim()) {
+                            return Err(format!("`{inst}`: base must be %rdi or %rsi"));
+                        }
+                        if !(0..=(BUFFER as i64 - 8)).contains(&disp) {
+                            return Err(format!("`{inst}`: displacement out of the buffer"));
+                        }
+                        indexed |= inner.len() > 1;
+                        stores |= k + 1 == ops.len()
+                            && ops.len() > 1
+                            && !mnemonic.starts_with("cmp")
+                            && !mnemonic.starts_with("test");
+                    } else if k + 1 == ops.len() && FORBIDDEN.contains(&op.as_str()) {
+                        return Err(format!("`{inst}`: writes a reserved register"));
+                    }
+                }
+            }
+            if stores && indexed {
+                return Err("a block with stores may not use index registers".into());
+            }
+            Ok(())
+        }
+
+        /// The blocks of a loops file.
+        pub fn parse(text: &str) -> Vec<Probe> {
+            let mut probes = Vec::new();
+            for block in text.split("\n\n") {
+                let mut lines = block.lines().map(str::trim).filter(|l| !l.is_empty());
+                let Some(first) = lines.next() else { continue };
+                let name = first
+                    .strip_prefix('#')
+                    .unwrap_or_else(|| panic!("block must start with `# name`: {first}"))
+                    .trim()
+                    .to_string();
+                let mut body: Vec<String> = lines
+                    .filter(|l| !l.starts_with('#'))
+                    .map(String::from)
+                    .collect();
+                if body.is_empty() {
+                    continue;
+                }
+                let closes = body.iter().any(|l| l.contains("2b"));
+                let checked: Vec<String> = body
+                    .iter()
+                    .filter(|l| !(closes && l.trim() == "decq %r15"))
+                    .cloned()
+                    .collect();
+                if let Err(e) = check(&checked) {
+                    panic!("block `{name}`: {e}");
+                }
+                if !closes {
+                    body.push("decq %r15".into());
+                    body.push("jnz 2b".into());
+                }
+                probes.push(Probe { name, body });
+            }
+            probes
+        }
+
+        fn source(bodies: &[Vec<String>]) -> String {
+            let mut src = String::from(".text\n");
+            for (i, body) in bodies.iter().enumerate() {
+                let _ = writeln!(src, ".p2align 6\n.globl f{i}\nf{i}:");
+                src.push_str(
+                    "pushq %rbx\npushq %rbp\npushq %r12\npushq %r13\npushq %r14\npushq %r15\n\
+                     movq %rdi, %r15\nmovq %rsi, %rdi\nmovq %rdx, %rsi\n",
+                );
+                for r in [
+                    "eax", "ebx", "ecx", "edx", "ebp", "r8d", "r9d", "r10d", "r11d", "r12d",
+                    "r13d", "r14d",
+                ] {
+                    let _ = writeln!(src, "movl $1, %{r}");
+                }
+                src.push_str(".p2align 6\n2:\n");
+                for inst in body {
+                    src.push_str(inst);
+                    src.push('\n');
+                }
+                src.push_str(
+                    "popq %r15\npopq %r14\npopq %r13\npopq %r12\npopq %rbp\npopq %rbx\nret\n",
+                );
+            }
+            src
+        }
+
+        /// Seconds per iteration: the fastest of `batches` calls.
+        fn per_iter(f: ProbeFn, a: &mut [Line], b: &mut [Line], batches: usize) -> f64 {
+            let mut best = f64::INFINITY;
+            for _ in 0..batches {
+                let start = Instant::now();
+                // SAFETY: `check` keeps every access inside the two 8 KiB buffers and the
+                // callee-saved registers are restored by the wrapper.
+                std::hint::black_box(unsafe {
+                    f(ITERS, a.as_mut_ptr().cast(), b.as_mut_ptr().cast())
+                });
+                best = best.min(start.elapsed().as_secs_f64() / ITERS as f64);
+            }
+            best
+        }
+
+        fn simulate_znver4(body: &[String]) -> f64 {
+            let hot = HotLoop {
+                is_loop: true,
+                header: 0,
+                insts: body
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| DisasmInst {
+                        addr: i as u64 * 4,
+                        text: t.replace("2b", "0x0"),
+                    })
+                    .collect(),
+            };
+            let model = core_model(Target::X86_64, "znver4").expect("the znver4 model");
+            simulated(Target::X86_64, &hot, model).unwrap_or(f64::NAN)
+        }
+
+        /// Times every block of the file at `path` (cycles per iteration of the reference
+        /// chain's clock); `PROBE_TSV=path` also writes the table as TSV.
+        pub fn run(path: &str) {
+            let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let probes = parse(&text);
+            let mut bodies: Vec<Vec<String>> = probes.iter().map(|p| p.body.clone()).collect();
+            let mut chain = vec!["addq $1, %rax".to_string(); REF_ADDS];
+            chain.extend(["decq %r15".to_string(), "jnz 2b".to_string()]);
+            bodies.push(chain);
+            let src = source(&bodies);
+            let code = assemble_source(&src, bodies.len());
+            let entry = |i: usize| {
+                // SAFETY: `f{i}` follows the `ProbeFn` convention (see `source`).
+                unsafe { std::mem::transmute::<*const u8, ProbeFn>(code.raw(i)) }
+            };
+            let mut a = vec![Line([0; 8]); BUFFER / 64];
+            let mut b = vec![Line([0; 8]); BUFFER / 64];
+            let chain_fn = entry(probes.len());
+            per_iter(chain_fn, &mut a, &mut b, 20_000);
+            let mut tsv = String::from("name\tcycles\tspread\tsim_znver4\n");
+            println!("cycles/iter  ±spread  sim-znver4  name");
+            for (i, probe) in probes.iter().enumerate() {
+                let f = entry(i);
+                let mut rounds = Vec::new();
+                for _ in 0..3 {
+                    let (mut best, mut best_chain) = (f64::INFINITY, f64::INFINITY);
+                    for _ in 0..3 {
+                        best_chain = best_chain.min(per_iter(chain_fn, &mut a, &mut b, 40));
+                        best = best.min(per_iter(f, &mut a, &mut b, 40));
+                    }
+                    rounds.push(REF_ADDS as f64 * best / best_chain);
+                }
+                let cycles = rounds.iter().copied().fold(f64::INFINITY, f64::min);
+                let spread = rounds.iter().copied().fold(0.0, f64::max) - cycles;
+                let sim = simulate_znver4(&probe.body);
+                println!("{cycles:8.3}  ±{spread:.3}  {sim:8.3}  {}", probe.name);
+                let _ = writeln!(tsv, "{}\t{cycles:.3}\t{spread:.3}\t{sim:.3}", probe.name);
+            }
+            if let Ok(out) = std::env::var("PROBE_TSV") {
+                std::fs::write(out, tsv).expect("write the TSV");
+            }
+        }
+
+        #[test]
+        fn the_convention_is_checked() {
+            let ok = |b: &[&str]| check(&b.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            assert!(ok(&["addq $1, %rax", "movq 8(%rdi), %rbx", "movl %eax, 16(%rsi)"]).is_ok());
+            assert!(ok(&["movq (%rdi,%rax,8), %rax"]).is_ok());
+            assert!(ok(&["addq $1, %rdi"]).is_err());
+            assert!(ok(&["movq (%rbx), %rax"]).is_err());
+            assert!(ok(&["movq 8192(%rdi), %rax"]).is_err());
+            assert!(ok(&["movq (%rdi,%rax,8), %rax", "movq %rax, (%rsi)"]).is_err());
+            assert!(ok(&["pushq %rax"]).is_err());
+        }
+    }
+}
+
+#[test]
+#[ignore = "an experiment: prints timings, run by hand (LOOPS_FILE=path)"]
+fn loops_file() {
+    #[cfg(target_arch = "x86_64")]
+    match std::env::var("LOOPS_FILE") {
+        Ok(path) => x86::probes::run(&path),
+        Err(_) => eprintln!("skipping: set LOOPS_FILE=path"),
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    eprintln!("skipping: x86_64 only");
 }
 
 #[test]
