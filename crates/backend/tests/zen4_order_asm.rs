@@ -466,7 +466,7 @@ mod x86 {
         type ProbeFn = unsafe extern "C" fn(u64, *mut u8, *mut u8) -> u64;
 
         /// Iterations per call.
-        const ITERS: u64 = 2000;
+        const ITERS: u64 = 20_000;
         /// Dependent adds in the reference chain (its cycles per iteration).
         const REF_ADDS: usize = 8;
         const BUFFER: usize = 8192;
@@ -680,8 +680,8 @@ mod x86 {
                 for _ in 0..3 {
                     let (mut best, mut best_chain) = (f64::INFINITY, f64::INFINITY);
                     for _ in 0..3 {
-                        best_chain = best_chain.min(per_iter(chain_fn, &mut a, &mut b, 40));
-                        best = best.min(per_iter(f, &mut a, &mut b, 40));
+                        best_chain = best_chain.min(per_iter(chain_fn, &mut a, &mut b, 10));
+                        best = best.min(per_iter(f, &mut a, &mut b, 10));
                     }
                     rounds.push(REF_ADDS as f64 * best / best_chain);
                 }
