@@ -79,6 +79,25 @@ mod x86 {
         order.iter().map(|&i| LOOP[i].0).chain(CLOSE).collect()
     }
 
+    /// The store's displacement with `ORDER_STORE_ELSEWHERE=1`: `out[rcx + 2·WORDS + 40]`, a
+    /// region no load of the loop reads and not 4 KiB-aliased with the loaded words.
+    const ELSEWHERE: &str = "movl %esi, 16544(%rdi,%rcx,4)";
+
+    /// [`texts`], with the store moved away from the loaded words when `elsewhere`.
+    fn texts_with(order: &[usize], elsewhere: bool) -> Vec<&'static str> {
+        order
+            .iter()
+            .map(|&i| {
+                if elsewhere && i == 5 {
+                    ELSEWHERE
+                } else {
+                    LOOP[i].0
+                }
+            })
+            .chain(CLOSE)
+            .collect()
+    }
+
     fn simulate(order: &[usize]) -> Vec<f64> {
         let body = HotLoop {
             is_loop: true,
@@ -212,7 +231,7 @@ mod x86 {
         for _ in 0..batches {
             let start = Instant::now();
             for _ in 0..10 {
-                // SAFETY: the loop reads input[0..WORDS] and reads/writes out[1..=WORDS].
+                // SAFETY: the loop reads input[0..WORDS] and reads/writes out[1..=WORDS] (and writes out[2·WORDS+41..=3·WORDS+40] with ORDER_STORE_ELSEWHERE).
                 std::hint::black_box(unsafe {
                     f(
                         out.as_mut_ptr(),
@@ -261,19 +280,62 @@ mod x86 {
             "decq %r8",
             "jnz 2b",
         ];
+        // `ORDER_STORE_ELSEWHERE=1` times each order a second time with the store moved away
+        // from the loaded words (a probe of store→load interference, session 6 helper 1).
+        let elsewhere = std::env::var("ORDER_STORE_ELSEWHERE").is_ok_and(|v| v == "1");
         let mut bodies: Vec<Vec<&str>> = picked.iter().map(|o| texts(o)).collect();
         bodies.push(chain);
+        if elsewhere {
+            bodies.extend(picked.iter().map(|o| texts_with(o, true)));
+        }
+        // The contention check (last body): 8 independent adds and dec/jnz, ALU-bound at 9/4 =
+        // 2.25 cycles per iteration on a quiet Zen 4 core ([EXP-Z4Q] `A8` in zen4_probes.txt).
+        // A busy neighbour slows this throughput-bound loop more than the latency-bound chain,
+        // so a ratio above 2.25 flags a run whose order timings are inflated.
+        let check = vec![
+            "addq $1, %rax",
+            "addq $1, %rcx",
+            "addq $1, %rdx",
+            "addq $1, %rsi",
+            "addq $1, %r9",
+            "addq $1, %r10",
+            "addq $1, %r11",
+            "addq $1, %rdi",
+            "decq %r8",
+            "jnz 2b",
+        ];
+        bodies.push(check);
+        let check_index = bodies.len() - 1;
         let code = assemble(&bodies);
         let input: Vec<u32> = (0..WORDS as u32)
             .map(|i| i.wrapping_mul(2_654_435_761))
             .collect();
-        let mut out = vec![0u32; WORDS + 2];
+        // out[1..=WORDS] is read and written; with ORDER_STORE_ELSEWHERE also out[2·WORDS+41..]
+        // up to out[3·WORDS+40].
+        let mut out = vec![0u32; 3 * WORDS + 64];
         let chain_fn = code.entry(picked.len());
         println!("{} legal orders, {} timed", all.len(), picked.len());
         let mut tsv = String::from("order\tmeasured\tsapphirerapids\tskylake\tznver3\tznver4\n");
         let mut results = Vec::new();
         // Warm up (clock ramp) before the first timing.
         per_word(chain_fn, &mut out, &input, 2000);
+        let contention = |label: &str, out: &mut [u32]| {
+            let (mut c, mut a) = (f64::INFINITY, f64::INFINITY);
+            for _ in 0..3 {
+                c = c.min(per_word(chain_fn, out, &input, 100));
+                a = a.min(per_word(code.entry(check_index), out, &input, 100));
+            }
+            let ratio = 3.0 * a / c;
+            println!(
+                "contention check ({label}): 8 adds {ratio:.3} cycles/iteration (quiet: 2.25)"
+            );
+            if ratio > 2.25 * 1.02 {
+                eprintln!(
+                    "warning: the core is shared with a busy neighbour; timings are inflated"
+                );
+            }
+        };
+        contention("before", &mut out);
         for (i, order) in picked.iter().enumerate() {
             let f = code.entry(i);
             let mut rounds = Vec::new();
@@ -287,6 +349,15 @@ mod x86 {
             }
             let measured = rounds.iter().copied().fold(f64::INFINITY, f64::min);
             let spread = rounds.iter().copied().fold(0.0, f64::max) - measured;
+            if elsewhere {
+                let g = code.entry(picked.len() + 1 + i);
+                let mut best = (f64::INFINITY, f64::INFINITY);
+                for _ in 0..3 {
+                    best.0 = best.0.min(per_word(chain_fn, &mut out, &input, 100));
+                    best.1 = best.1.min(per_word(g, &mut out, &input, 100));
+                }
+                print!("store elsewhere {:.3} | ", 3.0 * best.1 / best.0);
+            }
             let sim = simulate(order);
             let key: Vec<String> = order.iter().map(|k| k.to_string()).collect();
             println!(
@@ -308,6 +379,7 @@ mod x86 {
                     .join("\t")
             );
         }
+        contention("after", &mut out);
         if let Ok(path) = std::env::var("ORDER_TSV") {
             std::fs::write(path, tsv).expect("write the TSV");
         }
@@ -471,9 +543,10 @@ mod x86 {
         const REF_ADDS: usize = 8;
         const BUFFER: usize = 8192;
 
+        /// A 64-byte line of a buffer (only its size and alignment matter).
         #[repr(align(64))]
         #[derive(Clone, Copy)]
-        struct Line([u64; 8]);
+        struct Line(#[allow(dead_code)] [u64; 8]);
 
         /// One timed body: its name and instructions (without the harness's close).
         pub struct Probe {
@@ -662,6 +735,13 @@ mod x86 {
             let mut chain = vec!["addq $1, %rax".to_string(); REF_ADDS];
             chain.extend(["decq %r15".to_string(), "jnz 2b".to_string()]);
             bodies.push(chain);
+            // The contention check: probe `A8` of zen4_probes.txt, 2.25 cycles when quiet.
+            let mut check: Vec<String> = ["rax", "rbx", "rcx", "rdx", "rbp", "r8", "r9", "r10"]
+                .iter()
+                .map(|r| format!("addq $1, %{r}"))
+                .collect();
+            check.extend(["decq %r15".to_string(), "jnz 2b".to_string()]);
+            bodies.push(check);
             let src = source(&bodies);
             let code = assemble_source(&src, bodies.len());
             let entry = |i: usize| {
@@ -671,7 +751,25 @@ mod x86 {
             let mut a = vec![Line([0; 8]); BUFFER / 64];
             let mut b = vec![Line([0; 8]); BUFFER / 64];
             let chain_fn = entry(probes.len());
-            per_iter(chain_fn, &mut a, &mut b, 20_000);
+            per_iter(chain_fn, &mut a, &mut b, 2_000);
+            let check_fn = entry(probes.len() + 1);
+            let contention = |label: &str, a: &mut [Line], b: &mut [Line]| {
+                let (mut c, mut x) = (f64::INFINITY, f64::INFINITY);
+                for _ in 0..3 {
+                    c = c.min(per_iter(chain_fn, a, b, 10));
+                    x = x.min(per_iter(check_fn, a, b, 10));
+                }
+                let ratio = REF_ADDS as f64 * x / c;
+                println!(
+                    "contention check ({label}): 8 adds {ratio:.3} cycles/iteration (quiet: 2.25)"
+                );
+                if ratio > 2.25 * 1.02 {
+                    eprintln!(
+                        "warning: the core is shared with a busy neighbour; timings are inflated"
+                    );
+                }
+            };
+            contention("before", &mut a, &mut b);
             let mut tsv = String::from("name\tcycles\tspread\tsim_znver4\n");
             println!("cycles/iter  ±spread  sim-znver4  name");
             for (i, probe) in probes.iter().enumerate() {
@@ -691,6 +789,7 @@ mod x86 {
                 println!("{cycles:8.3}  ±{spread:.3}  {sim:8.3}  {}", probe.name);
                 let _ = writeln!(tsv, "{}\t{cycles:.3}\t{spread:.3}\t{sim:.3}", probe.name);
             }
+            contention("after", &mut a, &mut b);
             if let Ok(out) = std::env::var("PROBE_TSV") {
                 std::fs::write(out, tsv).expect("write the TSV");
             }
