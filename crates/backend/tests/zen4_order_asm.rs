@@ -522,9 +522,10 @@ mod x86 {
     /// Register convention: on entry `%rdi` and `%rsi` point to two zeroed 8 KiB buffers
     /// (64-byte aligned), `%r15` holds the iteration count and every other general register
     /// (`rax rbx rcx rdx rbp r8`–`r14`) holds 1. A body must not write `%rdi`, `%rsi`, `%r15`
-    /// or `%rsp`, and may address memory only as `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8184;
-    /// an index register is allowed only in a block without stores (the buffers then stay zero,
-    /// so a register loaded from them is 0 and a chased address stays in bounds). These rules
+    /// or `%rsp`, and may address memory only as `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8176;
+    /// an index register is allowed if the block never writes it (it then holds 1), or else
+    /// only in a block without stores (the buffers then stay zero, so a register loaded from
+    /// them is 0 and a chased address stays in bounds). These rules
     /// are checked before anything runs. A block with no `2b` in it is closed by the harness
     /// with `decq %r15; jnz 2b`; a block that closes itself must count `%r15` down to zero.
     /// The loop label `2:` is 64-byte aligned.
@@ -587,7 +588,13 @@ mod x86 {
         /// Checks `body` against the register convention; `Err` says why it is unsafe.
         fn check(body: &[String]) -> Result<(), String> {
             let mut stores = false;
+            // Index registers the block also writes (their value is then not known to be 1).
             let mut indexed = false;
+            let written: Vec<String> = body
+                .iter()
+                .filter_map(|inst| operands(inst).last().cloned())
+                .filter(|op| op.starts_with('%'))
+                .collect();
             for inst in body {
                 let mnemonic = inst.split_whitespace().next().unwrap_or("");
                 if [
@@ -613,10 +620,20 @@ mod x86 {
                         if !["%rdi", "%rsi"].contains(&inner[0].trim()) {
                             return Err(format!("`{inst}`: base must be %rdi or %rsi"));
                         }
-                        if !(0..=(BUFFER as i64 - 8)).contains(&disp) {
+                        if !(0..=(BUFFER as i64 - 16)).contains(&disp) {
                             return Err(format!("`{inst}`: displacement out of the buffer"));
                         }
-                        indexed |= inner.len() > 1;
+                        if let Some(index) = inner.get(1) {
+                            let scale: Result<i64, _> =
+                                inner.get(2).map_or(Ok(1), |s| s.trim().parse());
+                            let scale = scale.map_err(|_| format!("`{inst}`: scale"))?;
+                            let index = index.trim();
+                            let written_here = written.iter().any(|w| {
+                                w == index || w.trim_end_matches('d') == index.trim_end_matches('d')
+                            });
+                            // An index the block never writes holds 1: at most 8 bytes more.
+                            indexed |= written_here || scale > 8;
+                        }
                         stores |= k + 1 == ops.len()
                             && ops.len() > 1
                             && !mnemonic.starts_with("cmp")
@@ -803,6 +820,8 @@ mod x86 {
             assert!(ok(&["addq $1, %rdi"]).is_err());
             assert!(ok(&["movq (%rbx), %rax"]).is_err());
             assert!(ok(&["movq 8192(%rdi), %rax"]).is_err());
+            assert!(ok(&["movl %eax, 8(%rsi,%r14,4)", "addq $1, %rax"]).is_ok());
+            assert!(ok(&["movl %eax, 8(%rsi,%rax,4)", "addq $1, %rax"]).is_err());
             assert!(ok(&["movq (%rdi,%rax,8), %rax", "movq %rax, (%rsi)"]).is_err());
             assert!(ok(&["pushq %rax"]).is_err());
         }
