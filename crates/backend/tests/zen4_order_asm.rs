@@ -522,10 +522,9 @@ mod x86 {
     /// Register convention: on entry `%rdi` and `%rsi` point to two zeroed 8 KiB buffers
     /// (64-byte aligned), `%r15` holds the iteration count and every other general register
     /// (`rax rbx rcx rdx rbp r8`–`r14`) holds 1. A body must not write `%rdi`, `%rsi`, `%r15`
-    /// or `%rsp`, and may address memory only as `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8176;
-    /// an index register is allowed if the block never writes it (it then holds 1), or else
-    /// only in a block without stores (the buffers then stay zero, so a register loaded from
-    /// them is 0 and a chased address stays in bounds). These rules
+    /// or `%rsp`, and may address memory only as `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8176
+    /// and scale ≤ 8; an index register must either never be written by the block (it holds 1)
+    /// or be written only by loads from a buffer the block never stores to (it holds 0). These rules
     /// are checked before anything runs. A block with no `2b` in it is closed by the harness
     /// with `decq %r15; jnz 2b`; a block that closes itself must count `%r15` down to zero.
     /// The loop label `2:` is 64-byte aligned.
@@ -585,18 +584,70 @@ mod x86 {
                 .collect()
         }
 
+        /// The 64-bit register a register name belongs to (`%r11d` → `r11`, `%al` → `rax`).
+        fn family(reg: &str) -> String {
+            let r = reg.trim().trim_start_matches('%');
+            if let Some(n) = r
+                .strip_prefix('r')
+                .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+            {
+                return format!("r{}", n.trim_end_matches(['d', 'w', 'b']));
+            }
+            let core = r
+                .trim_start_matches(['r', 'e'])
+                .trim_end_matches(['l', 'h', 'x']);
+            let core = match core {
+                "" => "a",
+                other => other,
+            };
+            match core {
+                "a" | "b" | "c" | "d" => format!("r{core}x"),
+                "si" => "rsi".into(),
+                "di" => "rdi".into(),
+                "sp" | "spl" => "rsp".into(),
+                "bp" | "bpl" => "rbp".into(),
+                _ => format!("r{core}"),
+            }
+        }
+
         /// Checks `body` against the register convention; `Err` says why it is unsafe.
+        ///
+        /// Every memory operand must be `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8176 and scale ≤ 8.
+        /// An index register must either never be written by the block (it then holds 1) or be
+        /// written only by loads from a buffer that the block never stores to (it then holds 0).
         fn check(body: &[String]) -> Result<(), String> {
-            let mut stores = false;
-            // Index registers the block also writes (their value is then not known to be 1).
-            let mut indexed = false;
-            let written: Vec<String> = body
+            // Per instruction: its mnemonic, operands, destination family, and for a load the
+            // base of its source buffer.
+            let parsed: Vec<(String, Vec<String>)> = body
                 .iter()
-                .filter_map(|inst| operands(inst).last().cloned())
-                .filter(|op| op.starts_with('%'))
+                .map(|inst| {
+                    let m = inst.split_whitespace().next().unwrap_or("").to_string();
+                    (m, operands(inst))
+                })
                 .collect();
-            for inst in body {
-                let mnemonic = inst.split_whitespace().next().unwrap_or("");
+            let memory_base = |op: &str| -> Option<String> {
+                op.find('(').map(|open| {
+                    op[open + 1..]
+                        .trim_end_matches(')')
+                        .split(',')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string()
+                })
+            };
+            let is_store = |m: &str, ops: &[String]| {
+                ops.len() > 1
+                    && ops.last().is_some_and(|o| o.contains('('))
+                    && !m.starts_with("cmp")
+                    && !m.starts_with("test")
+            };
+            let stored_bases: Vec<String> = parsed
+                .iter()
+                .filter(|(m, ops)| is_store(m, ops))
+                .filter_map(|(_, ops)| memory_base(ops.last().expect("an operand")))
+                .collect();
+            for (inst, (mnemonic, ops)) in body.iter().zip(&parsed) {
                 if [
                     "push", "pop", "call", "ret", "xchg", "xadd", "cmpxchg", "leave", "enter",
                 ]
@@ -605,7 +656,6 @@ mod x86 {
                 {
                     return Err(format!("`{inst}`: stack or two-destination instruction"));
                 }
-                let ops = operands(inst);
                 for (k, op) in ops.iter().enumerate() {
                     if let Some(open) = op.find('(') {
                         let disp = op[..open].trim();
@@ -623,28 +673,41 @@ mod x86 {
                         if !(0..=(BUFFER as i64 - 16)).contains(&disp) {
                             return Err(format!("`{inst}`: displacement out of the buffer"));
                         }
-                        if let Some(index) = inner.get(1) {
+                        if let Some(index) =
+                            inner.get(1).map(|i| i.trim()).filter(|i| !i.is_empty())
+                        {
                             let scale: Result<i64, _> =
                                 inner.get(2).map_or(Ok(1), |s| s.trim().parse());
                             let scale = scale.map_err(|_| format!("`{inst}`: scale"))?;
-                            let index = index.trim();
-                            let written_here = written.iter().any(|w| {
-                                w == index || w.trim_end_matches('d') == index.trim_end_matches('d')
-                            });
-                            // An index the block never writes holds 1: at most 8 bytes more.
-                            indexed |= written_here || scale > 8;
+                            if !(1..=8).contains(&scale) {
+                                return Err(format!("`{inst}`: scale"));
+                            }
+                            let fam = family(index);
+                            for (m, wops) in &parsed {
+                                let Some(dst) = wops.last().filter(|o| o.starts_with('%')) else {
+                                    continue;
+                                };
+                                if family(dst) != fam
+                                    || m.starts_with("cmp")
+                                    || m.starts_with("test")
+                                {
+                                    continue;
+                                }
+                                let zero_load = wops.len() == 2
+                                    && m.starts_with("mov")
+                                    && memory_base(&wops[0])
+                                        .is_some_and(|b| !stored_bases.contains(&b));
+                                if !zero_load {
+                                    return Err(format!(
+                                        "`{inst}`: index {index} is written other than by a load from an unstored buffer"
+                                    ));
+                                }
+                            }
                         }
-                        stores |= k + 1 == ops.len()
-                            && ops.len() > 1
-                            && !mnemonic.starts_with("cmp")
-                            && !mnemonic.starts_with("test");
                     } else if k + 1 == ops.len() && FORBIDDEN.contains(&op.as_str()) {
                         return Err(format!("`{inst}`: writes a reserved register"));
                     }
                 }
-            }
-            if stores && indexed {
-                return Err("a block with stores may not use index registers".into());
             }
             Ok(())
         }
@@ -824,7 +887,11 @@ mod x86 {
             assert!(ok(&["movq 8192(%rdi), %rax"]).is_err());
             assert!(ok(&["movl %eax, 8(%rsi,%r14,4)", "addq $1, %rax"]).is_ok());
             assert!(ok(&["movl %eax, 8(%rsi,%rax,4)", "addq $1, %rax"]).is_err());
-            assert!(ok(&["movq (%rdi,%rax,8), %rax", "movq %rax, (%rsi)"]).is_err());
+            assert!(ok(&["movq (%rdi,%rax,8), %rax", "movq %rax, (%rdi)"]).is_err());
+            assert!(ok(&["movq (%rdi,%rax,8), %rax", "movq %rax, (%rsi)"]).is_ok());
+            assert!(ok(&["addq $100, %rax", "movq (%rdi,%rax,8), %rbx"]).is_err());
+            assert!(ok(&["addl $100, %eax", "movq (%rdi,%rax,8), %rbx"]).is_err());
+            assert!(ok(&["movq (%rdi,%r14,16), %rbx"]).is_err());
             assert!(ok(&["pushq %rax"]).is_err());
         }
     }
