@@ -79,21 +79,23 @@ mod x86 {
         order.iter().map(|&i| LOOP[i].0).chain(CLOSE).collect()
     }
 
-    /// The store's displacement with `ORDER_STORE_ELSEWHERE=1`: `out[rcx + 2·WORDS + 40]`, a
-    /// region no load of the loop reads and not 4 KiB-aliased with the loaded words.
-    const ELSEWHERE: &str = "movl %esi, 16544(%rdi,%rcx,4)";
+    /// Variants of the loop (`ORDER_VARIANT=name`), each replacing one instruction of [`LOOP`]
+    /// by another that keeps every address: `store-elsewhere` moves the store to
+    /// `out[rcx + 2·WORDS + 40]` (no load reads it, not 4 KiB-aliased with the loaded words),
+    /// `store-plain` stores to `out[0]` without an index, `imul-add` replaces the `imul` by an
+    /// `add` and `shr-add` the `shr` by `addq $0`.
+    const VARIANTS: &[(&str, usize, &str)] = &[
+        ("store-elsewhere", 5, "movl %esi, 16544(%rdi,%rcx,4)"),
+        ("store-plain", 5, "movl %esi, (%rdi)"),
+        ("imul-add", 2, "addq %rax, %rdx"),
+        ("shr-add", 7, "addq $0, %rsi"),
+    ];
 
-    /// [`texts`], with the store moved away from the loaded words when `elsewhere`.
-    fn texts_with(order: &[usize], elsewhere: bool) -> Vec<&'static str> {
+    /// [`texts`] with `variant`'s replacement.
+    fn texts_with(order: &[usize], variant: (usize, &'static str)) -> Vec<&'static str> {
         order
             .iter()
-            .map(|&i| {
-                if elsewhere && i == 5 {
-                    ELSEWHERE
-                } else {
-                    LOOP[i].0
-                }
-            })
+            .map(|&i| if i == variant.0 { variant.1 } else { LOOP[i].0 })
             .chain(CLOSE)
             .collect()
     }
@@ -231,7 +233,7 @@ mod x86 {
         for _ in 0..batches {
             let start = Instant::now();
             for _ in 0..10 {
-                // SAFETY: the loop reads input[0..WORDS] and reads/writes out[1..=WORDS] (and writes out[2·WORDS+41..=3·WORDS+40] with ORDER_STORE_ELSEWHERE).
+                // SAFETY: the loop reads input[0..WORDS] and reads/writes out[1..=WORDS] (and writes out[0] or out[2·WORDS+41..=3·WORDS+40] with an ORDER_VARIANT).
                 std::hint::black_box(unsafe {
                     f(
                         out.as_mut_ptr(),
@@ -280,13 +282,21 @@ mod x86 {
             "decq %r8",
             "jnz 2b",
         ];
-        // `ORDER_STORE_ELSEWHERE=1` times each order a second time with the store moved away
-        // from the loaded words (a probe of store→load interference, session 6 helper 1).
-        let elsewhere = std::env::var("ORDER_STORE_ELSEWHERE").is_ok_and(|v| v == "1");
+        // `ORDER_VARIANT=name` times each order a second time as that variant ([`VARIANTS`];
+        // session 6 helper 1).
+        let variant = std::env::var("ORDER_VARIANT").ok().map(|name| {
+            let v = VARIANTS.iter().find(|v| v.0 == name).unwrap_or_else(|| {
+                panic!(
+                    "ORDER_VARIANT: one of {:?}",
+                    VARIANTS.iter().map(|v| v.0).collect::<Vec<_>>()
+                )
+            });
+            (v.0, (v.1, v.2))
+        });
         let mut bodies: Vec<Vec<&str>> = picked.iter().map(|o| texts(o)).collect();
         bodies.push(chain);
-        if elsewhere {
-            bodies.extend(picked.iter().map(|o| texts_with(o, true)));
+        if let Some((_, v)) = variant {
+            bodies.extend(picked.iter().map(|o| texts_with(o, v)));
         }
         // The contention check (last body): 8 independent adds and dec/jnz, ALU-bound at 9/4 =
         // 2.25 cycles per iteration on a quiet Zen 4 core ([EXP-Z4Q] `A8` in zen4_probes.txt).
@@ -310,8 +320,8 @@ mod x86 {
         let input: Vec<u32> = (0..WORDS as u32)
             .map(|i| i.wrapping_mul(2_654_435_761))
             .collect();
-        // out[1..=WORDS] is read and written; with ORDER_STORE_ELSEWHERE also out[2·WORDS+41..]
-        // up to out[3·WORDS+40].
+        // out[1..=WORDS] is read and written; with an ORDER_VARIANT also out[0] or
+        // out[2·WORDS+41..=3·WORDS+40].
         let mut out = vec![0u32; 3 * WORDS + 64];
         let chain_fn = code.entry(picked.len());
         println!("{} legal orders, {} timed", all.len(), picked.len());
@@ -349,14 +359,14 @@ mod x86 {
             }
             let measured = rounds.iter().copied().fold(f64::INFINITY, f64::min);
             let spread = rounds.iter().copied().fold(0.0, f64::max) - measured;
-            if elsewhere {
+            if let Some((name, _)) = variant {
                 let g = code.entry(picked.len() + 1 + i);
                 let mut best = (f64::INFINITY, f64::INFINITY);
                 for _ in 0..3 {
                     best.0 = best.0.min(per_word(chain_fn, &mut out, &input, 100));
                     best.1 = best.1.min(per_word(g, &mut out, &input, 100));
                 }
-                print!("store elsewhere {:.3} | ", 3.0 * best.1 / best.0);
+                print!("{name} {:.3} | ", 3.0 * best.1 / best.0);
             }
             let sim = simulate(order);
             let key: Vec<String> = order.iter().map(|k| k.to_string()).collect();
