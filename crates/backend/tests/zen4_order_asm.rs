@@ -83,12 +83,15 @@ mod x86 {
     /// by another that keeps every address: `store-elsewhere` moves the store to
     /// `out[rcx + 2·WORDS + 40]` (no load reads it, not 4 KiB-aliased with the loaded words),
     /// `store-plain` stores to `out[0]` without an index, `imul-add` replaces the `imul` by an
-    /// `add` and `shr-add` the `shr` by `addq $0`.
+    /// `add`, `shr-add` the `shr` by `addq $0`, `ldin-fixed` loads `in[0]` (off the `r11`
+    /// chain) and `ldout-fixed` loads `out[1]` (off the `rcx` index).
     const VARIANTS: &[(&str, usize, &str)] = &[
         ("store-elsewhere", 5, "movl %esi, 16544(%rdi,%rcx,4)"),
         ("store-plain", 5, "movl %esi, (%rdi)"),
         ("imul-add", 2, "addq %rax, %rdx"),
         ("shr-add", 7, "addq $0, %rsi"),
+        ("ldin-fixed", 0, "movl (%r9), %edx"),
+        ("ldout-fixed", 1, "movl 4(%rdi), %r10d"),
     ];
 
     /// [`texts`] with `variant`'s replacement.
