@@ -579,8 +579,12 @@ fn port_group_bound(
     let uops = order.iter().enumerate().flat_map(|(i, inst)| {
         let mut u = x86::uops(&inst.text);
         if fused_compares.contains(&i) {
-            // The fused pair issues and executes as the branch's one uop.
+            // The fused pair issues and executes as one uop of the branch's kind.
             u.retain(|c| *c != ports::UopClass::Alu);
+            u.push(sim::fused_branch_class(&x86::effects(&inst.text)));
+        }
+        if i > 0 && fused_compares.contains(&(i - 1)) {
+            u.retain(|c| *c != ports::UopClass::Branch);
         }
         u
     });

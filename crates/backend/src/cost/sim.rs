@@ -125,6 +125,11 @@
 //!   without the store 2.02, with two more `movl $1` 3.41, two more `nop`s 2.90, the `imul` as
 //!   an `add` 2.52: ALU-pipe contention the idealised choice (2.33) does not see, and which
 //!   uops bound to one ALU queue at dispatch reproduce (2.89).
+//! - **[EXP-Z4ORD]** `scripts/regen-notes orders` (`notes/orders.md`): the same loop's 14
+//!   instructions in 160 dependence-preserving orders run at 2.36 … 4.38 cycles per word on
+//!   that host; the rule above does not rank them (Pearson r ≈ −0.15), nor did any queue rule
+//!   tried against [`super::ports`]' [EXP-Z4Q] probes (notes/design.md, session 6). Order
+//!   effects on Zen 4 are therefore outside what this model predicts.
 
 use super::models::CoreModel;
 use super::ports::{PortLayout, PortMask, UopClass, port_layout};
@@ -324,6 +329,16 @@ const COMPUTE: usize = 0;
 const MEMORY: usize = 1;
 const STORE_DATA: usize = 2;
 
+/// The class of the one uop a compare-and-branch pair executes as: [`UopClass::ArithBranch`]
+/// when the first instruction also writes a register (`dec`/`jnz`), else [`UopClass::Branch`].
+pub(super) fn fused_branch_class(first: &Effects) -> UopClass {
+    if first.writes.iter().any(|w| matches!(w, Loc::Reg(_))) {
+        UopClass::ArithBranch
+    } else {
+        UopClass::Branch
+    }
+}
+
 /// The uops of one iteration and the fused-domain slots of each instruction.
 fn build_uops(
     effects: &[Effects],
@@ -340,7 +355,7 @@ fn build_uops(
         }
         match class {
             UopClass::Load | UopClass::StoreAddress => MEMORY,
-            UopClass::StoreData => STORE_DATA,
+            UopClass::StoreData | UopClass::IndexedStoreData => STORE_DATA,
             _ => COMPUTE,
         }
     };
@@ -385,11 +400,13 @@ fn build_uops(
             match c {
                 UopClass::Load => r.load = Some(push(layout.mask(c), Some(sched(c)), model.load)),
                 UopClass::StoreAddress => r.sta = Some(push(layout.mask(c), Some(sched(c)), 0.0)),
-                UopClass::StoreData => r.std = Some(push(layout.mask(c), Some(sched(c)), 0.0)),
+                UopClass::StoreData | UopClass::IndexedStoreData => {
+                    r.std = Some(push(layout.mask(c), Some(sched(c)), 0.0))
+                }
                 UopClass::Branch if fused_branch => {}
                 UopClass::Alu if fused_compares.contains(&i) => {
                     // The fused pair executes as the branch's one uop.
-                    let m = layout.mask(UopClass::Branch);
+                    let m = layout.mask(fused_branch_class(fx));
                     r.compute
                         .push(push(m, Some(sched(UopClass::Branch)), model.alu));
                 }

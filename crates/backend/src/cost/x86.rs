@@ -272,9 +272,21 @@ pub(super) fn uops(text: &str) -> Vec<UopClass> {
     out.extend(compute);
     if fx.store.is_some() {
         out.push(UopClass::StoreAddress);
-        out.push(UopClass::StoreData);
+        out.push(if has_index_register(text) {
+            UopClass::IndexedStoreData
+        } else {
+            UopClass::StoreData
+        });
     }
     out
+}
+
+/// Whether the instruction's memory operand has an index register (`d(%base,%index,scale)`).
+fn has_index_register(text: &str) -> bool {
+    text.split('(')
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .any(|inside| inside.contains(','))
 }
 
 /// Shifts and rotates, BMI2's flagless forms included.
@@ -414,6 +426,14 @@ mod tests {
             vec![Load, Alu, StoreAddress, StoreData]
         );
         assert_eq!(uops("movl %r8d, 0x10(%rsp)"), vec![StoreAddress, StoreData]);
+        assert_eq!(
+            uops("movl %esi, (%rdi,%rcx,4)"),
+            vec![StoreAddress, IndexedStoreData]
+        );
+        assert_eq!(
+            uops("movl %esi, 0x4(,%rcx,4)"),
+            vec![StoreAddress, IndexedStoreData]
+        );
         assert_eq!(uops("movl 0x10(%rsp), %r8d"), vec![Load]);
         assert_eq!(uops("movl %eax, %ecx"), Vec::<UopClass>::new());
         assert_eq!(uops("xorl %eax, %eax"), Vec::<UopClass>::new());
