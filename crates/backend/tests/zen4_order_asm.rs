@@ -516,7 +516,7 @@ mod x86 {
             "hoist-loads",
             "pressure (squareToLen)",
             "latency-pressure (squareToLen)",
-            "sim's best on four cores",
+            "Z20 (the sim's favourite)",
         ]
         .iter()
         .zip(results)
