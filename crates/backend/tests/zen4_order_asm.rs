@@ -103,19 +103,24 @@ mod x86 {
             .collect()
     }
 
-    fn simulate(order: &[usize]) -> Vec<f64> {
-        let body = HotLoop {
+    /// A hot loop of `lines` (4 bytes apart; the back branch's label as an address).
+    fn hot_loop_of<S: AsRef<str>>(lines: &[S]) -> HotLoop {
+        HotLoop {
             is_loop: true,
             header: 0,
-            insts: texts(order)
+            insts: lines
                 .iter()
                 .enumerate()
                 .map(|(i, t)| DisasmInst {
                     addr: i as u64 * 4,
-                    text: t.replace("2b", "0x0"),
+                    text: t.as_ref().replace("2b", "0x0"),
                 })
                 .collect(),
-        };
+        }
+    }
+
+    fn simulate(order: &[usize]) -> Vec<f64> {
+        let body = hot_loop_of(&texts(order));
         CPUS.iter()
             .map(|cpu| {
                 let model = core_model(Target::X86_64, cpu).expect("an x86 core model");
@@ -550,7 +555,6 @@ mod x86 {
     pub mod probes {
         use super::{assemble_source, core_model, simulated};
         use schedlab_backend::Target;
-        use schedlab_backend::mca::{DisasmInst, HotLoop};
         use std::fmt::Write as _;
         use std::time::Instant;
 
@@ -809,18 +813,7 @@ mod x86 {
         }
 
         fn simulate_znver4(body: &[String]) -> f64 {
-            let hot = HotLoop {
-                is_loop: true,
-                header: 0,
-                insts: body
-                    .iter()
-                    .enumerate()
-                    .map(|(i, t)| DisasmInst {
-                        addr: i as u64 * 4,
-                        text: t.replace("2b", "0x0"),
-                    })
-                    .collect(),
-            };
+            let hot = super::hot_loop_of(body);
             let model = core_model(Target::X86_64, "znver4").expect("the znver4 model");
             simulated(Target::X86_64, &hot, model).unwrap_or(f64::NAN)
         }
