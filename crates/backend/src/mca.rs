@@ -148,6 +148,25 @@ pub struct HotLoop {
     pub insts: Vec<DisasmInst>,
 }
 
+impl HotLoop {
+    /// A loop of `lines` (assembly text, one instruction each, 4 bytes apart, header at 0): a
+    /// hand-written body for the static models, as if extracted from compiled code.
+    pub fn from_lines<S: AsRef<str>>(lines: &[S]) -> HotLoop {
+        HotLoop {
+            is_loop: true,
+            header: 0,
+            insts: lines
+                .iter()
+                .enumerate()
+                .map(|(i, t)| DisasmInst {
+                    addr: 4 * i as u64,
+                    text: t.as_ref().to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// A loop costed on one CPU model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct McaReport {

@@ -142,7 +142,7 @@ mod asm_clock;
 #[cfg(target_arch = "x86_64")]
 fn immediate_adds_at_rename_on_the_host() {
     use schedlab_backend::cost::models::core_model;
-    use schedlab_backend::mca::{DisasmInst, HotLoop};
+    use schedlab_backend::mca::HotLoop;
     use std::arch::asm;
     use std::time::Instant;
 
@@ -243,18 +243,7 @@ fn immediate_adds_at_rename_on_the_host() {
             "testq %r10, %r10",
             "jge 0x0",
         ];
-        HotLoop {
-            insts: lines
-                .iter()
-                .enumerate()
-                .map(|(i, l)| DisasmInst {
-                    addr: 4 * i as u64,
-                    text: l.to_string(),
-                })
-                .collect(),
-            is_loop: true,
-            header: 0,
-        }
+        HotLoop::from_lines(&lines)
     };
     let m = core_model(Target::X86_64, "sapphirerapids").expect("model");
     for (name, step, measured) in [

@@ -18,7 +18,7 @@ mod x86 {
     use schedlab_backend::Target;
     use schedlab_backend::cost::models::core_model;
     use schedlab_backend::cost::simulated;
-    use schedlab_backend::mca::{DisasmInst, HotLoop};
+    use schedlab_backend::mca::HotLoop;
     use std::fmt::Write as _;
     use std::process::Command;
     use std::time::Instant;
@@ -103,20 +103,13 @@ mod x86 {
             .collect()
     }
 
-    /// A hot loop of `lines` (4 bytes apart; the back branch's label as an address).
+    /// A hot loop of `lines` (the back branch's label as an address).
     fn hot_loop_of<S: AsRef<str>>(lines: &[S]) -> HotLoop {
-        HotLoop {
-            is_loop: true,
-            header: 0,
-            insts: lines
-                .iter()
-                .enumerate()
-                .map(|(i, t)| DisasmInst {
-                    addr: i as u64 * 4,
-                    text: t.as_ref().replace("2b", "0x0"),
-                })
-                .collect(),
-        }
+        let lines: Vec<String> = lines
+            .iter()
+            .map(|t| t.as_ref().replace("2b", "0x0"))
+            .collect();
+        HotLoop::from_lines(&lines)
     }
 
     fn simulate(order: &[usize]) -> Vec<f64> {

@@ -656,7 +656,7 @@ fn queue_binding_on_the_host() {
     use schedlab_backend::cost::models::core_model;
     use schedlab_backend::cost::sim::SimOptions;
     use schedlab_backend::cost::simulated_with;
-    use schedlab_backend::mca::{DisasmInst, HotLoop};
+    use schedlab_backend::mca::HotLoop;
     use std::arch::asm;
     use std::time::Instant;
     const ITERS: u64 = 200_000;
@@ -713,18 +713,7 @@ fn queue_binding_on_the_host() {
         }
         text.push("decq %rdi".into());
         text.push("jne 0x0".into());
-        let body = HotLoop {
-            insts: text
-                .into_iter()
-                .enumerate()
-                .map(|(i, t)| DisasmInst {
-                    addr: 4 * i as u64,
-                    text: t,
-                })
-                .collect(),
-            is_loop: true,
-            header: 0,
-        };
+        let body = HotLoop::from_lines(&text);
         let sim =
             |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN) / 16.0;
         println!(

@@ -597,18 +597,7 @@ mod tests {
 
     /// A hot loop of `lines`, one instruction each, 4 bytes apart (also used by `sim`'s tests).
     pub(super) fn body(_target: Target, lines: &[&str]) -> HotLoop {
-        HotLoop {
-            is_loop: true,
-            header: 0,
-            insts: lines
-                .iter()
-                .enumerate()
-                .map(|(i, t)| DisasmInst {
-                    addr: 4 * i as u64,
-                    text: (*t).to_string(),
-                })
-                .collect(),
-        }
+        HotLoop::from_lines(lines)
     }
 
     fn model(name: &str) -> &'static CoreModel {
