@@ -73,6 +73,75 @@ pub fn effective_clock_ghz() -> Option<f64> {
     }
 }
 
+/// Cycles per iteration of a loop of 8 independent register adds and its counter (`dec`/`jnz`),
+/// or `None` on hosts without the probe.
+///
+/// The loop is bound by the core's ALU ports (9 ÷ 4 = 2.25 cycles on Zen 4's four ALUs), so
+/// work on a sibling hyperthread slows it more than the latency-bound add chain of
+/// [`effective_clock_ghz`], whose clock reading it would otherwise leave unchanged: a reading
+/// above the core's quiet figure means ALU-bound timings are inflated. Measured against that
+/// chain in the same call (the ratio of the two times × 100 adds per chain iteration), so no
+/// clock is needed; the fastest of 5 timings of each.
+pub fn alu_probe_cycles() -> Option<f64> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        const CHAIN_ITERS: u64 = 5_000;
+        const ALU_ITERS: u64 = 200_000;
+        let (mut chain, mut alu) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..5 {
+            let start = Instant::now();
+            add_chain(CHAIN_ITERS);
+            chain = chain.min(start.elapsed().as_secs_f64());
+            let start = Instant::now();
+            independent_adds(ALU_ITERS);
+            alu = alu.min(start.elapsed().as_secs_f64());
+        }
+        let seconds_per_cycle = chain / (CHAIN_ITERS * ADDS_PER_ITER) as f64;
+        Some(alu / ALU_ITERS as f64 / seconds_per_cycle)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
+}
+
+/// `iters` × (8 independent `add reg, reg` + `dec`/`jnz`): register operands, so no core
+/// executes the adds at rename.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn independent_adds(iters: u64) {
+    let mut r = [0u64; 8];
+    let one: u64 = black_box(1);
+    // SAFETY: register-only arithmetic on the named operands; no memory or stack access.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "add {a}, {one}",
+            "add {b}, {one}",
+            "add {c}, {one}",
+            "add {d}, {one}",
+            "add {e}, {one}",
+            "add {f}, {one}",
+            "add {g}, {one}",
+            "add {h}, {one}",
+            "dec {n}",
+            "jnz 2b",
+            a = inout(reg) r[0],
+            b = inout(reg) r[1],
+            c = inout(reg) r[2],
+            d = inout(reg) r[3],
+            e = inout(reg) r[4],
+            f = inout(reg) r[5],
+            g = inout(reg) r[6],
+            h = inout(reg) r[7],
+            one = in(reg) one,
+            n = inout(reg) iters.max(1) => _,
+            options(nomem, nostack),
+        );
+    }
+    black_box(r);
+}
+
 #[cfg(target_arch = "x86_64")]
 const ADDS_PER_ITER: u64 = 100;
 
@@ -103,6 +172,16 @@ fn add_chain(iters: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[ignore = "prints the ALU probe's readings on this host (an experiment)"]
+    fn alu_probe_readings() {
+        let readings: Vec<String> = (0..40)
+            .filter_map(|_| alu_probe_cycles())
+            .map(|r| format!("{r:.3}"))
+            .collect();
+        println!("{}", readings.join(" "));
+    }
 
     #[test]
     fn calibration_scales_to_the_budget() {

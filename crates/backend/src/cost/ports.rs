@@ -162,7 +162,8 @@ const GLC_ALU: PortMask = ports(&[0, 1, 5, 6, 10]);
 const GLC_P06: PortMask = ports(&[0, 6]);
 
 // Zen 3/4: ALU0..3 (bits 0..3), BRU1 (4), AGU0..2 (5..7), store pipes ST0/ST1 (8, 9).
-const ZEN_ALU: PortMask = ports(&[0, 1, 2, 3]);
+/// Zen 3/4's four integer ALU pipes (each with its own scheduler queue).
+pub const ZEN_ALU: PortMask = ports(&[0, 1, 2, 3]);
 const ZEN_AGU: PortMask = ports(&[5, 6, 7]);
 const ZEN_PORTS: &[&str] = &[
     "ALU0", "ALU1", "ALU2", "ALU3", "BRU1", "AGU0", "AGU1", "AGU2", "ST0", "ST1",

@@ -6,7 +6,7 @@ use schedlab_bench::measure::time_loop;
 use std::hint::black_box;
 use std::time::Duration;
 
-pub use schedlab_bench::measure::{effective_clock_ghz, median};
+pub use schedlab_bench::measure::{alu_probe_cycles, effective_clock_ghz, median};
 
 /// Hashes `data` `hashes` times with `imp` and returns the elapsed time.
 ///

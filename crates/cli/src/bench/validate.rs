@@ -30,12 +30,14 @@
 
 mod bigint;
 mod output;
+mod quiet;
 mod sha256;
 
 use super::impls::{self, Imp, RustImpl};
 use super::{BenchArgs, Budgets, Format, measure, rotated};
 use crate::CliError;
 use bigint::{BigFunction, BigKernel, Fit};
+use quiet::Contention;
 use schedlab_backend::cost::loop_cost_simulated;
 use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
@@ -107,12 +109,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         .zip(&configs)
         .map(|(s, c)| md5_static_row(s, c))
         .collect();
-    let measured = measure_md5(&strategies, &configs, budgets)?;
+    let mut contention = Contention::start();
+    let measured = measure_md5(&strategies, &configs, budgets, &mut contention)?;
     let mut clocks = measured.clocks;
     for (row, m) in rows.iter_mut().zip(measured.per_strategy) {
         row.measured = m;
     }
-    let (sha_rows, sha_clocks) = sha256::rows(&strategies, budgets)?;
+    let (sha_rows, sha_clocks) = sha256::rows(&strategies, budgets, &mut contention)?;
     rows.extend(sha_rows);
     clocks.extend(sha_clocks);
     for kernel in BigKernel::ALL {
@@ -126,7 +129,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             })
             .collect::<Result<_, String>>()
             .map_err(CliError::failure)?;
-        let (fits, more_clocks) = measure_bigint(kernel, &functions, budgets, args.quick)?;
+        let (fits, more_clocks) =
+            measure_bigint(kernel, &functions, budgets, args.quick, &mut contention)?;
         clocks.extend(more_clocks);
         for ((s, f), fit) in strategies.iter().zip(&functions).zip(fits) {
             let (figures, spills) = static_figures(Ok(f.compiled()));
@@ -144,9 +148,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     let clock = measure::median(&clocks);
     let text = match args.format {
-        Format::Json => output::json_doc(&rows, clock, budgets),
-        Format::Markdown => output::table(&rows, clock, budgets, true),
-        Format::Table => output::table(&rows, clock, budgets, false),
+        Format::Json => output::json_doc(&rows, clock, budgets, &contention),
+        Format::Markdown => output::table(&rows, clock, budgets, &contention, true),
+        Format::Table => output::table(&rows, clock, budgets, &contention, false),
     };
     print!("{text}");
     Ok(())
@@ -276,6 +280,7 @@ fn measure_bigint(
     functions: &[BigFunction],
     budgets: Budgets,
     quick: bool,
+    contention: &mut Contention,
 ) -> Result<(Vec<Option<Fit>>, Vec<f64>), CliError> {
     let mut benches: Vec<bigint::Bench> = functions
         .iter()
@@ -286,7 +291,7 @@ fn measure_bigint(
     for rep in 0..budgets.reps as usize {
         for k in 0..functions.len() {
             let i = rotated(k, rep, functions.len());
-            let ghz = probe_clock()?;
+            let ghz = probe_clock(contention)?;
             clocks.push(ghz);
             per_rep[i].push(benches[i].cycles_per_call(&functions[i], ghz));
         }
@@ -301,8 +306,10 @@ fn measure_bigint(
 
 /// The effective clock right before a row's samples (boost drifts within a repetition), as
 /// the fastest of 4 × 7 probes: as many chances to run undisturbed as the samples get, or a
-/// disturbed probe would read the clock low and the cycles with it.
-fn probe_clock() -> Result<f64, CliError> {
+/// disturbed probe would read the clock low and the cycles with it. First waits for a quiet
+/// core ([`Contention::wait_for_quiet`]).
+fn probe_clock(contention: &mut Contention) -> Result<f64, CliError> {
+    contention.wait_for_quiet();
     (0..PROBE_ROUNDS)
         .filter_map(|_| measure::effective_clock_ghz())
         .reduce(f64::max)
@@ -319,6 +326,7 @@ fn measure_md5(
     names: &[&str],
     configs: &[PipelineConfig],
     budgets: Budgets,
+    contention: &mut Contention,
 ) -> Result<Measured, CliError> {
     let mut engines = Vec::new();
     for (name, config) in names.iter().zip(configs) {
@@ -351,7 +359,7 @@ fn measure_md5(
     for rep in 0..budgets.reps as usize {
         for k in 0..engines.len() {
             let i = rotated(k, rep, engines.len());
-            let ghz = probe_clock()?;
+            let ghz = probe_clock(contention)?;
             clocks.push(ghz);
             // The fastest of several single hashes (≈1.6 ms each): on a shared machine a
             // longer sample is always cut by other processes' time slices, which only ever

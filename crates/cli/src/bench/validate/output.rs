@@ -1,6 +1,7 @@
 //! The `--validate-model` table and JSON document, and which model leads on this CPU.
 
 use super::bigint::{BigKernel, SAMPLES};
+use super::quiet::{Contention, QUIET_BUDGET, QUIET_MARGIN, QUIET_WAIT};
 use super::{Figure, MESSAGE, SINGLE_HASHES, ValidationRow};
 use crate::bench::Budgets;
 use serde_json::json;
@@ -109,7 +110,12 @@ fn lead_summary(rows: &[ValidationRow]) -> Option<LeadSummary> {
 }
 
 /// The `--format json` document.
-pub(super) fn json_doc(rows: &[ValidationRow], clock: Option<f64>, budgets: Budgets) -> String {
+pub(super) fn json_doc(
+    rows: &[ValidationRow],
+    clock: Option<f64>,
+    budgets: Budgets,
+    contention: &Contention,
+) -> String {
     let json_rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -153,6 +159,16 @@ pub(super) fn json_doc(rows: &[ValidationRow], clock: Option<f64>, budgets: Budg
         "meta": {
             "cpu": super::super::cpu_model(),
             "clock_ghz": clock,
+            "contention": {
+                "alu_probe_readings": contention.readings,
+                "quiet_margin": QUIET_MARGIN,
+                "quiet_figure": contention.quiet_figure(),
+                "max_wait_seconds_per_row": QUIET_WAIT.as_secs(),
+                "max_wait_seconds_per_run": QUIET_BUDGET.as_secs(),
+                "row_samples_started_quiet": contention.quiet_rows,
+                "row_samples_started_disturbed": contention.disturbed_rows,
+                "seconds_waited": contention.waited.as_secs_f64(),
+            },
             "reps": budgets.reps,
             "md5_message_bytes": MESSAGE,
             "bigint_samples_per_size": SAMPLES,
@@ -191,6 +207,7 @@ pub(super) fn table(
     rows: &[ValidationRow],
     clock: Option<f64>,
     budgets: Budgets,
+    contention: &Contention,
     markdown: bool,
 ) -> String {
     let models = model_names(rows);
@@ -253,6 +270,8 @@ pub(super) fn table(
         clock.map_or("?".to_string(), |c| format!("{c:.2}")),
         budgets.reps,
     );
+    out.push('\n');
+    let _ = writeln!(out, "{}", contention.summary());
     out.push('\n');
     let _ = writeln!(
         out,

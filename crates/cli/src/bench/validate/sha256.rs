@@ -26,6 +26,7 @@ const WARM_UP: Duration = Duration::from_millis(50);
 pub fn rows(
     strategies: &[&str],
     budgets: Budgets,
+    contention: &mut super::Contention,
 ) -> Result<(Vec<ValidationRow>, Vec<f64>), CliError> {
     let data = super::super::impls::buffer(MESSAGE);
     let reference = sha2_digest(&data);
@@ -51,7 +52,7 @@ pub fn rows(
     for rep in 0..budgets.reps as usize {
         for k in 0..kernels.len() {
             let i = rotated(k, rep, kernels.len());
-            let ghz = probe_clock()?;
+            let ghz = probe_clock(contention)?;
             clocks.push(ghz);
             let fastest = (0..SINGLE_HASHES)
                 .map(|_| {
