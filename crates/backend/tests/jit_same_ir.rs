@@ -14,6 +14,7 @@ use schedlab_backend::Target;
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
 use schedlab_kernels::registry;
 use schedlab_passes::sched::strategies::balanced::{BalancedChoice, block_choices};
+use schedlab_passes::sched::strategies::remat_loads::RematLoads;
 use schedlab_passes::sched::{self, ScheduleOptions};
 
 /// The function a pipeline run with `options` hands to code generation.
@@ -117,9 +118,16 @@ fn balanced_blocks_that_keep_remat_loads_order_equal_a_fresh_remat_loads_schedul
             let mut balanced = func.clone();
             sched::schedule_with_options(&mut balanced, "balanced", &model, &opts)
                 .unwrap_or_else(|e| panic!("{name} {target} balanced: {e}"));
+            // `balanced` keeps `remat-loads`' order with early induction steps.
             let mut remat = func.clone();
-            sched::schedule_with_options(&mut remat, "remat-loads", &model, &opts)
-                .unwrap_or_else(|e| panic!("{name} {target} remat-loads: {e}"));
+            sched::schedule_with_strategy(
+                &mut remat,
+                "remat-loads",
+                &mut RematLoads::with_early_updates(),
+                &model,
+                &opts,
+            )
+            .unwrap_or_else(|e| panic!("{name} {target} remat-loads: {e}"));
             for (block, choice) in choices {
                 if matches!(choice, BalancedChoice::Fits { .. }) {
                     kept += 1;

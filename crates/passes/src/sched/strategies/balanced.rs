@@ -7,7 +7,9 @@
 //!   on latency and everything on registers — `remat-loads`' order: each load of never-written
 //!   memory copied to each use and placed right before it (on x86_64 and s390x it folds into
 //!   its user as a memory operand). This keeps MD5's loop free of spills on x86_64 and
-//!   AArch64.
+//!   AArch64. One exception to source order: each loop-carried update (a pointer or counter
+//!   step the back edge passes on) goes as early as it costs no register
+//!   ([`RematLoads::with_early_updates`]), so the next iteration's loads can start early.
 //! * **Out-of-order cores, when spills are unavoidable**: if even `remat-loads`' order needs
 //!   more registers than the budget for the values the block works on, the allocator must
 //!   spill inside the block's dependence chains whatever the order. What then decides the
@@ -44,7 +46,7 @@ use cranelift_codegen::ir::{Block, Function};
 
 /// `remat-loads` on out-of-order cores while the block's working set fits the registers,
 /// `latency-pressure` otherwise and on in-order cores.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Balanced {
     /// The order used on out-of-order cores when the working set fits.
     registers_first: RematLoads,
@@ -56,6 +58,18 @@ pub struct Balanced {
     choices: Vec<(Block, BalancedChoice)>,
     /// The current block's trial run of `remat-loads`, when that is the order it takes.
     finished: Option<FinishedBlock>,
+}
+
+impl Default for Balanced {
+    fn default() -> Self {
+        Self {
+            registers_first: RematLoads::with_early_updates(),
+            latency_and_pressure: LatencyPressure::default(),
+            use_latency_pressure: false,
+            choices: Vec::new(),
+            finished: None,
+        }
+    }
 }
 
 /// What `balanced` chose for a block, and why.
@@ -84,7 +98,7 @@ impl BalancedChoice {
     /// [`BalancedChoice::for_block`], with `remat-loads`' trial schedule of the block when
     /// the choice is [`BalancedChoice::Fits`] (the order the block then takes, already run).
     fn decide(view: &SchedView<'_>) -> (BalancedChoice, Option<FinishedBlock>) {
-        Self::decide_with(view, &mut RematLoads::default())
+        Self::decide_with(view, &mut RematLoads::with_early_updates())
     }
 
     /// [`BalancedChoice::decide`] with `trial` as the `remat-loads` instance that runs the
