@@ -24,12 +24,14 @@ fn model_names(rows: &[ValidationRow]) -> Vec<String> {
     names
 }
 
-/// This CPU as `/proc/cpuinfo` names it: vendor, family, model.
+/// This CPU as `/proc/cpuinfo` names it: vendor, family, model, and whether it advertises
+/// a Golden Cove server feature (AMX or AVX512-FP16).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct CpuId {
     vendor: String,
     family: u32,
     model: u32,
+    golden_cove_server_features: bool,
 }
 
 impl CpuId {
@@ -46,21 +48,28 @@ impl CpuId {
                 .and_then(|l| l.split_once(':'))
                 .map(|(_, v)| v.trim().to_string())
         };
+        let flags = field("flags").unwrap_or_default();
         Some(Self {
             vendor: field("vendor_id")?,
             family: field("cpu family")?.parse().ok()?,
             model: field("model")?.parse().ok()?,
+            golden_cove_server_features: flags
+                .split_whitespace()
+                .any(|f| matches!(f, "amx_tile" | "avx512_fp16")),
         })
     }
 
     /// The schedlab table of this core's family, which `report --mca` leads with for it:
     /// Intel Sapphire/Emerald Rapids (family 6 models 143, 207) and the Golden/Raptor Cove
-    /// client cores `sapphirerapids`, other Intel cores `skylake`; AMD Zen 3 (family 25,
-    /// models 0–15 and 32–95) `znver3`, Zen 4 (other family-25 models) and Zen 5 (family 26)
-    /// `znver4`.
+    /// client cores `sapphirerapids`, and so is any Intel core with AMX or AVX512-FP16 (only
+    /// Golden Cove server cores have them; some hypervisors report another model number, e.g.
+    /// 167 on an AMX host of this machine kind); other Intel cores `skylake`; AMD Zen 3
+    /// (family 25, models 0–15 and 32–95) `znver3`, Zen 4 (other family-25 models) and Zen 5
+    /// (family 26) `znver4`.
     fn lead_model(&self) -> Option<&'static str> {
         match (self.vendor.as_str(), self.family, self.model) {
             ("GenuineIntel", 6, 143 | 207 | 151 | 154 | 183 | 186 | 191) => Some("sapphirerapids"),
+            ("GenuineIntel", 6, _) if self.golden_cove_server_features => Some("sapphirerapids"),
             ("GenuineIntel", 6, _) => Some("skylake"),
             ("AuthenticAMD", 25, 0..=15 | 32..=95) => Some("znver3"),
             ("AuthenticAMD", 25 | 26, _) => Some("znver4"),
@@ -448,6 +457,13 @@ mod tests {
             Some("sapphirerapids")
         );
         assert_eq!(cpu("GenuineIntel", 6, 85).lead_model(), Some("skylake"));
+        let amx_host = CpuId::parse(
+            "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 167\n\
+             flags\t\t: fpu avx512f amx_bf16 avx512_fp16 amx_tile\n",
+        )
+        .expect("parses");
+        assert_eq!(amx_host.lead_model(), Some("sapphirerapids"));
+        assert_eq!(cpu("GenuineIntel", 6, 167).lead_model(), Some("skylake"));
         assert_eq!(cpu("AuthenticAMD", 25, 1).lead_model(), Some("znver3"));
         assert_eq!(cpu("AuthenticAMD", 25, 17).lead_model(), Some("znver4"));
         assert_eq!(cpu("AuthenticAMD", 26, 2).lead_model(), Some("znver4"));
