@@ -35,6 +35,24 @@
 //!   notes/design.md, "Issue 12 (helper 3, session 4)"). No vendor document was found that
 //!   says so; a floor must not exceed what the core was measured to do, so the entry follows
 //!   the measurements.
+//! - **[EXP-MOVOP]** On this project's Intel host with AMX (Golden Cove lineage, session 8,
+//!   `crates/backend/tests/glc_alloc_probes.txt`, timed by `zen4_order_asm`'s `loops_file`):
+//!   12 instructions + `dec`/`jnz` run at 2.17 cycles (13 slots ÷ 6) except when a register
+//!   `movq`/`movl` is directly followed by a one-uop ALU operation that reads and writes the
+//!   move's destination (`add`/`sub`/`and`/`xor` with a register or immediate, `shr` by an
+//!   immediate, `neg`, `inc`): then 2.00, one slot for the pair; five such pairs and the loop
+//!   counter take 1.20 cycles (six ALU uops on five ALU ports). Not fused: a `nop` between
+//!   them, another destination, `imul`, `cmp` (no write), `movslq` as the move. No vendor
+//!   document was found that says so; the figures are the measurements. The mulAdd loop of
+//!   the JIT (`movq %r8, %r9; subq %rbx, %r9` before its `test`/`jge`) measures 2.03–2.10
+//!   cycles per word on that host, under the 13 ÷ 6 = 2.17 that one slot each would set.
+//!   Only small loops gain: two pairs in a 13-entry loop save two slots (1.84 cycles), four
+//!   in a 25-entry loop about five (3.50 against 4.34), but ten in a 121-entry loop at most
+//!   one to seven (19.0–20.0 against 20.2, noisy) and none measurably at 600 entries or more
+//!   (the `fused xN`/`plain xN` blocks). The model applies the fusion
+//!   to loops that fit Golden Cove's uop queue, 72 entries per thread when both threads of a
+//!   core are active ([INT-OPT], Golden Cove: 144 entries, 72 per thread), as they are on this
+//!   shared host; between 25 and 121 entries it was not measured.
 //! - **[ARM-SOG]** Arm *Software Optimization Guides*: Cortex-A72 (UAN0016), Neoverse N1
 //!   (PJDOC-466751330-9707), Neoverse V2 (PJDOC-466751330-593177): ALU 1 cycle, ALU with
 //!   shifted operand 2, `MUL` 3 (W) / 4–5 (X), load-to-use 4, decode width 3 / 4 / 6.
@@ -95,6 +113,10 @@ pub struct CoreModel {
     /// decodes it as one micro-fused uop but *un-laminates* it into store-address and
     /// store-data before allocation ([INT-UNL]); Golden Cove was measured not to ([EXP-UNL]).
     pub unlaminates_indexed_stores: bool,
+    /// Loops of at most this many fused-domain uops run from the core's uop queue, where a
+    /// register move and the next instruction, a one-uop ALU operation that reads and writes
+    /// the move's destination, take one allocation slot together ([EXP-MOVOP]); 0: no fusion.
+    pub move_fusion_queue: usize,
 }
 
 /// x86_64, AArch64 and s390x cores with a latency table, in report order per target.
@@ -115,6 +137,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 4.0,     // [INT-OPT] ports 0, 1, 5, 6
         eliminates_moves: true,
         unlaminates_indexed_stores: true, // [INT-UNL]
+        move_fusion_queue: 0,
     },
     // AMD Zen 3.
     CoreModel {
@@ -132,6 +155,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 4.0,     // [AMD-SOG] 4 integer ALUs
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
+        move_fusion_queue: 0,
     },
     // AMD Zen 4 (LLVM 19's znver4); also the closest table for Zen 5.
     CoreModel {
@@ -149,6 +173,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 4.0,     // [AMD-SOG] 4 integer ALUs
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
+        move_fusion_queue: 0,
     },
     // Intel Sapphire Rapids (Golden Cove cores).
     CoreModel {
@@ -166,6 +191,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 5.0,     // [INT-OPT] 5 integer ALU ports
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [EXP-UNL] (Skylake's [INT-UNL] does not hold here)
+        move_fusion_queue: 72,             // [EXP-MOVOP]; [INT-OPT] 72-entry uop queue per thread
     },
     // Arm Cortex-A72.
     CoreModel {
@@ -183,6 +209,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 2.0,     // [ARM-SOG] A72: 2 integer ALU pipes (I0/I1)
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
+        move_fusion_queue: 0,
     },
     // Cavium ThunderX2 (the original measurements' AArch64 core).
     CoreModel {
@@ -200,6 +227,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 3.0,     // same file: 3 integer ALU pipes
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
+        move_fusion_queue: 0,
     },
     // Arm Neoverse N1.
     CoreModel {
@@ -217,6 +245,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 3.0,     // [ARM-SOG] N1: 3 integer pipes
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
+        move_fusion_queue: 0,
     },
     // Arm Neoverse V2.
     CoreModel {
@@ -234,6 +263,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 6.0,   // [ARM-SOG] V2: 6 integer ALUs (4 simple + 2 complex)
         eliminates_moves: true,
         unlaminates_indexed_stores: false,
+        move_fusion_queue: 0,
     },
     // IBM z15 (the CPU llvm-mca costs s390x on; see `crate::mca`).
     CoreModel {
@@ -251,6 +281,7 @@ pub const MODELS: &[CoreModel] = &[
         alu_ports: 2.0, // [LLVM-Z15], [GCC-Z15]: arithmetic, logic, shifts, moves on 2 FXa
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
+        move_fusion_queue: 0,
     },
 ];
 

@@ -531,16 +531,27 @@ fn build_uops(
     out
 }
 
+/// Instructions that allocate together with a neighbour (indices in iteration order).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fusion<'a> {
+    /// Flag-setting instructions fused with the conditional branch after them.
+    pub compares: &'a [usize],
+    /// Register moves allocated in one slot with the ALU operation after them
+    /// ([`super::models::CoreModel::move_fusion_queue`]).
+    pub moves: &'a [usize],
+}
+
 /// Cycles per iteration of the simulated schedule with the mechanisms of `options`, `None`
 /// for cores without a port layout or window, or an empty loop.
 pub(crate) fn simulate_with(
     effects: &[Effects],
     uops: &[Vec<UopClass>],
-    fused_compares: &[usize],
+    fusion: Fusion<'_>,
     immediate_adds: &[usize],
     model: &CoreModel,
     options: SimOptions,
 ) -> Option<f64> {
+    let fused_compares = fusion.compares;
     let layout: &PortLayout = port_layout(model.name)?;
     let win = window(model.name)?;
     let renamer_adds = if options.immediate_add_elimination && win.eliminates_immediate_adds {
@@ -568,7 +579,7 @@ pub(crate) fn simulate_with(
         .iter()
         .enumerate()
         .map(|(i, fx)| {
-            if fused_compares.contains(&i) {
+            if fused_compares.contains(&i) || fusion.moves.contains(&i) {
                 0
             } else if model.unlaminates_indexed_stores
                 && fx.store.is_some()

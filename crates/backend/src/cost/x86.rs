@@ -312,6 +312,23 @@ fn is_shift(base: &str) -> bool {
 
 /// The mnemonic without its AT&T size suffix (`addl` → `add`, `mulq` → `mul`), for the
 /// integer instructions the model distinguishes; others are returned unchanged.
+/// Whether `text` is a two-operand (or one-operand) ALU operation of the kinds measured to
+/// allocate in one slot with a register move before it ([EXP-MOVOP] in `models.rs`): `add`,
+/// `sub`, `and`, `or`, `xor`, `not`, `neg`, `inc`, `dec`, and `shl`/`shr`/`sar`/`rol`/`ror` by
+/// an immediate or by one. Not `adc`/`sbb`/`cmov` (flags read), `rorx` and other VEX forms,
+/// `bswap`, shifts by `%cl`, `lea`, `imul` (all measured or presumed not to fuse).
+pub(super) fn fuses_after_move(text: &str) -> bool {
+    let (m, ops) = super::split_operands(text);
+    let base = base_mnemonic(m);
+    let plain = matches!(
+        base,
+        "add" | "sub" | "and" | "or" | "xor" | "not" | "neg" | "inc" | "dec"
+    );
+    let shift = matches!(base, "shl" | "shr" | "sar" | "rol" | "ror" | "sal")
+        && !ops.first().is_some_and(|o| o.trim() == "%cl");
+    (plain || shift) && ops.len() <= 2 && !ops.iter().any(|o| is_mem(o))
+}
+
 fn base_mnemonic(m: &str) -> &str {
     const KNOWN: [&str; 42] = [
         "add", "sub", "adc", "sbb", "and", "or", "xor", "not", "neg", "inc", "dec", "cmp", "test",
