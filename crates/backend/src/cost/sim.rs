@@ -5,10 +5,12 @@
 //! **The core** (every mechanism cited; [`SimOptions`] switches each off, to show its effect):
 //! - *Allocation* in program order, [`CoreModel::issue_width`] fused-domain slots per cycle (a
 //!   compare fused with its branch takes no slot of its own, an indexed store two on Intel
-//!   cores, as the bound counts them), into a reorder buffer of [`Window::rob`] entries and the
-//!   schedulers of [`Window`]: one unified scheduler, or ([`SimOptions::split_schedulers`]) a
-//!   computation scheduler and separate ones for loads/store addresses and for store data where
-//!   the core has them.
+//!   cores before Golden Cove, and on Golden Cove a register move none when the next
+//!   instruction is an ALU operation on its destination and the loop fits the uop queue
+//!   ([`CoreModel::move_fusion_queue`], [EXP-MOVOP] in `models.rs`), as the bound counts
+//!   them), into a reorder buffer of [`Window::rob`] entries and the schedulers of [`Window`]:
+//!   one unified scheduler, or ([`SimOptions::split_schedulers`]) a computation scheduler and
+//!   separate ones for loads/store addresses and for store data where the core has them.
 //! - *Uops* ([`super::ports::UopClass`], `x86::uops`): a load part, the computation, a store's
 //!   address and data parts, each with its own ports and scheduler entry; eliminated moves and
 //!   zero idioms take no port and no scheduler entry (they complete at rename).
