@@ -325,7 +325,7 @@ pub(super) fn fuses_after_move(text: &str) -> bool {
         "add" | "sub" | "and" | "or" | "xor" | "not" | "neg" | "inc" | "dec"
     );
     let shift = matches!(base, "shl" | "shr" | "sar" | "rol" | "ror" | "sal")
-        && !ops.first().is_some_and(|o| o.trim() == "%cl");
+        && ops.first().is_none_or(|o| o.trim() != "%cl");
     (plain || shift) && ops.len() <= 2 && !ops.iter().any(|o| is_mem(o))
 }
 
