@@ -99,7 +99,7 @@ fn simulation_of_the_validated_kernels() {
                 let sim =
                     |o: SimOptions| simulated_with(Target::X86_64, &body, m, o).unwrap_or(f64::NAN);
                 let with = |f: fn(&mut SimOptions)| {
-                    let mut o = SimOptions::CITED;
+                    let mut o = SimOptions::cited(m.name);
                     f(&mut o);
                     sim(o)
                 };
@@ -108,7 +108,7 @@ fn simulation_of_the_validated_kernels() {
                     m.name,
                     body.insts.len(),
                     b.bound(),
-                    sim(SimOptions::CITED),
+                    sim(SimOptions::cited(m.name)),
                     sim(SimOptions::NONE),
                     sim(SimOptions::ALL),
                     with(|o| o.bind_ports_at_allocation = !o.bind_ports_at_allocation),

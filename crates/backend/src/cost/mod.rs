@@ -567,11 +567,11 @@ fn fused_moves(
         .collect()
 }
 
-/// The schedule simulation ([`sim`], its cited mechanisms: [`sim::SimOptions::CITED`]) of an
+/// The schedule simulation ([`sim`], its cited mechanisms: [`sim::SimOptions::cited`]) of an
 /// extracted x86_64 loop on `model`: cycles per
 /// iteration, `None` where the core has no port layout or the loop cannot be read.
 pub fn simulated(target: Target, body: &HotLoop, model: &CoreModel) -> Option<f64> {
-    simulated_with(target, body, model, sim::SimOptions::CITED)
+    simulated_with(target, body, model, sim::SimOptions::cited(model.name))
 }
 
 /// [`simulated`] with only the mechanisms of `options` (to show what each one does).

@@ -27,14 +27,14 @@
 //! - *Write-back conflicts* ([`SimOptions::writeback_conflicts`]): a port delivers one result
 //!   per cycle, so a computation uop is not dispatched onto a port whose result bus is taken
 //!   in the cycle it would finish — a 1-cycle `add` bound to port 1 waits when an `imul`
-//!   dispatched there two cycles earlier returns its result ([AF-WB]; [EXP-H3]). **Off by
-//!   default** ([`SimOptions::CITED`]): the source documents it for Sandy Bridge and Haswell
-//!   only, and on Golden Cove it fits one loop and contradicts another — it explained
-//!   `mulAdd`'s 3-cycle carry loop running at 3.18 but predicts 2.68 for the reassociated
-//!   2-cycle loop measured at 2.25 (notes/design.md, "The lead model after the carry fix") —
-//!   a figure taken before [`SimOptions::immediate_add_elimination`]: with the loop's pointer
-//!   step eliminated, [`SimOptions::ALL`] gives 2.18 for it, and 2.62 for the same loop with
-//!   the step executed (measured 2.60; notes/design.md, "Issue 12 (helper 4, session 4)").
+//!   dispatched there two cycles earlier returns its result ([AF-WB]; [EXP-H3]). **On for
+//!   Golden Cove only** ([`SimOptions::cited`], [`Window::writeback_conflicts`], [EXP-WB]);
+//!   [`SimOptions::CITED`] leaves it off for the other cores: the source documents it for
+//!   Sandy Bridge and Haswell, and nothing was measured on Skylake or Zen. Session 4 had left
+//!   it off on Golden Cove too, because it predicted 2.68 for a `mulAdd` loop measured at
+//!   2.25 — a figure taken before [`SimOptions::immediate_add_elimination`] (with the loop's
+//!   pointer step eliminated it gives 2.18, and 2.62 with the step executed, measured 2.60;
+//!   notes/design.md, "Issue 12 (helper 4, session 4)").
 //! - *uiCA's rule in full* (both **off by default**, [`SimOptions::CITED`]; notes/design.md,
 //!   "Issue 12 (helper 3, session 4)"): [`SimOptions::issue_slot_rule`], the issue slot of an
 //!   instruction in its allocation group steering the 10-port rule and loads, store addresses
@@ -96,6 +96,12 @@
 //!   replaced by a no-op and the rest unchanged; it checks the mechanism, no figure is taken
 //!   from it.
 //!
+//! - **[EXP-WB]** `bench --validate-model` on this project's Intel host with AMX (session 8,
+//!   notes/validation-sapphirerapids.md, notes/design.md "Session 8"): with write-back
+//!   conflicts the simulation puts the BigInteger rows 1–4 % under measurement instead of 0–11 %
+//!   (mulAdd's `latency-pressure` loop, whose carry shares port 1's result bus with the `imul`:
+//!   2.18 against 2.24 measured, 2.00 without them), and leaves MD5's and SHA-256's rows
+//!   unchanged; over the 160 orders of mulAdd's loop 140 come within ±5 % (124 without).
 //! - **[GLC-ADD]** Golden Cove (Alder Lake P-core) and its successors execute 64-bit
 //!   additions of small constants at rename with zero latency, not sending them to an
 //!   execution unit (the answer to Stack Overflow question 79363816: add/sub/inc/dec with
@@ -194,6 +200,9 @@ pub struct Window {
     /// Ports whose scheduler queue accepts at most one uop per cycle at allocation
     /// ([`SimOptions::one_uop_per_queue_per_cycle`]; 0: no such limit).
     pub single_write_queues: PortMask,
+    /// Whether the lead figure ([`SimOptions::cited`]) counts write-back conflicts on this
+    /// core ([`SimOptions::writeback_conflicts`]: [AF-WB], [EXP-WB]).
+    pub writeback_conflicts: bool,
 }
 
 /// How a uop is bound to one of its ports at allocation.
@@ -264,15 +273,27 @@ impl SimOptions {
 }
 
 impl SimOptions {
-    /// What the lead figure uses: every mechanism whose source covers the modelled cores
-    /// (write-back conflicts and uiCA's issue-slot and late-operand rules off, see the module
-    /// docs; immediate adds at rename on).
+    /// What the lead figure uses on every core ([`SimOptions::cited`] adds write-back
+    /// conflicts where the core has them): every mechanism whose source covers the modelled
+    /// cores (uiCA's issue-slot and late-operand rules off, see the module docs; immediate
+    /// adds at rename on).
     pub const CITED: Self = Self {
         writeback_conflicts: false,
         issue_slot_rule: false,
         late_operand_penalty: false,
         ..Self::ALL
     };
+}
+
+impl SimOptions {
+    /// The lead figure's mechanisms on `core`: [`SimOptions::CITED`], with write-back
+    /// conflicts where [`Window::writeback_conflicts`] says the core has them.
+    pub fn cited(core: &str) -> Self {
+        Self {
+            writeback_conflicts: window(core).is_some_and(|w| w.writeback_conflicts),
+            ..Self::CITED
+        }
+    }
 }
 
 impl Default for SimOptions {
@@ -296,6 +317,7 @@ pub fn window(core: &str) -> Option<Window> {
             renames_memory: false, // [TD-FW] 4.4-cycle forwarding
             eliminates_immediate_adds: false,
             single_write_queues: 0,
+            writeback_conflicts: false,
         },
         // [LLVM-SPR] ROB 512, EU 112, MEM 72, STD 48; [UICA] ICL delay 5, retire 8 (approx.).
         "sapphirerapids" => Window {
@@ -309,6 +331,7 @@ pub fn window(core: &str) -> Option<Window> {
             renames_memory: true,            // [TD-FW] Ice Lake 0.58; [EXP-SF]
             eliminates_immediate_adds: true, // [GLC-ADD]
             single_write_queues: 0,
+            writeback_conflicts: true, // [AF-WB] (Sandy Bridge, Haswell); [EXP-WB]
         },
         // [AMD-SOG] ROB 256 / 320, 4 × 24 integer scheduler entries.
         "znver3" => Window {
@@ -322,6 +345,7 @@ pub fn window(core: &str) -> Option<Window> {
             renames_memory: true, // [AF-Z2] memory mirroring (Zen 2 on)
             eliminates_immediate_adds: false,
             single_write_queues: 0,
+            writeback_conflicts: false,
         },
         "znver4" => Window {
             rob: 320,
@@ -334,6 +358,7 @@ pub fn window(core: &str) -> Option<Window> {
             renames_memory: true, // [AF-Z2] memory mirroring (Zen 2 on)
             eliminates_immediate_adds: false,
             single_write_queues: ZEN_ALU, // [EXP-Z4A] one uop per ALU queue per cycle
+            writeback_conflicts: false,
         },
         _ => return None,
     })
