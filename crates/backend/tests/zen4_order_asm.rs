@@ -549,7 +549,8 @@ mod x86 {
     /// `add` chain in the same run.
     ///
     /// File format: blocks separated by blank lines; a block's first line is `# name`, further
-    /// lines starting with `#` are comments, the rest are AT&T instructions, one a line.
+    /// lines starting with `#` are comments, the rest are AT&T instructions, one a line. A
+    /// run of lines between `.rept N` and `.endr` stands for N copies of it (not nested).
     ///
     /// Register convention: on entry `%rdi` and `%rsi` point to two zeroed 8 KiB buffers
     /// (64-byte aligned), `%r15` holds the iteration count and every other general register
@@ -743,6 +744,36 @@ mod x86 {
             Ok(())
         }
 
+        /// `lines` with each `.rept N` … `.endr` run replaced by N copies of its lines.
+        pub fn expand_repeats<'a>(
+            lines: impl Iterator<Item = &'a str>,
+        ) -> Result<Vec<String>, String> {
+            let mut out = Vec::new();
+            let mut run: Option<(usize, Vec<String>)> = None;
+            for line in lines {
+                if let Some(n) = line.strip_prefix(".rept") {
+                    if run.is_some() {
+                        return Err("nested `.rept`".into());
+                    }
+                    let n = n.trim().parse().map_err(|_| format!("`{line}`: a count"))?;
+                    run = Some((n, Vec::new()));
+                } else if line == ".endr" {
+                    let (n, body) = run.take().ok_or("`.endr` without `.rept`")?;
+                    for _ in 0..n {
+                        out.extend(body.iter().cloned());
+                    }
+                } else if let Some((_, body)) = run.as_mut() {
+                    body.push(line.to_string());
+                } else {
+                    out.push(line.to_string());
+                }
+            }
+            match run {
+                Some(_) => Err("`.rept` without `.endr`".into()),
+                None => Ok(out),
+            }
+        }
+
         /// The blocks of a loops file.
         pub fn parse(text: &str) -> Vec<Probe> {
             let mut probes = Vec::new();
@@ -754,10 +785,8 @@ mod x86 {
                     .unwrap_or_else(|| panic!("block must start with `# name`: {first}"))
                     .trim()
                     .to_string();
-                let mut body: Vec<String> = lines
-                    .filter(|l| !l.starts_with('#'))
-                    .map(String::from)
-                    .collect();
+                let mut body = expand_repeats(lines.filter(|l| !l.starts_with('#')))
+                    .unwrap_or_else(|e| panic!("block `{name}`: {e}"));
                 if body.is_empty() {
                     continue;
                 }
@@ -939,4 +968,28 @@ fn mul_add_loop_orders() {
     x86::run();
     #[cfg(not(target_arch = "x86_64"))]
     eprintln!("skipping: x86_64 only");
+}
+
+#[test]
+fn loops_files_expand_rept_runs() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use x86::probes::expand_repeats;
+        let text = [
+            "nop",
+            ".rept 3",
+            "addq %rax, %rbx",
+            "nop",
+            ".endr",
+            "decq %r15",
+        ];
+        let got = expand_repeats(text.into_iter()).expect("expands");
+        assert_eq!(got.len(), 1 + 3 * 2 + 1);
+        assert_eq!(got[1..3], ["addq %rax, %rbx", "nop"]);
+        assert_eq!(got[5..8], ["addq %rax, %rbx", "nop", "decq %r15"]);
+        assert!(expand_repeats([".rept 2", "nop"].into_iter()).is_err());
+        assert!(expand_repeats([".endr"].into_iter()).is_err());
+        assert!(expand_repeats([".rept x", "nop", ".endr"].into_iter()).is_err());
+        assert!(expand_repeats([".rept 2", ".rept 2", ".endr", ".endr"].into_iter()).is_err());
+    }
 }
