@@ -104,7 +104,7 @@ fn simulation_of_the_validated_kernels() {
                     sim(o)
                 };
                 println!(
-                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | cited {:8.2} | none {:8.2} | all {:8.2} | cited with/without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2} slots {:8.2} late {:8.2} imm {:8.2} | uica {:8.2}",
+                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | cited {:8.2} | none {:8.2} | all {:8.2} | cited with/without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2} slots {:8.2} late {:8.2} imm {:8.2} group {:8.2} | uica {:8.2}",
                     m.name,
                     body.insts.len(),
                     b.bound(),
@@ -118,9 +118,11 @@ fn simulation_of_the_validated_kernels() {
                     with(|o| o.issue_slot_rule = !o.issue_slot_rule),
                     with(|o| o.late_operand_penalty = !o.late_operand_penalty),
                     with(|o| o.immediate_add_elimination = !o.immediate_add_elimination),
+                    with(|o| o.whole_group_allocation = !o.whole_group_allocation),
                     with(|o| {
                         o.issue_slot_rule = !o.issue_slot_rule;
                         o.late_operand_penalty = !o.late_operand_penalty;
+                        o.whole_group_allocation = !o.whole_group_allocation;
                     }),
                 );
             }

@@ -44,6 +44,15 @@
 //!   uiCA's Ice Lake behaviour; on Golden Cove they move SHA-256's source-order and `pressure`
 //!   rows toward measurement but squareToLen's `pressure` rows and mulAdd's
 //!   `latency-pressure` away, so the lead figure leaves them out.
+//! - *Whole-group allocation* ([`SimOptions::whole_group_allocation`], **off by default**):
+//!   [UICA] allocates nothing in a cycle unless the reorder buffer and the scheduler have room
+//!   for a whole group (`ReorderBuffer.isFull`, `Scheduler.isFull`), so a full window refills
+//!   in groups, not one instruction a cycle. Golden Cove's measured window ([EXP-WIN]) fits it
+//!   better than allocation into any free entry, and without it the 10-port rule's one-cycle
+//!   lag puts lone ALU uops of consecutive cycles on the same port (MD5's `list-latency` row:
+//!   +9.9 %, −0.7 % with it). But with it SHA-256's window-limited rows fall to −5.6 … −6.8 %
+//!   and the 160 `mulAdd` orders within ±5 % from 140 to 133, so the lead figure leaves it
+//!   out (notes/design.md, "Session 9").
 //! - *Immediate adds at rename* ([`SimOptions::immediate_add_elimination`],
 //!   [`Window::eliminates_immediate_adds`], Golden Cove only): a 64-bit `add`/`sub` of a small
 //!   immediate or `inc`/`dec` not fused with a branch is executed by the renamer — zero latency,
@@ -102,6 +111,14 @@
 //!   (mulAdd's `latency-pressure` loop, whose carry shares port 1's result bus with the `imul`:
 //!   2.18 against 2.24 measured, 2.00 without them), and leaves MD5's and SHA-256's rows
 //!   unchanged; over the 160 orders of mulAdd's loop 140 come within ±5 % (124 without).
+//! - **[EXP-WIN]** `cargo test --release -p schedlab-backend --test window_asm -- --ignored
+//!   --nocapture` on this project's Intel host with AMX (session 9; H. Wong's two pointer
+//!   chases with `n` fillers between the misses): the misses stop overlapping at `n` ≈ 495
+//!   `nop`s (reorder buffer), 245–250 register-writing `mov`s (integer registers), 108–112
+//!   `lea`s reading the miss (computation scheduler), 68–70 dependent loads (memory
+//!   scheduler), 44–48 dependent stores (store data): [LLVM-SPR]'s 512 / 112 / 72 / 48, with
+//!   ramps that this simulation reproduces with whole-group allocation (108–112, 68–72,
+//!   44–48) and not without it (a step at 114, 72, 50).
 //! - **[GLC-ADD]** Golden Cove (Alder Lake P-core) and its successors execute 64-bit
 //!   additions of small constants at rename with zero latency, not sending them to an
 //!   execution unit (the answer to Stack Overflow question 79363816: add/sub/inc/dec with
@@ -245,6 +262,11 @@ pub struct SimOptions {
     /// cycle: an instruction whose uop finds every queue of its ports written this cycle
     /// waits for the next ([EXP-Z4A]).
     pub one_uop_per_queue_per_cycle: bool,
+    /// [UICA]'s allocation rule: nothing is allocated in a cycle unless the reorder buffer and
+    /// every scheduler have room for a whole allocation group ([`CoreModel::issue_width`]
+    /// entries; `ReorderBuffer.isFull`, `Scheduler.isFull`), so a full window refills in
+    /// whole groups, not one instruction per cycle ([EXP-WIN]).
+    pub whole_group_allocation: bool,
 }
 
 impl SimOptions {
@@ -258,6 +280,7 @@ impl SimOptions {
         late_operand_penalty: true,
         immediate_add_elimination: true,
         one_uop_per_queue_per_cycle: true,
+        whole_group_allocation: true,
     };
     /// Every mechanism off: the idealised core (free port choice, no delay, one scheduler).
     pub const NONE: Self = Self {
@@ -269,18 +292,20 @@ impl SimOptions {
         late_operand_penalty: false,
         immediate_add_elimination: false,
         one_uop_per_queue_per_cycle: false,
+        whole_group_allocation: false,
     };
 }
 
 impl SimOptions {
     /// What the lead figure uses on every core ([`SimOptions::cited`] adds write-back
     /// conflicts where the core has them): every mechanism whose source covers the modelled
-    /// cores (uiCA's issue-slot and late-operand rules off, see the module docs; immediate
-    /// adds at rename on).
+    /// cores (uiCA's issue-slot, late-operand and whole-group rules off, see the module docs;
+    /// immediate adds at rename on).
     pub const CITED: Self = Self {
         writeback_conflicts: false,
         issue_slot_rule: false,
         late_operand_penalty: false,
+        whole_group_allocation: false,
         ..Self::ALL
     };
 }
@@ -726,7 +751,15 @@ pub(crate) fn simulate_with(
         let mut written: PortMask = 0;
         let mut same_mask_this_cycle: HashMap<PortMask, usize> = HashMap::new();
         let mut group_index = 0usize;
-        while next_alloc < total_insts {
+        let group_fits = !options.whole_group_allocation
+            || room_for_a_group(
+                model.issue_width.max(1.0) as usize,
+                rob_used,
+                win.rob,
+                &occupancy,
+                &capacity,
+            );
+        while group_fits && next_alloc < total_insts {
             let i = next_alloc % n;
             let k = next_alloc / n;
             if used + slots[i] > model.issue_width.max(1.0) as usize
@@ -996,6 +1029,23 @@ fn bind_port(
     }
 }
 
+/// Whether the reorder buffer (`rob_used` of `rob` entries) and every scheduler (`occupancy`
+/// of `capacity`) have room for a whole allocation group of `width` ([UICA]
+/// `ReorderBuffer.isFull`, `Scheduler.isFull`; [`SimOptions::whole_group_allocation`]).
+fn room_for_a_group(
+    width: usize,
+    rob_used: usize,
+    rob: usize,
+    occupancy: &[usize; 3],
+    capacity: &[usize; 3],
+) -> bool {
+    rob_used + width <= rob
+        && occupancy
+            .iter()
+            .zip(capacity)
+            .all(|(&used, &cap)| used.saturating_add(width) <= cap)
+}
+
 /// Whether every uop of `uops` (indices into `body`) finds a queue open this cycle: a uop
 /// whose ports all have single-write queues (`single`) needs one not yet `written`, and takes
 /// it (the lowest such, for the uops after it in the same instruction).
@@ -1041,7 +1091,7 @@ mod tests {
     use super::super::{Target, bound_of, models::core_model, simulated};
     use super::{
         COMPUTE, MEMORY, PortMask, PortRule, STORE_DATA, SimOptions, bind_port,
-        is_small_immediate_add64, next_in_turn, takes_ports_in_turn, window,
+        is_small_immediate_add64, next_in_turn, room_for_a_group, takes_ports_in_turn, window,
     };
     use crate::mca::HotLoop;
     use std::collections::HashMap;
@@ -1231,7 +1281,7 @@ mod tests {
             let b = bound_of(Target::X86_64, &body(MUL_ADD), m)
                 .expect("bound")
                 .bound();
-            for bits in 0..256u16 {
+            for bits in 0..512u16 {
                 let options = SimOptions {
                     bind_ports_at_allocation: bits & 1 != 0,
                     issue_dispatch_delay: bits & 2 != 0,
@@ -1241,11 +1291,36 @@ mod tests {
                     late_operand_penalty: bits & 32 != 0,
                     immediate_add_elimination: bits & 64 != 0,
                     one_uop_per_queue_per_cycle: bits & 128 != 0,
+                    whole_group_allocation: bits & 256 != 0,
                 };
                 let sim = sim_of(MUL_ADD, cpu, options);
                 assert!(sim >= b - 1e-9, "{cpu} {options:?}: {sim} < {b}");
             }
         }
+    }
+
+    #[test]
+    fn whole_groups_are_allocated_only_into_room_for_a_whole_group() {
+        // [UICA] `ReorderBuffer.isFull`, `Scheduler.isFull`: room for 6 in a 112-entry
+        // scheduler means at most 106 taken; the reorder buffer and every other scheduler too.
+        let capacity = [112, 72, 48];
+        let fits = |rob_used: usize, occupancy: [usize; 3]| {
+            room_for_a_group(6, rob_used, 512, &occupancy, &capacity)
+        };
+        assert!(fits(0, [0, 0, 0]));
+        assert!(fits(506, [106, 66, 42]));
+        assert!(!fits(507, [0, 0, 0]));
+        assert!(!fits(0, [107, 0, 0]));
+        assert!(!fits(0, [0, 67, 0]));
+        assert!(!fits(0, [0, 0, 43]));
+        // A core with one scheduler has no capacity for the others.
+        assert!(room_for_a_group(
+            6,
+            0,
+            224,
+            &[91, 5, 5],
+            &[97, usize::MAX, usize::MAX]
+        ));
     }
 
     #[test]

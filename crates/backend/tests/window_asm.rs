@@ -1,0 +1,344 @@
+//! An experiment, not a check (`#[ignore]`d, prints, asserts nothing timed): how many uops of
+//! each kind this core keeps in flight behind a cache miss — the window sizes `cost/sim.rs`
+//! takes from its sources. The method is H. Wong's ("Measuring Reorder Buffer Capacity",
+//! blog.stuffedcow.net, 2013): two independent pointer chases through a 256 MiB buffer, one
+//! load of each per iteration, `n` filler instructions between the first and the second.
+//! While the window holds the first load, its `n` fillers and the second load, the two misses
+//! overlap and an iteration costs one memory latency; once a resource the fillers take runs
+//! out, the second load waits for the first to retire and the iteration costs two. The fillers pick the
+//! resource: `nop` (reorder-buffer entries only), `mov $1, %r32` (an entry and an integer
+//! register each, executed at once), `lea 1(%miss), %r64` reading the load just before
+//! (an entry, a register and a computation-scheduler entry each, until the miss returns),
+//! a load from the missed line (a memory-scheduler and a load-buffer entry), a store of the
+//! missed value (a store-data-scheduler and a store-buffer entry).
+//! Cycles come from `asm_clock`'s dependent-`add` chain timed in the same run.
+//!
+//! Run: `cargo test --release -p schedlab-backend --test window_asm -- --ignored --nocapture`
+//! (x86_64; notes/design.md, "Session 9: Golden Cove's window").
+
+#[cfg(target_arch = "x86_64")]
+mod asm_clock;
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::asm_clock::cycle_time;
+    use schedlab_backend::Target;
+    use schedlab_backend::cost::models::{CoreModel, core_model};
+    use schedlab_backend::cost::sim::SimOptions;
+    use schedlab_backend::cost::simulated_with;
+    use schedlab_backend::mca::HotLoop;
+    use std::arch::asm;
+    use std::time::Instant;
+
+    /// Load latency the simulation gives the chases' misses (cycles; about what one costs
+    /// here, and long enough that only the window decides whether two overlap).
+    const SIM_MISS_LATENCY: f64 = 600.0;
+
+    /// Cache lines in the chased buffer (256 MiB).
+    const LINES: usize = 1 << 22;
+    /// u64 words per cache line.
+    const STRIDE: usize = 8;
+
+    /// Filler kinds.
+    const NOP: usize = 0;
+    const REGISTER: usize = 1;
+    const SCHEDULED: usize = 2;
+    const LOADS: usize = 3;
+    const STORES: usize = 4;
+
+    /// The chased buffer: `LINES` cache lines in 2 MiB transparent huge pages where the
+    /// kernel grants them (`MADV_HUGEPAGE`), so that the loads miss the caches, not the TLB.
+    struct Buffer {
+        base: *mut libc::c_void,
+        len: usize,
+    }
+
+    impl Buffer {
+        fn words(&self) -> &[u64] {
+            // SAFETY: the mapping holds `len` bytes of zero-initialised, aligned u64 words
+            // and lives as long as `self`.
+            unsafe { std::slice::from_raw_parts(self.base.cast(), self.len / 8) }
+        }
+
+        fn words_mut(&mut self) -> &mut [u64] {
+            // SAFETY: as `words`, with `&mut self` for exclusive access.
+            unsafe { std::slice::from_raw_parts_mut(self.base.cast(), self.len / 8) }
+        }
+    }
+
+    impl Drop for Buffer {
+        fn drop(&mut self) {
+            // SAFETY: the mapping was created by `cyclic_chase` with this length.
+            unsafe { libc::munmap(self.base, self.len) };
+        }
+    }
+
+    /// A random cyclic order of the buffer's cache lines: word `STRIDE·i` holds the word index
+    /// of the next line (Sattolo's shuffle with a fixed xorshift seed, so runs are repeatable).
+    fn cyclic_chase() -> Buffer {
+        let mut order: Vec<usize> = (0..LINES).collect();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for i in (1..LINES).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let j = (state % i as u64) as usize;
+            order.swap(i, j);
+        }
+        let len = LINES * STRIDE * 8;
+        // SAFETY: a fresh anonymous mapping; the advice only asks for huge pages.
+        let mut buffer = unsafe {
+            let base = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(base, libc::MAP_FAILED, "mmap");
+            libc::madvise(base, len, libc::MADV_HUGEPAGE);
+            Buffer { base, len }
+        };
+        let words = buffer.words_mut();
+        for k in 0..LINES {
+            words[order[k] * STRIDE] = (order[(k + 1) % LINES] * STRIDE) as u64;
+        }
+        buffer
+    }
+
+    /// Seconds per iteration of `iterations` iterations: load A, `N` fillers of `KIND`, load B,
+    /// continuing the chases from word indices `state`, which it advances.
+    fn chase<const KIND: usize, const N: usize>(
+        words: &[u64],
+        iterations: u64,
+        state: &mut (u64, u64),
+    ) -> f64 {
+        let buf = words.as_ptr();
+        let mut scratch = [0u64; 8];
+        let sink = scratch.as_mut_ptr();
+        let start = Instant::now();
+        let (mut a, mut b) = *state;
+        // SAFETY: `a` and `b` are word indices the buffer itself holds (multiples of STRIDE
+        // below LINES·STRIDE), so every load stays inside `words`; the fillers write only
+        // `t`, which is declared as clobbered, or `scratch[0]`.
+        unsafe {
+            match KIND {
+                NOP => asm!(
+                    "2:",
+                    "mov {a}, qword ptr [{buf} + 8*{a}]",
+                    ".rept {n}", "nop", ".endr",
+                    "mov {b}, qword ptr [{buf} + 8*{b}]",
+                    ".rept {n}", "nop", ".endr",
+                    "dec {i}", "jnz 2b",
+                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
+                    i = inout(reg) iterations => _, n = const N,
+                    options(nostack, readonly),
+                ),
+                REGISTER => asm!(
+                    "2:",
+                    "mov {a}, qword ptr [{buf} + 8*{a}]",
+                    ".rept {n}", "mov {t:e}, 1", ".endr",
+                    "mov {b}, qword ptr [{buf} + 8*{b}]",
+                    ".rept {n}", "mov {t:e}, 1", ".endr",
+                    "dec {i}", "jnz 2b",
+                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
+                    i = inout(reg) iterations => _, t = out(reg) _, n = const N,
+                    options(nostack, readonly),
+                ),
+                LOADS => asm!(
+                    "2:",
+                    "mov {a}, qword ptr [{buf} + 8*{a}]",
+                    ".rept {n}", "mov {t}, qword ptr [{buf} + 8*{a}]", ".endr",
+                    "mov {b}, qword ptr [{buf} + 8*{b}]",
+                    ".rept {n}", "mov {t}, qword ptr [{buf} + 8*{b}]", ".endr",
+                    "dec {i}", "jnz 2b",
+                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
+                    i = inout(reg) iterations => _, t = out(reg) _, n = const N,
+                    options(nostack, readonly),
+                ),
+                STORES => asm!(
+                    "2:",
+                    "mov {a}, qword ptr [{buf} + 8*{a}]",
+                    ".rept {n}", "mov qword ptr [{sink}], {a}", ".endr",
+                    "mov {b}, qword ptr [{buf} + 8*{b}]",
+                    ".rept {n}", "mov qword ptr [{sink}], {b}", ".endr",
+                    "dec {i}", "jnz 2b",
+                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf, sink = in(reg) sink,
+                    i = inout(reg) iterations => _, n = const N,
+                    options(nostack),
+                ),
+                _ => asm!(
+                    "2:",
+                    "mov {a}, qword ptr [{buf} + 8*{a}]",
+                    ".rept {n}", "lea {t}, [{a} + 2*{a}]", ".endr",
+                    "mov {b}, qword ptr [{buf} + 8*{b}]",
+                    ".rept {n}", "lea {t}, [{b} + 2*{b}]", ".endr",
+                    "dec {i}", "jnz 2b",
+                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
+                    i = inout(reg) iterations => _, t = out(reg) _, n = const N,
+                    options(nostack, readonly),
+                ),
+            }
+        }
+        let seconds = start.elapsed().as_secs_f64() / iterations as f64;
+        std::hint::black_box(&scratch);
+        *state = (a, b);
+        seconds
+    }
+
+    type Probe = fn(&[u64], u64, &mut (u64, u64)) -> f64;
+
+    macro_rules! probes {
+        ($kind:expr; $($n:literal)*) => { vec![$((($n), chase::<{ $kind }, $n> as Probe)),*] };
+    }
+
+    /// The loop of `kind` with `n` fillers in AT&T syntax, for the simulation.
+    fn loop_text(kind: usize, n: usize) -> Vec<String> {
+        let filler = |miss: &str| match kind {
+            NOP => "nop".to_string(),
+            REGISTER => "movl $1, %ecx".to_string(),
+            SCHEDULED => format!("leaq (%{miss},%{miss},2), %rcx"),
+            LOADS => format!("movq (%rdi,%{miss},8), %rcx"),
+            _ => format!("movq %{miss}, (%rsi)"),
+        };
+        let mut lines = vec!["movq (%rdi,%rax,8), %rax".to_string()];
+        lines.extend((0..n).map(|_| filler("rax")));
+        lines.push("movq (%rdi,%rbx,8), %rbx".to_string());
+        lines.extend((0..n).map(|_| filler("rbx")));
+        lines.extend(["decq %r15".to_string(), "jne 0x0".to_string()]);
+        lines
+    }
+
+    /// `schedlab-sim/sapphirerapids` for the loop of `kind` with `n` fillers, its loads given
+    /// a miss's latency, allocating into any free entry or whole groups only.
+    fn simulated_pair(kind: usize, n: usize) -> (f64, f64) {
+        let base = core_model(Target::X86_64, "sapphirerapids").expect("the model");
+        let model = CoreModel {
+            load: SIM_MISS_LATENCY,
+            ..*base
+        };
+        let body = HotLoop::from_lines(&loop_text(kind, n));
+        let sim = |whole_group_allocation: bool| {
+            let options = SimOptions {
+                whole_group_allocation,
+                ..SimOptions::cited(model.name)
+            };
+            simulated_with(Target::X86_64, &body, &model, options).unwrap_or(f64::NAN)
+        };
+        (sim(false), sim(true))
+    }
+
+    /// Times every filler count of `probes` (the fastest of 5 runs each) and prints cycles per
+    /// iteration, each against the smallest count's, and the first count past 1.5×; beside
+    /// them the simulation's ratios without and with whole-group allocation.
+    fn sweep(
+        label: &str,
+        kind: usize,
+        words: &[u64],
+        state: &mut (u64, u64),
+        probes: &[(usize, Probe)],
+        cycle: f64,
+    ) {
+        let iterations = 4_000;
+        let mut baseline = None;
+        let mut sim_baseline = None;
+        let mut knee = None;
+        println!("{label}:  measured | simulated: any free entry, whole groups");
+        for &(n, probe) in probes {
+            let mut best = f64::INFINITY;
+            for _ in 0..5 {
+                best = best.min(probe(words, iterations, state));
+            }
+            let cycles = best / cycle;
+            let base = *baseline.get_or_insert(cycles);
+            let ratio = cycles / base;
+            if knee.is_none() && ratio > 1.5 {
+                knee = Some(n);
+            }
+            let (single, group) = simulated_pair(kind, n);
+            let (s0, g0) = *sim_baseline.get_or_insert((single, group));
+            println!(
+                "  n {n:4}  {cycles:8.1} cycles/iteration  ×{ratio:.2} | ×{:.2}  ×{:.2}",
+                single / s0,
+                group / g0
+            );
+        }
+        match knee {
+            Some(n) => println!("  first count past 1.5× the smallest: {n}"),
+            None => println!("  no count past 1.5× the smallest"),
+        }
+    }
+
+    pub fn run() {
+        let buffer = cyclic_chase();
+        let words = buffer.words();
+        let huge = std::fs::read_to_string("/proc/self/smaps_rollup")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("AnonHugePages:"))
+                    .map(|l| l.to_string())
+            })
+            .unwrap_or_default();
+        println!("buffer: {} MiB; {huge}", buffer.len >> 20);
+        // The chases start half the cycle apart, so neither runs into lines the other loaded.
+        let mut b = 0;
+        for _ in 0..LINES / 2 {
+            b = words[b as usize];
+        }
+        let mut state = (0, b);
+        let cycle = cycle_time();
+        println!(
+            "clock: {:.3} GHz effective (dependent add chain)",
+            1e-9 / cycle
+        );
+        sweep(
+            "nop fillers (reorder buffer)",
+            NOP,
+            words,
+            &mut state,
+            &probes!(NOP; 100 300 450 460 470 480 485 490 495 500 505 510 520 600),
+            cycle,
+        );
+        sweep(
+            "mov $1, %r32 fillers (reorder buffer, integer registers)",
+            REGISTER,
+            words,
+            &mut state,
+            &probes!(REGISTER; 20 100 150 200 210 220 225 230 235 240 245 250 255 260 270 300),
+            cycle,
+        );
+        sweep(
+            "lea fillers reading the miss (scheduler, registers, reorder buffer)",
+            SCHEDULED,
+            words,
+            &mut state,
+            &probes!(SCHEDULED; 10 50 90 96 98 100 102 104 106 108 110 112 116 120 150),
+            cycle,
+        );
+        sweep(
+            "loads reading the miss (memory scheduler, load buffer)",
+            LOADS,
+            words,
+            &mut state,
+            &probes!(LOADS; 10 30 50 60 64 68 70 72 74 76 80 90 100 120 150 200),
+            cycle,
+        );
+        sweep(
+            "stores of the miss (store-data scheduler, store buffer)",
+            STORES,
+            words,
+            &mut state,
+            &probes!(STORES; 10 20 30 36 40 44 48 52 56 60 70 80 100 120 150),
+            cycle,
+        );
+    }
+}
+
+#[test]
+#[ignore = "an experiment: times pointer chases with fillers and prints"]
+fn window_sizes_on_the_host() {
+    #[cfg(target_arch = "x86_64")]
+    x86::run();
+}
