@@ -30,7 +30,7 @@
 //! - **[AMD-SOG]** AMD *Software Optimization Guide* for family 19h (pub. 56665): four integer
 //!   ALUs, three AGUs, up to three loads and two stores per cycle.
 //!
-//! - **[EXP]** `cargo test --release -p schedlab-backend --test port_throughput_asm --
+//! - **\[EXP\]** `cargo test --release -p schedlab-backend --test port_throughput_asm --
 //!   --ignored --nocapture` on this project's Emerald Rapids host (Golden Cove family), ratios to
 //!   a dependent `add` chain: independent `add` and 32-bit `lea` (two or three components)
 //!   ≈ 4.5 per cycle with the loop's branch (5 ALU ports), `rorx` 12 per 6.5 cycles with the
@@ -54,7 +54,7 @@
 //!
 //! Where the sources differ or are unsure the *larger* port set is taken, so the bound stays a
 //! floor: Golden Cove's `LEA` is given every ALU port (LLVM 19 models it on port 1 only, which
-//! [EXP] refutes for the 32-bit forms Cranelift emits),
+//! \[EXP\] refutes for the 32-bit forms Cranelift emits),
 //! every `ADC`/`CMOVcc` one uop, a predicted-taken branch both branch ports (Intel executes taken
 //! branches on port 6 only), AMD's `ADC` any ALU (LLVM models it occupying all four).
 

@@ -40,12 +40,12 @@
 //!   instruction in its allocation group steering the 10-port rule and loads, store addresses
 //!   and store data taking their ports in turn; [`SimOptions::late_operand_penalty`], a uop
 //!   whose last operand arrives exactly at its earliest dispatch cycle or one later being
-//!   ready a cycle later ([UICA] `Scheduler.addNewUops`, `getReadyForDispatchCycle`). Both are
+//!   ready a cycle later (\[UICA\] `Scheduler.addNewUops`, `getReadyForDispatchCycle`). Both are
 //!   uiCA's Ice Lake behaviour; on Golden Cove they move SHA-256's source-order and `pressure`
 //!   rows toward measurement but squareToLen's `pressure` rows and mulAdd's
 //!   `latency-pressure` away, so the lead figure leaves them out.
 //! - *Whole-group allocation* ([`SimOptions::whole_group_allocation`], **off by default**):
-//!   [UICA] allocates nothing in a cycle unless the reorder buffer and the scheduler have room
+//!   \[UICA\] allocates nothing in a cycle unless the reorder buffer and the scheduler have room
 //!   for a whole group (`ReorderBuffer.isFull`, `Scheduler.isFull`), so a full window refills
 //!   in groups, not one instruction a cycle. Golden Cove's measured window ([EXP-WIN]) fits it
 //!   better than allocation into any free entry, and without it the 10-port rule's one-cycle
@@ -76,7 +76,7 @@
 //! over the middle third, an iteration's time being the dispatch of its last-dispatched uop.
 //!
 //! Sources, by key:
-//! - **[UICA]** A. Abel, J. Reineke, "uiCA: Accurate Throughput Prediction of Basic Blocks on
+//! - **\[UICA\]** A. Abel, J. Reineke, "uiCA: Accurate Throughput Prediction of Basic Blocks on
 //!   Recent Intel Microarchitectures", ICS 2022, and its source (github.com/andreas-abel/uiCA,
 //!   `microArchConfigs.py`, `uiCA.py`; read for the facts, no code taken): Skylake reorder
 //!   buffer 224, reservation station 97, retire width 4; Ice Lake 352 / 160 / retire 8; an
@@ -137,14 +137,14 @@
 //! Approximations: Golden Cove (Sapphire/Emerald Rapids) is not in uiCA; the 10-port rule of
 //! its predecessor Ice Lake is applied to its 12 ports, and Ice Lake's issue→dispatch delay and
 //! retire width are taken for it. Zen 3 keeps the idealised port choice, Zen 4 binds
-//! ([`SimOptions::bind_ports_at_allocation`]) by [UICA]'s 8-port rule (approx., see [ZEN-Q]);
+//! ([`SimOptions::bind_ports_at_allocation`]) by \[UICA\]'s 8-port rule (approx., see [ZEN-Q]);
 //! both use one scheduler capacity and no issue→dispatch delay.
 //!
 //! - **[ZEN-Q]** Zen's integer ALUs each have their own scheduler queue, so a uop is given to
 //!   one ALU when it is dispatched, not when it is ready: AnandTech, "The AMD Zen and Ryzen 7
 //!   Review", execution page ("each execution port has its own 14-entry schedule queue");
 //!   WikiChip, Zen 2 ("four ALU scheduler queues", 16 entries); [AMD-SOG] 19h: 4 × 24
-//!   entries. How Zen 4 picks the queue is not documented; [UICA]'s Skylake rule (least
+//!   entries. How Zen 4 picks the queue is not documented; \[UICA\]'s Skylake rule (least
 //!   pending uops, every second uop of a group the second least) is taken for it, checked
 //!   against [EXP-Z4]. Without the binding every BigInteger row was 7–21 % under measurement.
 //! - **[EXP-Z4]** `cargo test --release -p schedlab-backend --test bigint_loop_asm --
@@ -227,9 +227,9 @@ pub struct Window {
 pub enum PortRule {
     /// Not bound: the oldest ready uops take any free port (no source for the core's rule).
     Free,
-    /// [UICA]'s rule for its 8-port cores (Skylake).
+    /// \[UICA\]'s rule for its 8-port cores (Skylake).
     EightPort,
-    /// [UICA]'s rule for its 10-port cores (Ice Lake), applied to Golden Cove.
+    /// \[UICA\]'s rule for its 10-port cores (Ice Lake), applied to Golden Cove.
     TenPort,
 }
 
@@ -245,12 +245,12 @@ pub struct SimOptions {
     /// A port returns one result per cycle: a computation uop is not dispatched onto a port
     /// whose result bus is taken in the cycle it would finish (write-back conflicts).
     pub writeback_conflicts: bool,
-    /// [UICA]'s 10-port rule in full: the issue slot of the uop's instruction in its
+    /// \[UICA\]'s 10-port rule in full: the issue slot of the uop's instruction in its
     /// allocation group steers the choice (slot 4: the least-loaded port; slot 3, first uop of
     /// its port set in the cycle: the second-least-loaded), and loads, store addresses and
     /// store data take their ports in turn instead of by load ([`PortRule::TenPort`] only).
     pub issue_slot_rule: bool,
-    /// [UICA]'s dispatch-readiness rule: a uop whose last operand becomes ready exactly at, or
+    /// \[UICA\]'s dispatch-readiness rule: a uop whose last operand becomes ready exactly at, or
     /// one cycle after, its earliest dispatch cycle (allocation + [`Window::dispatch_delay`])
     /// is ready one cycle later (`Scheduler.getReadyForDispatchCycle`).
     pub late_operand_penalty: bool,
@@ -262,7 +262,7 @@ pub struct SimOptions {
     /// cycle: an instruction whose uop finds every queue of its ports written this cycle
     /// waits for the next ([EXP-Z4A]).
     pub one_uop_per_queue_per_cycle: bool,
-    /// [UICA]'s allocation rule: nothing is allocated in a cycle unless the reorder buffer and
+    /// \[UICA\]'s allocation rule: nothing is allocated in a cycle unless the reorder buffer and
     /// every scheduler have room for a whole allocation group ([`CoreModel::issue_width`]
     /// entries; `ReorderBuffer.isFull`, `Scheduler.isFull`), so a full window refills in
     /// whole groups, not one instruction per cycle ([EXP-WIN]).
@@ -987,7 +987,7 @@ pub(crate) fn is_small_immediate_add64(text: &str) -> bool {
     }
 }
 
-/// The port [UICA]'s rule binds a uop with `mask` to, given the ports' pending uops `usage`,
+/// The port \[UICA\]'s rule binds a uop with `mask` to, given the ports' pending uops `usage`,
 /// how many uops with the same mask this cycle already bound, and the uop's place in the
 /// allocation group.
 fn bind_port(
@@ -1030,7 +1030,7 @@ fn bind_port(
 }
 
 /// Whether the reorder buffer (`rob_used` of `rob` entries) and every scheduler (`occupancy`
-/// of `capacity`) have room for a whole allocation group of `width` ([UICA]
+/// of `capacity`) have room for a whole allocation group of `width` (\[UICA\]
 /// `ReorderBuffer.isFull`, `Scheduler.isFull`; [`SimOptions::whole_group_allocation`]).
 fn room_for_a_group(
     width: usize,
@@ -1065,7 +1065,7 @@ fn queues_free(uops: &[usize], body: &[SimUop], single: PortMask, written: PortM
     true
 }
 
-/// Whether a uop in `scheduler` takes its ports in turn ([UICA]: loads, store addresses and
+/// Whether a uop in `scheduler` takes its ports in turn (\[UICA\]: loads, store addresses and
 /// store data do, per port set), not by load.
 fn takes_ports_in_turn(scheduler: Option<usize>, split: bool) -> bool {
     split && matches!(scheduler, Some(MEMORY | STORE_DATA))

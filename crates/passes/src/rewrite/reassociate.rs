@@ -7,7 +7,7 @@
 //! combining the two operands that are ready earliest (ready times come from the latency
 //! model). The operand ready last is then combined last: on a dependence chain only one
 //! operation follows it. In a loop, operands on a recurrence through the tree's own result
-//! (a carried sum: [`super::recurrence`]) are combined after all the others, whatever their
+//! (a carried sum: `super::recurrence`) are combined after all the others, whatever their
 //! ready time within the block: an out-of-order core computes the other operands of later
 //! iterations ahead, so the loop-carried chain passes through one operation per tree. Integer
 //! addition wraps, so every regrouping gives the same bits.
