@@ -644,7 +644,8 @@ mod x86 {
 
         /// Checks `body` against the register convention; `Err` says why it is unsafe.
         ///
-        /// Every memory operand must be `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8176 and scale ≤ 8.
+        /// Every memory operand must be `d(%rdi…)` or `d(%rsi…)` with 0 ≤ d ≤ 8176 and scale ≤ 8
+        /// (a `lea`'s operand is no memory access).
         /// An index register must either never be written by the block (it then holds 1) or be
         /// written only by loads from a buffer that the block never stores to (it then holds 0).
         fn check(body: &[String]) -> Result<(), String> {
@@ -688,8 +689,10 @@ mod x86 {
                 {
                     return Err(format!("`{inst}`: stack or two-destination instruction"));
                 }
+                // `lea` only computes an address: its operand touches no memory.
+                let addresses_memory = !mnemonic.starts_with("lea");
                 for (k, op) in ops.iter().enumerate() {
-                    if let Some(open) = op.find('(') {
+                    if let Some(open) = op.find('(').filter(|_| addresses_memory) {
                         let disp = op[..open].trim();
                         let disp: i64 = if disp.is_empty() {
                             0
@@ -945,6 +948,9 @@ mod x86 {
             assert!(ok(&["addl $100, %eax", "movq (%rdi,%rax,8), %rbx"]).is_err());
             assert!(ok(&["movq (%rdi,%r14,16), %rbx"]).is_err());
             assert!(ok(&["pushq %rax"]).is_err());
+            assert!(ok(&["leal 1000(%rax,%rbx), %eax"]).is_ok());
+            assert!(ok(&["leaq 8(%rbx), %rdi"]).is_err());
+            assert!(ok(&["leal 8(%rbx), %eax", "movq (%rdi,%rax,8), %rcx"]).is_err());
         }
     }
 }
