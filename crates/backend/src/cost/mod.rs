@@ -78,6 +78,8 @@ pub enum OpClass {
     Alu,
     /// Slow-form ALU operation (x86 three-component `lea`, AArch64 shifted operand).
     AluComplex,
+    /// x86 `lea` with a scaled index (slower than the other slow forms on Golden Cove).
+    LeaScaled,
     /// Register-to-register move.
     Move,
     /// Clears a register without reading it.
@@ -360,6 +362,7 @@ pub(crate) fn latency(model: &CoreModel, class: OpClass) -> f64 {
     match class {
         OpClass::Alu | OpClass::Other => model.alu,
         OpClass::AluComplex => model.alu_complex,
+        OpClass::LeaScaled => model.lea_scaled,
         OpClass::Move => model.reg_move,
         OpClass::ZeroIdiom | OpClass::MemOnly | OpClass::Branch => 0.0,
         OpClass::Mul => model.mul,

@@ -53,6 +53,9 @@
 //!   to loops that fit Golden Cove's uop queue, 72 entries per thread when both threads of a
 //!   core are active ([INT-OPT], Golden Cove: 144 entries, 72 per thread), as they are on this
 //!   shared host; between 25 and 121 entries it was not measured.
+//! - **[EXP-LAT]** The same host (session 9, `crates/backend/tests/glc_latency_probes.txt`,
+//!   chains of 12): `lea d(%b,%i)` (three components, 32- or 64-bit) 1 cycle a link, but a
+//!   scaled `lea (%b,%i,2)` 2; `add`, `rorx`, `andn`, `bswap` 1.
 //! - **[ARM-SOG]** Arm *Software Optimization Guides*: Cortex-A72 (UAN0016), Neoverse N1
 //!   (PJDOC-466751330-9707), Neoverse V2 (PJDOC-466751330-593177): ALU 1 cycle, ALU with
 //!   shifted operand 2, `MUL` 3 (W) / 4–5 (X), load-to-use 4, decode width 3 / 4 / 6.
@@ -90,6 +93,9 @@ pub struct CoreModel {
     /// ALU operation with a shifted or extended register operand (AArch64), or x86's
     /// three-component / scaled `lea`.
     pub alu_complex: f64,
+    /// x86 `lea` with a scaled index (`lea (%b,%i,2)`); other targets have no such form and
+    /// carry `alu_complex` here.
+    pub lea_scaled: f64,
     /// Register-to-register move: 0 where the core eliminates it at rename.
     pub reg_move: f64,
     /// Integer multiply (32 or 64-bit product).
@@ -127,6 +133,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::X86_64,
         alu: 1.0,           // [AF-IT] Skylake: ADD/AND/XOR/ROL/RORX r,r 1
         alu_complex: 3.0,   // [AF-MA] §11.x: LEA with three operands 3 cycles (SNB..SKL)
+        lea_scaled: 3.0,    // approx.: as the slow form (not measured apart)
         reg_move: 0.0,      // [AF-MA] Skylake: register moves eliminated at rename (mostly)
         mul: 3.0,           // [AF-IT] IMUL r32/r64 3
         mul_high: 4.0,      // [AF-IT] MUL r64 3-4 (rdx) — lower end +1 for the high half
@@ -145,6 +152,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::X86_64,
         alu: 1.0,           // [AF-IT] Zen 3: simple integer ops 1
         alu_complex: 2.0,   // [AF-IT] Zen 3: LEA with 3 operands or scale 2
+        lea_scaled: 2.0,    // [AF-IT] Zen 3: LEA with scale 2
         reg_move: 0.0,      // [AMD-SOG] §2.9.4, [LLVM-Z3]
         mul: 3.0,           // [AF-IT] IMUL 3
         mul_high: 3.0,      // [AF-IT] MUL r64 3
@@ -163,6 +171,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::X86_64,
         alu: 1.0,           // [AF-IT] Zen 4: simple integer ops 1
         alu_complex: 2.0,   // [AF-IT] Zen 4: LEA with 3 operands or scale 2
+        lea_scaled: 2.0,    // [AF-IT] Zen 4: LEA with scale 2
         reg_move: 0.0,      // [AMD-SOG] §2.9.4 (unchanged in 19h model 10h+)
         mul: 3.0,           // [AF-IT] IMUL 3
         mul_high: 3.0,      // [AF-IT] MUL r64 3
@@ -181,6 +190,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::X86_64,
         alu: 1.0,           // [AF-IT] Golden Cove: simple integer ops 1
         alu_complex: 1.0,   // approx.: [AF-MA] Alder Lake P-core executes 3-operand LEA in 1
+        lea_scaled: 2.0,    // [EXP-LAT] Golden Cove: `lea (%b,%i,2)` chain 2 a link
         reg_move: 0.0,      // [AF-MA] Golden Cove: move elimination (re-enabled after ICL)
         mul: 3.0,           // [AF-IT] IMUL 3
         mul_high: 4.0,      // [AF-IT] MUL r64 3-4
@@ -199,6 +209,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::Aarch64,
         alu: 1.0,           // [ARM-SOG] A72: ALU basic 1
         alu_complex: 2.0,   // [ARM-SOG] A72: ALU shifted/extended register 2
+        lea_scaled: 2.0,    // no scaled `lea` on this target
         reg_move: 1.0,      // [ARM-SOG] A72: MOV is an ALU op (no elimination)
         mul: 3.0,           // [ARM-SOG] A72: MUL W 3
         mul_high: 6.0,      // [ARM-SOG] A72: UMULH 6
@@ -217,6 +228,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::Aarch64,
         alu: 1.0,           // LLVM AArch64SchedThunderX2T99.td: ALU 1
         alu_complex: 2.0,   // LLVM AArch64SchedThunderX2T99.td: shifted-operand ALU 2
+        lea_scaled: 2.0,    // no scaled `lea` on this target
         reg_move: 1.0,      // same file: MOV is an ALU op
         mul: 4.0,           // same file: MUL 4
         mul_high: 5.0,      // same file: UMULH 5
@@ -235,6 +247,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::Aarch64,
         alu: 1.0,           // [ARM-SOG] N1: ALU basic 1
         alu_complex: 2.0,   // [ARM-SOG] N1: ALU shifted register 2
+        lea_scaled: 2.0,    // no scaled `lea` on this target
         reg_move: 1.0,      // [ARM-SOG] N1: MOV is an ALU op (no elimination documented)
         mul: 2.0,           // [ARM-SOG] N1: MUL W 2
         mul_high: 4.0,      // [ARM-SOG] N1: UMULH 4
@@ -253,6 +266,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::Aarch64,
         alu: 1.0,           // [ARM-SOG] V2: ALU basic 1
         alu_complex: 1.0,   // [ARM-SOG] V2: shifted register 1 (LSL #0-4) .. 2: lower end
+        lea_scaled: 1.0,    // no scaled `lea` on this target
         reg_move: 0.0,      // [ARM-SOG] V2: register MOVs handled at rename (zero latency)
         mul: 2.0,           // [ARM-SOG] V2: MUL 2
         mul_high: 3.0,      // [ARM-SOG] V2: UMULH 3
@@ -271,6 +285,7 @@ pub const MODELS: &[CoreModel] = &[
         target: Target::S390x,
         alu: 1.0, // [LLVM-Z15] AR/XRK/AFI/SRLK 1; RLL 6 there, [GCC-Z15] as AR: lower end
         alu_complex: 1.0, // [LLVM-Z15] LA/LAY with index 1 (no slower ALU form in the kernels)
+        lea_scaled: 1.0, // no scaled `lea` on this target
         reg_move: 1.0, // [LLVM-Z15] LR/LGR 1 on FXa: no move elimination modelled
         mul: 6.0, // [GCC-Z15] msgr 6 .. [LLVM-Z15] MSGR 7, MSGRKC 8: lower end
         mul_high: 8.0, // [LLVM-Z15] MLGR 8 .. [GCC-Z15] 11: lower end

@@ -250,7 +250,9 @@ pub(super) fn uops(text: &str) -> Vec<UopClass> {
     let compute = match fx.class {
         OpClass::Branch if m.starts_with('j') => vec![UopClass::Branch],
         OpClass::Branch | OpClass::Move | OpClass::ZeroIdiom | OpClass::MemOnly => Vec::new(),
-        OpClass::AluComplex if m.starts_with("lea") => vec![UopClass::LeaComplex],
+        OpClass::AluComplex | OpClass::LeaScaled if m.starts_with("lea") => {
+            vec![UopClass::LeaComplex]
+        }
         OpClass::Alu if m.starts_with("lea") => vec![UopClass::Lea],
         OpClass::MulHigh => vec![UopClass::Mul, UopClass::MulHigh],
         OpClass::Div => vec![UopClass::SlowInt],
@@ -355,8 +357,9 @@ fn add_source(fx: &mut Effects, op: &str) {
     }
 }
 
-/// `lea` with a base, an index and a displacement, or a scaled index, is the slow form on
-/// cores that have one ([`super::models`]); `lea d(%r)` and `lea (%r,%s)` are simple.
+/// `lea` with a base, an index and a displacement is the slow form on cores that have one
+/// ([`super::models`]), with a scaled index its own ([`OpClass::LeaScaled`]); `lea d(%r)`
+/// and `lea (%r,%s)` are simple.
 fn lea_class(op: &str) -> OpClass {
     let Some(open) = op.find('(') else {
         return OpClass::Alu;
@@ -367,7 +370,9 @@ fn lea_class(op: &str) -> OpClass {
     let has_index = inner.get(1).is_some_and(|i| !i.trim().is_empty());
     let scaled = inner.get(2).is_some_and(|s| s.trim() != "1");
     let components = usize::from(disp) + usize::from(has_base) + usize::from(has_index);
-    if components >= 3 || scaled || op.contains("%rip") {
+    if scaled {
+        OpClass::LeaScaled
+    } else if components >= 3 || op.contains("%rip") {
         OpClass::AluComplex
     } else {
         OpClass::Alu
@@ -429,6 +434,22 @@ mod tests {
         let lea = effects("leal 0x7(%rax), %edx");
         assert_eq!(lea.reads, vec![Loc::Reg(0)]);
         assert!(lea.load.is_none());
+        // A scaled index is its own class ([EXP-LAT]: 2 cycles on Golden Cove, where the
+        // three-component form takes 1), with or without a displacement.
+        assert_eq!(
+            effects("leal (%rax,%rcx,2), %edx").class,
+            OpClass::LeaScaled
+        );
+        assert_eq!(
+            effects("leaq 0x8(%rax,%rcx,4), %rdx").class,
+            OpClass::LeaScaled
+        );
+        assert_eq!(effects("leaq (%rax,%rcx,1), %rdx").class, OpClass::Alu);
+        assert_eq!(uops("leal (%rax,%rcx,2), %edx"), vec![UopClass::LeaComplex]);
+        let spr = super::super::models::core_model(crate::Target::X86_64, "sapphirerapids")
+            .expect("the model");
+        assert_eq!(super::super::latency(spr, OpClass::LeaScaled), 2.0);
+        assert_eq!(super::super::latency(spr, OpClass::AluComplex), 1.0);
     }
 
     #[test]
