@@ -14,7 +14,7 @@
 //! Cycles come from `asm_clock`'s dependent-`add` chain timed in the same run.
 //!
 //! Run: `cargo test --release -p schedlab-backend --test window_asm -- --ignored --nocapture`
-//! (x86_64; notes/design.md, "Session 9: Golden Cove's window").
+//! (x86_64; notes/design.md, "Session 9 (lead)").
 
 #[cfg(target_arch = "x86_64")]
 mod asm_clock;
