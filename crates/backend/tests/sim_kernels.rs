@@ -2,8 +2,11 @@
 //! the report compiles it, SHA-256 and the BigInteger kernels as the bench JIT-compiles them
 //! (host features), every strategy, beside schedlab's bound. Prints only (the measured side is
 //! `notes/validation.md`); `cargo test -p schedlab-backend --test sim_kernels -- --ignored
-//! --nocapture`. Needs llvm-objdump (Debian `llvm-14`): skips with a message without it, fails
-//! under `SCHEDLAB_REQUIRE_TOOLS=1`.
+//! --nocapture`. `SIM_AGAINST=$PWD/notes/validation-znver4.md` (any host kind's table) scores
+//! every column against that table's measured cycles, so a model change can be judged against
+//! the last measurement of a core this machine is not (the code must be the same: the
+//! kernels are compiled with this host's features). Needs llvm-objdump (Debian `llvm-14`):
+//! skips with a message without it, fails under `SCHEDLAB_REQUIRE_TOOLS=1`.
 
 use schedlab_backend::Target;
 use schedlab_backend::cost::models::core_models;
@@ -13,6 +16,36 @@ use schedlab_backend::jit::{JitFunction, JitOptions};
 use schedlab_backend::mca::{HotLoop, hot_loop, llvm_tool};
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::tools::test_can_use;
+use std::collections::{BTreeMap, HashMap};
+
+/// Measured cycles per (kernel, strategy) from the first table of a `notes/validation*.md`
+/// file (the one with a `measured` column).
+fn measured_rows(text: &str) -> HashMap<(String, String), f64> {
+    let mut rows = HashMap::new();
+    let mut measured_column = None;
+    for line in text.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if !line.starts_with('|') {
+            if measured_column.is_some() && !rows.is_empty() {
+                break;
+            }
+            continue;
+        }
+        if let Some(k) = cells.iter().position(|c| *c == "measured") {
+            measured_column = Some(k);
+            continue;
+        }
+        let Some(k) = measured_column else { continue };
+        if let (Some(kernel), Some(strategy), Some(Ok(value))) = (
+            cells.get(1),
+            cells.get(2),
+            cells.get(k).map(|c| c.parse::<f64>()),
+        ) {
+            rows.insert((kernel.to_string(), strategy.to_string()), value);
+        }
+    }
+    rows
+}
 
 fn host_loop(
     mut func: cranelift_codegen::ir::Function,
@@ -55,6 +88,14 @@ fn simulation_of_the_validated_kernels() {
     }
     let filter = std::env::var("SIM_KERNELS").unwrap_or_default();
     let strategies = schedlab_passes::sched::strategy_names();
+    // Measured cycles per (kernel, strategy) from a validation table, to score each column.
+    let against = std::env::var("SIM_AGAINST")
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            measured_rows(&text)
+        })
+        .unwrap_or_default();
+    let mut scores: BTreeMap<(&str, &str), Vec<(String, f64)>> = BTreeMap::new();
     for kernel in ["md5", "sha256", "muladd", "square-to-len"] {
         if !filter.is_empty() && !filter.split(',').any(|k| k == kernel) {
             continue;
@@ -103,30 +144,82 @@ fn simulation_of_the_validated_kernels() {
                     f(&mut o);
                     sim(o)
                 };
+                let columns: [(&str, f64); 13] = [
+                    ("cited", sim(SimOptions::cited(m.name))),
+                    ("none", sim(SimOptions::NONE)),
+                    ("all", sim(SimOptions::ALL)),
+                    (
+                        "bind",
+                        with(|o| o.bind_ports_at_allocation = !o.bind_ports_at_allocation),
+                    ),
+                    (
+                        "wb",
+                        with(|o| o.writeback_conflicts = !o.writeback_conflicts),
+                    ),
+                    (
+                        "delay",
+                        with(|o| o.issue_dispatch_delay = !o.issue_dispatch_delay),
+                    ),
+                    ("split", with(|o| o.split_schedulers = !o.split_schedulers)),
+                    ("slots", with(|o| o.issue_slot_rule = !o.issue_slot_rule)),
+                    (
+                        "late",
+                        with(|o| o.late_operand_penalty = !o.late_operand_penalty),
+                    ),
+                    (
+                        "imm",
+                        with(|o| o.immediate_add_elimination = !o.immediate_add_elimination),
+                    ),
+                    (
+                        "group",
+                        with(|o| o.whole_group_allocation = !o.whole_group_allocation),
+                    ),
+                    (
+                        "uica",
+                        with(|o| {
+                            o.issue_slot_rule = !o.issue_slot_rule;
+                            o.late_operand_penalty = !o.late_operand_penalty;
+                            o.whole_group_allocation = !o.whole_group_allocation;
+                        }),
+                    ),
+                    ("bound", b.bound()),
+                ];
+                let text: Vec<String> = columns
+                    .iter()
+                    .map(|(label, value)| format!("{label} {value:8.2}"))
+                    .collect();
                 println!(
-                    "{kernel:13} {strategy:16} {:15} insts {:4} bound {:8.2} | cited {:8.2} | none {:8.2} | all {:8.2} | cited with/without: bind {:8.2} wb {:8.2} delay {:8.2} split {:8.2} slots {:8.2} late {:8.2} imm {:8.2} group {:8.2} | uica {:8.2}",
+                    "{kernel:13} {strategy:16} {:15} insts {:4} | {}",
                     m.name,
                     body.insts.len(),
-                    b.bound(),
-                    sim(SimOptions::cited(m.name)),
-                    sim(SimOptions::NONE),
-                    sim(SimOptions::ALL),
-                    with(|o| o.bind_ports_at_allocation = !o.bind_ports_at_allocation),
-                    with(|o| o.writeback_conflicts = !o.writeback_conflicts),
-                    with(|o| o.issue_dispatch_delay = !o.issue_dispatch_delay),
-                    with(|o| o.split_schedulers = !o.split_schedulers),
-                    with(|o| o.issue_slot_rule = !o.issue_slot_rule),
-                    with(|o| o.late_operand_penalty = !o.late_operand_penalty),
-                    with(|o| o.immediate_add_elimination = !o.immediate_add_elimination),
-                    with(|o| o.whole_group_allocation = !o.whole_group_allocation),
-                    with(|o| {
-                        o.issue_slot_rule = !o.issue_slot_rule;
-                        o.late_operand_penalty = !o.late_operand_penalty;
-                        o.whole_group_allocation = !o.whole_group_allocation;
-                    }),
+                    text.join(" | ")
                 );
+                if let Some(measured) = against.get(&(kernel.to_string(), strategy.to_string())) {
+                    for (label, value) in columns {
+                        scores
+                            .entry((m.name, label))
+                            .or_default()
+                            .push((format!("{kernel}/{strategy}"), value / measured - 1.0));
+                    }
+                }
             }
         }
+    }
+    for ((cpu, label), rows) in &scores {
+        let within = rows.iter().filter(|(_, e)| e.abs() <= 0.05).count();
+        let mean = rows.iter().map(|(_, e)| e.abs()).sum::<f64>() / rows.len() as f64;
+        let misses: Vec<String> = rows
+            .iter()
+            .filter(|(_, e)| e.abs() > 0.05)
+            .map(|(row, e)| format!("{row} {:+.1} %", 100.0 * e))
+            .collect();
+        println!(
+            "against measured: {cpu:15} {label:6} {within:2} of {} within ±5 %, mean |error| {:.2} %{}{}",
+            rows.len(),
+            100.0 * mean,
+            if misses.is_empty() { "" } else { "; misses: " },
+            misses.join(", ")
+        );
     }
 }
 
