@@ -46,36 +46,12 @@ mod x86 {
     const LOADS: usize = 3;
     const STORES: usize = 4;
 
-    /// The chased buffer: `LINES` cache lines in 2 MiB transparent huge pages where the
-    /// kernel grants them (`MADV_HUGEPAGE`), so that the loads miss the caches, not the TLB.
-    struct Buffer {
-        base: *mut libc::c_void,
-        len: usize,
-    }
-
-    impl Buffer {
-        fn words(&self) -> &[u64] {
-            // SAFETY: the mapping holds `len` bytes of zero-initialised, aligned u64 words
-            // and lives as long as `self`.
-            unsafe { std::slice::from_raw_parts(self.base.cast(), self.len / 8) }
-        }
-
-        fn words_mut(&mut self) -> &mut [u64] {
-            // SAFETY: as `words`, with `&mut self` for exclusive access.
-            unsafe { std::slice::from_raw_parts_mut(self.base.cast(), self.len / 8) }
-        }
-    }
-
-    impl Drop for Buffer {
-        fn drop(&mut self) {
-            // SAFETY: the mapping was created by `cyclic_chase` with this length.
-            unsafe { libc::munmap(self.base, self.len) };
-        }
-    }
-
-    /// A random cyclic order of the buffer's cache lines: word `STRIDE·i` holds the word index
-    /// of the next line (Sattolo's shuffle with a fixed xorshift seed, so runs are repeatable).
-    fn cyclic_chase() -> Buffer {
+    /// A random cyclic order of `LINES` cache lines: word `STRIDE·i` holds the word index of the
+    /// next line (Sattolo's shuffle with a fixed xorshift seed, so runs are repeatable). The
+    /// vector is advised into 2 MiB transparent huge pages before it is written
+    /// (`MADV_HUGEPAGE`, where the kernel grants them), so that the loads miss the caches,
+    /// not the TLB.
+    fn cyclic_chase() -> Vec<u64> {
         let mut order: Vec<usize> = (0..LINES).collect();
         let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
         for i in (1..LINES).rev() {
@@ -85,26 +61,26 @@ mod x86 {
             let j = (state % i as u64) as usize;
             order.swap(i, j);
         }
-        let len = LINES * STRIDE * 8;
-        // SAFETY: a fresh anonymous mapping; the advice only asks for huge pages.
-        let mut buffer = unsafe {
-            let base = libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            assert_ne!(base, libc::MAP_FAILED, "mmap");
-            libc::madvise(base, len, libc::MADV_HUGEPAGE);
-            Buffer { base, len }
-        };
-        let words = buffer.words_mut();
+        let mut words = vec![0u64; LINES * STRIDE];
+        const HUGE: usize = 2 << 20;
+        let start = words.as_mut_ptr() as usize;
+        let aligned = start.next_multiple_of(HUGE);
+        let end = (start + words.len() * 8) / HUGE * HUGE;
+        if end > aligned {
+            // SAFETY: advice on whole pages inside the vector's allocation; it changes no
+            // contents.
+            unsafe {
+                libc::madvise(
+                    aligned as *mut libc::c_void,
+                    end - aligned,
+                    libc::MADV_HUGEPAGE,
+                )
+            };
+        }
         for k in 0..LINES {
             words[order[k] * STRIDE] = (order[(k + 1) % LINES] * STRIDE) as u64;
         }
-        buffer
+        words
     }
 
     /// Seconds per iteration of `iterations` iterations: load A, `N` fillers of `KIND`, load B,
@@ -119,66 +95,37 @@ mod x86 {
         let sink = scratch.as_mut_ptr();
         let start = Instant::now();
         let (mut a, mut b) = *state;
+        // One loop per filler kind: the two loads, each followed by `N` copies of its filler
+        // (`t` and `sink` are named in a comment line so every kind takes the same operands).
+        macro_rules! chase_loop {
+            ($after_a:literal, $after_b:literal) => {
+                asm!(
+                    "# {t} {sink}",
+                    "2:",
+                    "mov {a}, qword ptr [{buf} + 8*{a}]",
+                    ".rept {n}", $after_a, ".endr",
+                    "mov {b}, qword ptr [{buf} + 8*{b}]",
+                    ".rept {n}", $after_b, ".endr",
+                    "dec {i}", "jnz 2b",
+                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf, sink = in(reg) sink,
+                    i = inout(reg) iterations => _, t = out(reg) _, n = const N,
+                    options(nostack),
+                )
+            };
+        }
         // SAFETY: `a` and `b` are word indices the buffer itself holds (multiples of STRIDE
         // below LINES·STRIDE), so every load stays inside `words`; the fillers write only
         // `t`, which is declared as clobbered, or `scratch[0]`.
         unsafe {
             match KIND {
-                NOP => asm!(
-                    "2:",
-                    "mov {a}, qword ptr [{buf} + 8*{a}]",
-                    ".rept {n}", "nop", ".endr",
-                    "mov {b}, qword ptr [{buf} + 8*{b}]",
-                    ".rept {n}", "nop", ".endr",
-                    "dec {i}", "jnz 2b",
-                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
-                    i = inout(reg) iterations => _, n = const N,
-                    options(nostack, readonly),
+                NOP => chase_loop!("nop", "nop"),
+                REGISTER => chase_loop!("mov {t:e}, 1", "mov {t:e}, 1"),
+                LOADS => chase_loop!(
+                    "mov {t}, qword ptr [{buf} + 8*{a}]",
+                    "mov {t}, qword ptr [{buf} + 8*{b}]"
                 ),
-                REGISTER => asm!(
-                    "2:",
-                    "mov {a}, qword ptr [{buf} + 8*{a}]",
-                    ".rept {n}", "mov {t:e}, 1", ".endr",
-                    "mov {b}, qword ptr [{buf} + 8*{b}]",
-                    ".rept {n}", "mov {t:e}, 1", ".endr",
-                    "dec {i}", "jnz 2b",
-                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
-                    i = inout(reg) iterations => _, t = out(reg) _, n = const N,
-                    options(nostack, readonly),
-                ),
-                LOADS => asm!(
-                    "2:",
-                    "mov {a}, qword ptr [{buf} + 8*{a}]",
-                    ".rept {n}", "mov {t}, qword ptr [{buf} + 8*{a}]", ".endr",
-                    "mov {b}, qword ptr [{buf} + 8*{b}]",
-                    ".rept {n}", "mov {t}, qword ptr [{buf} + 8*{b}]", ".endr",
-                    "dec {i}", "jnz 2b",
-                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
-                    i = inout(reg) iterations => _, t = out(reg) _, n = const N,
-                    options(nostack, readonly),
-                ),
-                STORES => asm!(
-                    "2:",
-                    "mov {a}, qword ptr [{buf} + 8*{a}]",
-                    ".rept {n}", "mov qword ptr [{sink}], {a}", ".endr",
-                    "mov {b}, qword ptr [{buf} + 8*{b}]",
-                    ".rept {n}", "mov qword ptr [{sink}], {b}", ".endr",
-                    "dec {i}", "jnz 2b",
-                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf, sink = in(reg) sink,
-                    i = inout(reg) iterations => _, n = const N,
-                    options(nostack),
-                ),
-                _ => asm!(
-                    "2:",
-                    "mov {a}, qword ptr [{buf} + 8*{a}]",
-                    ".rept {n}", "lea {t}, [{a} + 2*{a}]", ".endr",
-                    "mov {b}, qword ptr [{buf} + 8*{b}]",
-                    ".rept {n}", "lea {t}, [{b} + 2*{b}]", ".endr",
-                    "dec {i}", "jnz 2b",
-                    a = inout(reg) a, b = inout(reg) b, buf = in(reg) buf,
-                    i = inout(reg) iterations => _, t = out(reg) _, n = const N,
-                    options(nostack, readonly),
-                ),
+                STORES => chase_loop!("mov qword ptr [{sink}], {a}", "mov qword ptr [{sink}], {b}"),
+                _ => chase_loop!("lea {t}, [{a} + 2*{a}]", "lea {t}, [{b} + 2*{b}]"),
             }
         }
         let seconds = start.elapsed().as_secs_f64() / iterations as f64;
@@ -271,8 +218,7 @@ mod x86 {
     }
 
     pub fn run() {
-        let buffer = cyclic_chase();
-        let words = buffer.words();
+        let words = &cyclic_chase();
         let huge = std::fs::read_to_string("/proc/self/smaps_rollup")
             .ok()
             .and_then(|s| {
@@ -281,7 +227,7 @@ mod x86 {
                     .map(|l| l.to_string())
             })
             .unwrap_or_default();
-        println!("buffer: {} MiB; {huge}", buffer.len >> 20);
+        println!("buffer: {} MiB; {huge}", (words.len() * 8) >> 20);
         // The chases start half the cycle apart, so neither runs into lines the other loaded.
         let mut b = 0;
         for _ in 0..LINES / 2 {

@@ -91,7 +91,7 @@ pub struct CoreModel {
     /// Simple integer ALU operation (add, logic, shift/rotate by immediate, `mov` immediate).
     pub alu: f64,
     /// ALU operation with a shifted or extended register operand (AArch64), or x86's
-    /// three-component / scaled `lea`.
+    /// three-component `lea`.
     pub alu_complex: f64,
     /// x86 `lea` with a scaled index (`lea (%b,%i,2)`); other targets have no such form and
     /// carry `alu_complex` here.

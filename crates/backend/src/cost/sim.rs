@@ -673,6 +673,7 @@ pub(crate) fn simulate_with(
     } else {
         0
     };
+    let issue_width = model.issue_width.max(1.0) as usize;
     let iterations = MIN_ITERATIONS
         .max(3 * win.rob / n + 4)
         .max(MIN_SIMULATED_INSTRUCTIONS / n);
@@ -752,19 +753,11 @@ pub(crate) fn simulate_with(
         let mut same_mask_this_cycle: HashMap<PortMask, usize> = HashMap::new();
         let mut group_index = 0usize;
         let group_fits = !options.whole_group_allocation
-            || room_for_a_group(
-                model.issue_width.max(1.0) as usize,
-                rob_used,
-                win.rob,
-                &occupancy,
-                &capacity,
-            );
+            || room_for_a_group(issue_width, rob_used, win.rob, &occupancy, &capacity);
         while group_fits && next_alloc < total_insts {
             let i = next_alloc % n;
             let k = next_alloc / n;
-            if used + slots[i] > model.issue_width.max(1.0) as usize
-                || rob_used + slots[i] > win.rob
-            {
+            if used + slots[i] > issue_width || rob_used + slots[i] > win.rob {
                 break;
             }
             let mut need = [0usize; 3];
