@@ -9,12 +9,15 @@
 //! resource: `nop` (reorder-buffer entries only), `mov $1, %r32` (an entry and an integer
 //! register each, executed at once), `lea 1(%miss), %r64` reading the load just before
 //! (an entry, a register and a computation-scheduler entry each, until the miss returns),
+//! `rorx` or `imul` reading it (the same, on ports 0 and 6 or port 1 only: whether the
+//! computation scheduler is one pool or a queue per port),
 //! a load from the missed line (a memory-scheduler and a load-buffer entry), a store of the
 //! missed value (a store-data-scheduler and a store-buffer entry).
 //! Cycles come from `asm_clock`'s dependent-`add` chain timed in the same run.
 //!
 //! Run: `cargo test --release -p schedlab-backend --test window_asm -- --ignored --nocapture`
-//! (x86_64; notes/design.md, "Session 9 (lead)").
+//! (x86_64; notes/design.md, "Session 9 (lead)"); `WINDOW_ONLY=<words of a sweep's label>`
+//! runs only the sweeps whose label contains them.
 
 #[cfg(target_arch = "x86_64")]
 mod asm_clock;
@@ -45,6 +48,8 @@ mod x86 {
     const SCHEDULED: usize = 2;
     const LOADS: usize = 3;
     const STORES: usize = 4;
+    const ROTATES: usize = 5;
+    const MULTIPLIES: usize = 6;
 
     /// A random cyclic order of `LINES` cache lines: word `STRIDE·i` holds the word index of the
     /// next line (Sattolo's shuffle with a fixed xorshift seed, so runs are repeatable). The
@@ -125,6 +130,8 @@ mod x86 {
                     "mov {t}, qword ptr [{buf} + 8*{b}]"
                 ),
                 STORES => chase_loop!("mov qword ptr [{sink}], {a}", "mov qword ptr [{sink}], {b}"),
+                ROTATES => chase_loop!("rorx {t}, {a}, 7", "rorx {t}, {b}, 7"),
+                MULTIPLIES => chase_loop!("imul {t}, {a}, 3", "imul {t}, {b}, 3"),
                 _ => chase_loop!("lea {t}, [{a} + 2*{a}]", "lea {t}, [{b} + 2*{b}]"),
             }
         }
@@ -147,6 +154,8 @@ mod x86 {
             REGISTER => "movl $1, %ecx".to_string(),
             SCHEDULED => format!("leaq (%{miss},%{miss},2), %rcx"),
             LOADS => format!("movq (%rdi,%{miss},8), %rcx"),
+            ROTATES => format!("rorxq $7, %{miss}, %rcx"),
+            MULTIPLIES => format!("imulq $3, %{miss}, %rcx"),
             _ => format!("movq %{miss}, (%rsi)"),
         };
         let mut lines = vec!["movq (%rdi,%rax,8), %rax".to_string()];
@@ -218,6 +227,7 @@ mod x86 {
     }
 
     pub fn run() {
+        let only = std::env::var("WINDOW_ONLY").ok();
         let words = &cyclic_chase();
         let huge = std::fs::read_to_string("/proc/self/smaps_rollup")
             .ok()
@@ -239,46 +249,48 @@ mod x86 {
             "clock: {:.3} GHz effective (dependent add chain)",
             1e-9 / cycle
         );
-        sweep(
-            "nop fillers (reorder buffer)",
-            NOP,
-            words,
-            &mut state,
-            &probes!(NOP; 100 300 450 460 470 480 485 490 495 500 505 510 520 600),
-            cycle,
-        );
-        sweep(
-            "mov $1, %r32 fillers (reorder buffer, integer registers)",
-            REGISTER,
-            words,
-            &mut state,
-            &probes!(REGISTER; 20 100 150 200 210 220 225 230 235 240 245 250 255 260 270 300),
-            cycle,
-        );
-        sweep(
-            "lea fillers reading the miss (scheduler, registers, reorder buffer)",
-            SCHEDULED,
-            words,
-            &mut state,
-            &probes!(SCHEDULED; 10 50 90 96 98 100 102 104 106 108 110 112 116 120 150),
-            cycle,
-        );
-        sweep(
-            "loads reading the miss (memory scheduler, load buffer)",
-            LOADS,
-            words,
-            &mut state,
-            &probes!(LOADS; 10 30 50 60 64 68 70 72 74 76 80 90 100 120 150 200),
-            cycle,
-        );
-        sweep(
-            "stores of the miss (store-data scheduler, store buffer)",
-            STORES,
-            words,
-            &mut state,
-            &probes!(STORES; 10 20 30 36 40 44 48 52 56 60 70 80 100 120 150),
-            cycle,
-        );
+        let sweeps: Vec<(&str, usize, Vec<(usize, Probe)>)> = vec![
+            (
+                "nop fillers (reorder buffer)",
+                NOP,
+                probes!(NOP; 100 300 450 460 470 480 485 490 495 500 505 510 520 600),
+            ),
+            (
+                "mov $1, %r32 fillers (reorder buffer, integer registers)",
+                REGISTER,
+                probes!(REGISTER; 20 100 150 200 210 220 225 230 235 240 245 250 255 260 270 300),
+            ),
+            (
+                "lea fillers reading the miss (scheduler, registers, reorder buffer)",
+                SCHEDULED,
+                probes!(SCHEDULED; 10 50 90 96 98 100 102 104 106 108 110 112 116 120 150),
+            ),
+            (
+                "rorx fillers reading the miss (ports 0 and 6 only: the scheduler's share of two ports)",
+                ROTATES,
+                probes!(ROTATES; 10 30 40 44 48 52 56 60 64 70 80 90 100 104 108 112 116 120 150),
+            ),
+            (
+                "imul fillers reading the miss (port 1 only: the scheduler's share of one port)",
+                MULTIPLIES,
+                probes!(MULTIPLIES; 10 20 24 28 32 36 40 48 56 64 80 90 100 104 108 112 116 120 150),
+            ),
+            (
+                "loads reading the miss (memory scheduler, load buffer)",
+                LOADS,
+                probes!(LOADS; 10 30 50 60 64 68 70 72 74 76 80 90 100 120 150 200),
+            ),
+            (
+                "stores of the miss (store-data scheduler, store buffer)",
+                STORES,
+                probes!(STORES; 10 20 30 36 40 44 48 52 56 60 70 80 100 120 150),
+            ),
+        ];
+        for (label, kind, probes) in &sweeps {
+            if only.as_deref().is_none_or(|o| label.contains(o)) {
+                sweep(label, *kind, words, &mut state, probes, cycle);
+            }
+        }
     }
 }
 

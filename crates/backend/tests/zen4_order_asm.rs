@@ -852,9 +852,10 @@ mod x86 {
             best
         }
 
-        fn simulate_znver4(body: &[String]) -> f64 {
+        /// `schedlab-sim/<core>`'s cycles per iteration of `body`.
+        fn simulate(core: &str, body: &[String]) -> f64 {
             let hot = super::hot_loop_of(body);
-            let model = core_model(Target::X86_64, "znver4").expect("the znver4 model");
+            let model = core_model(Target::X86_64, core).expect("an x86 core model");
             simulated(Target::X86_64, &hot, model).unwrap_or(f64::NAN)
         }
 
@@ -905,8 +906,8 @@ mod x86 {
                 }
             };
             contention("before", &mut a, &mut b);
-            let mut tsv = String::from("name\tcycles\tspread\tsim_znver4\n");
-            println!("cycles/iter  ±(2nd best − best)  sim-znver4  name");
+            let mut tsv = String::from("name\tcycles\tspread\tsim_znver4\tsim_sapphirerapids\n");
+            println!("cycles/iter  ±(2nd best − best)  sim-znver4  sim-sapphirerapids  name");
             for (i, probe) in probes.iter().enumerate() {
                 let f = entry(i);
                 let mut rounds = Vec::new();
@@ -922,14 +923,40 @@ mod x86 {
                 // best is reproducible, even if a neighbour disturbed other rounds).
                 rounds.sort_by(f64::total_cmp);
                 let (cycles, spread) = (rounds[0], rounds[1] - rounds[0]);
-                let sim = simulate_znver4(&probe.body);
-                println!("{cycles:8.3}  ±{spread:.3}  {sim:8.3}  {}", probe.name);
-                let _ = writeln!(tsv, "{}\t{cycles:.3}\t{spread:.3}\t{sim:.3}", probe.name);
+                let zen4 = simulate("znver4", &probe.body);
+                let glc = simulate("sapphirerapids", &probe.body);
+                println!(
+                    "{cycles:8.3}  ±{spread:.3}  {zen4:8.3}  {glc:8.3}  {}",
+                    probe.name
+                );
+                let _ = writeln!(
+                    tsv,
+                    "{}\t{cycles:.3}\t{spread:.3}\t{zen4:.3}\t{glc:.3}",
+                    probe.name
+                );
             }
             contention("after", &mut a, &mut b);
             if let Ok(out) = std::env::var("PROBE_TSV") {
                 std::fs::write(out, tsv).expect("write the TSV");
             }
+        }
+
+        #[test]
+        fn every_stored_probe_file_keeps_the_convention() {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+            let mut files = 0;
+            for entry in std::fs::read_dir(&dir).expect("the tests directory") {
+                let path = entry.expect("an entry").path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if !name.ends_with("_probes.txt") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("a probe file");
+                // `parse` panics, naming the block, on a block that breaks the convention.
+                assert!(!parse(&text).is_empty(), "{name} holds no probe");
+                files += 1;
+            }
+            assert!(files >= 6, "only {files} probe files in {}", dir.display());
         }
 
         #[test]

@@ -118,7 +118,10 @@
 //!   `lea`s reading the miss (computation scheduler), 68–70 dependent loads (memory
 //!   scheduler), 44–48 dependent stores (store data): [LLVM-SPR]'s 512 / 112 / 72 / 48, with
 //!   ramps that this simulation reproduces with whole-group allocation (108–112, 68–72,
-//!   44–48) and not without it (a step at 114, 72, 50).
+//!   44–48) and not without it (a step at 114, 72, 50). Session 10: `rorx` (ports 0 and 6
+//!   only) and `imul` (port 1 only) reading the miss stop overlapping at 108–112 too, so the
+//!   computation scheduler is one pool shared by all ALU ports, as simulated (not a queue per
+//!   port, as on Zen).
 //! - **[GLC-ADD]** Golden Cove (Alder Lake P-core) and its successors execute 64-bit
 //!   additions of small constants at rename with zero latency, not sending them to an
 //!   execution unit (the answer to Stack Overflow question 79363816: add/sub/inc/dec with
