@@ -144,7 +144,7 @@ fn simulation_of_the_validated_kernels() {
                     f(&mut o);
                     sim(o)
                 };
-                let columns: [(&str, f64); 13] = [
+                let columns: [(&str, f64); 14] = [
                     ("cited", sim(SimOptions::cited(m.name))),
                     ("none", sim(SimOptions::NONE)),
                     ("all", sim(SimOptions::ALL)),
@@ -174,6 +174,7 @@ fn simulation_of_the_validated_kernels() {
                         "group",
                         with(|o| o.whole_group_allocation = !o.whole_group_allocation),
                     ),
+                    ("pair", with(|o| o.paired_stores = !o.paired_stores)),
                     (
                         "uica",
                         with(|o| {

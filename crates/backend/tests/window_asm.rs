@@ -143,6 +143,9 @@ mod x86 {
 
     type Probe = fn(&[u64], u64, &mut (u64, u64)) -> f64;
 
+    /// One sweep: its label, filler kind and the filler counts it times.
+    type Sweep = (&'static str, usize, Vec<(usize, Probe)>);
+
     macro_rules! probes {
         ($kind:expr; $($n:literal)*) => { vec![$((($n), chase::<{ $kind }, $n> as Probe)),*] };
     }
@@ -249,7 +252,7 @@ mod x86 {
             "clock: {:.3} GHz effective (dependent add chain)",
             1e-9 / cycle
         );
-        let sweeps: Vec<(&str, usize, Vec<(usize, Probe)>)> = vec![
+        let sweeps: Vec<Sweep> = vec![
             (
                 "nop fillers (reorder buffer)",
                 NOP,

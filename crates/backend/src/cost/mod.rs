@@ -71,6 +71,20 @@ pub(crate) enum MemRef {
     Other,
 }
 
+/// A memory operand's address as written: base and index registers (the index with its
+/// scale) and displacement. Two accesses with the same registers, holding the same values,
+/// touch the same 64 bytes when their displacements are less than 64 apart (\[UICA\]'s
+/// abstract address for paired stores, [`sim::SimOptions::paired_stores`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Address {
+    /// Base register.
+    pub base: Option<u16>,
+    /// Index register and scale.
+    pub index: Option<(u16, u8)>,
+    /// Displacement.
+    pub disp: i64,
+}
+
 /// Latency class of an instruction's computation (its memory part is costed separately).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpClass {
@@ -112,6 +126,8 @@ pub(crate) struct Effects {
     pub load: Option<MemRef>,
     /// Memory written.
     pub store: Option<MemRef>,
+    /// The written operand's address, where the target's parser records it (x86).
+    pub store_address: Option<Address>,
 }
 
 impl Effects {
@@ -123,6 +139,7 @@ impl Effects {
             writes: Vec::new(),
             load: None,
             store: None,
+            store_address: None,
         }
     }
 }

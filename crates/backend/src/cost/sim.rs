@@ -67,6 +67,11 @@
 //!   [`Window::single_write_queues`], Zen 4 only): allocation, in program order, stops at an
 //!   instruction whose ALU uop finds every ALU queue of its ports already given a uop this
 //!   cycle ([EXP-Z4A]); the binding rule picks among the queues still open.
+//! - *Paired stores* ([`SimOptions::paired_stores`], [`Window::pairs_stores`], Golden Cove
+//!   only): the two oldest ready store-data uops dispatch in one cycle only if they write the
+//!   same 64 bytes (same base and index registers holding the same values, displacements
+//!   less than 64 apart: \[UICA\]'s abstract address); otherwise the older goes alone, so
+//!   stores to different lines go one a cycle ([EXP-ST]).
 //! - *Retirement* in order, [`Window::retire`] fused-domain uops per cycle, once every uop of
 //!   the instruction has completed.
 //!
@@ -111,6 +116,12 @@
 //!   (mulAdd's `latency-pressure` loop, whose carry shares port 1's result bus with the `imul`:
 //!   2.18 against 2.24 measured, 2.00 without them), and leaves MD5's and SHA-256's rows
 //!   unchanged; over the 160 orders of mulAdd's loop 140 come within ±5 % (124 without).
+//! - **[EXP-ST]** `crates/backend/tests/glc_store_probes.txt` on this project's Intel host
+//!   with AMX (session 10): pairs of stores with four `nop`s run at two stores a cycle when
+//!   both write one 64-byte line (`8(%rsi)` and `16(%rsi)`: 100 cycles per 200 stores) and at
+//!   one a cycle when they write two (`8(%rsi)` and `264(%rsi)`: 200), as \[UICA\]
+//!   (`Scheduler.dispatchUops`, after the optimization manual's "paired stores") has it for
+//!   Ice Lake.
 //! - **[EXP-WIN]** `cargo test --release -p schedlab-backend --test window_asm -- --ignored
 //!   --nocapture` on this project's Intel host with AMX (session 9; H. Wong's two pointer
 //!   chases with `n` fillers between the misses): the misses stop overlapping at `n` ≈ 495
@@ -179,7 +190,7 @@
 
 use super::models::CoreModel;
 use super::ports::{PortLayout, PortMask, UopClass, ZEN_ALU, port_layout};
-use super::{Effects, Loc, MemRef, OpClass, latency};
+use super::{Address, Effects, Loc, MemRef, OpClass, latency};
 use std::collections::HashMap;
 
 /// Fewest iterations simulated.
@@ -223,6 +234,9 @@ pub struct Window {
     /// Whether the lead figure ([`SimOptions::cited`]) counts write-back conflicts on this
     /// core ([`SimOptions::writeback_conflicts`]: [AF-WB], [EXP-WB]).
     pub writeback_conflicts: bool,
+    /// Whether two store-data uops share a cycle only when they write the same 64 bytes
+    /// ([`SimOptions::paired_stores`]; cores with two store-data ports and that rule).
+    pub pairs_stores: bool,
 }
 
 /// How a uop is bound to one of its ports at allocation.
@@ -270,6 +284,12 @@ pub struct SimOptions {
     /// entries; `ReorderBuffer.isFull`, `Scheduler.isFull`), so a full window refills in
     /// whole groups, not one instruction per cycle ([EXP-WIN]).
     pub whole_group_allocation: bool,
+    /// Two store-data uops dispatch in one cycle only if they write the same 64 bytes (the
+    /// same base and index registers holding the same values, displacements less than 64
+    /// apart), on cores where [`Window::pairs_stores`] says so; otherwise one store a cycle
+    /// (\[UICA\] `Scheduler.dispatchUops`, the optimization manual's "paired stores";
+    /// [EXP-ST]).
+    pub paired_stores: bool,
 }
 
 impl SimOptions {
@@ -284,6 +304,7 @@ impl SimOptions {
         immediate_add_elimination: true,
         one_uop_per_queue_per_cycle: true,
         whole_group_allocation: true,
+        paired_stores: true,
     };
     /// Every mechanism off: the idealised core (free port choice, no delay, one scheduler).
     pub const NONE: Self = Self {
@@ -296,6 +317,7 @@ impl SimOptions {
         immediate_add_elimination: false,
         one_uop_per_queue_per_cycle: false,
         whole_group_allocation: false,
+        paired_stores: false,
     };
 }
 
@@ -346,6 +368,7 @@ pub fn window(core: &str) -> Option<Window> {
             eliminates_immediate_adds: false,
             single_write_queues: 0,
             writeback_conflicts: false,
+            pairs_stores: false, // one store-data port
         },
         // [LLVM-SPR] ROB 512, EU 112, MEM 72, STD 48; [UICA] ICL delay 5, retire 8 (approx.).
         "sapphirerapids" => Window {
@@ -360,6 +383,7 @@ pub fn window(core: &str) -> Option<Window> {
             eliminates_immediate_adds: true, // [GLC-ADD]
             single_write_queues: 0,
             writeback_conflicts: true, // [AF-WB] (Sandy Bridge, Haswell); [EXP-WB]
+            pairs_stores: true,        // [UICA] ICL; [EXP-ST]
         },
         // [AMD-SOG] ROB 256 / 320, 4 × 24 integer scheduler entries.
         "znver3" => Window {
@@ -374,6 +398,7 @@ pub fn window(core: &str) -> Option<Window> {
             eliminates_immediate_adds: false,
             single_write_queues: 0,
             writeback_conflicts: false,
+            pairs_stores: false, // no source, nothing measured
         },
         "znver4" => Window {
             rob: 320,
@@ -387,6 +412,7 @@ pub fn window(core: &str) -> Option<Window> {
             eliminates_immediate_adds: false,
             single_write_queues: ZEN_ALU, // [EXP-Z4A] one uop per ALU queue per cycle
             writeback_conflicts: false,
+            pairs_stores: false, // no source, nothing measured
         },
         _ => return None,
     })
@@ -408,6 +434,57 @@ struct SimUop {
     /// A reload of a slot stored in the loop: the store-data uop and its distance; the result
     /// is ready [`CoreModel::store_forward`] after that store's data.
     forward_from: Option<(usize, usize)>,
+    /// A store-data uop's address: where it writes, for [`SimOptions::paired_stores`].
+    store_at: Option<StoreAt>,
+}
+
+/// Where a store writes, as far as pairing is concerned: its address as written, and for its
+/// base and index registers the instruction that last wrote each before the store (`None`:
+/// not written in the loop) and how many iterations back that write is (0 or 1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct StoreAt {
+    address: Address,
+    base_writer: Option<(usize, usize)>,
+    index_writer: Option<(usize, usize)>,
+}
+
+impl StoreAt {
+    /// The store of `fx`, instruction `i` of `effects`, if its address is known.
+    fn of(effects: &[Effects], i: usize) -> Option<StoreAt> {
+        let address = effects[i].store_address?;
+        let writer = |r: u16| last_write_of(effects, i, Loc::Reg(r));
+        Some(StoreAt {
+            address,
+            base_writer: address.base.and_then(writer),
+            index_writer: address.index.and_then(|(r, _)| writer(r)),
+        })
+    }
+
+    /// Whether this store, of iteration `k`, and `other`, of iteration `other_k`, write the
+    /// same 64 bytes: the same registers holding the same values (written by the same
+    /// instance of an instruction, or not written in the loop), displacements less than 64
+    /// apart.
+    fn same_line(&self, k: usize, other: &StoreAt, other_k: usize) -> bool {
+        let instance =
+            |w: Option<(usize, usize)>, k: usize| w.map(|(inst, back)| (k.checked_sub(back), inst));
+        self.address.base == other.address.base
+            && self.address.index == other.address.index
+            && instance(self.base_writer, k) == instance(other.base_writer, other_k)
+            && instance(self.index_writer, k) == instance(other.index_writer, other_k)
+            && (self.address.disp - other.address.disp).abs() < 64
+    }
+}
+
+/// The last instruction before `i` (in loop order, wrapping to the previous iteration) that
+/// writes `loc`, with 0 when it is in the same iteration and 1 when in the previous one;
+/// `None` if no instruction of the loop writes it.
+fn last_write_of(effects: &[Effects], i: usize, loc: Loc) -> Option<(usize, usize)> {
+    let writes = |j: &usize| effects[*j].writes.contains(&loc);
+    (0..i)
+        .rev()
+        .find(writes)
+        .map(|j| (j, 0))
+        .or_else(|| (i..effects.len()).rev().find(writes).map(|j| (j, 1)))
 }
 
 /// Scheduler indices.
@@ -474,6 +551,7 @@ fn build_uops(
                 inputs: Vec::new(),
                 latency: lat,
                 forward_from: None,
+                store_at: None,
             });
             out.len() - 1
         };
@@ -509,6 +587,11 @@ fn build_uops(
         result_uop[i] = r.compute.first().copied().or(r.load);
         data_uop[i] = r.std;
         roles.push(r);
+    }
+    for (i, r) in roles.iter().enumerate() {
+        if let Some(d) = r.std {
+            out[d].store_at = StoreAt::of(effects, i);
+        }
     }
     // Producers.
     let mut last_writer: HashMap<Loc, usize> = HashMap::new();
@@ -676,6 +759,7 @@ pub(crate) fn simulate_with(
     } else {
         0
     };
+    let pairs_stores = options.paired_stores && win.pairs_stores;
     let issue_width = model.issue_width.max(1.0) as usize;
     let iterations = MIN_ITERATIONS
         .max(3 * win.rob / n + 4)
@@ -825,6 +909,9 @@ pub(crate) fn simulate_with(
         }
         // Dispatch: oldest first (`waiting` is in allocation order).
         let mut busy = vec![false; ports];
+        // The first store-data uop dispatched this cycle: its iteration and address.
+        let mut store_this_cycle: Option<(usize, Option<StoreAt>)> = None;
+        let mut stores_closed = false;
         let mut now_dispatched: Vec<usize> = Vec::new();
         if win.renames_memory {
             for &id in &waiting {
@@ -869,7 +956,25 @@ pub(crate) fn simulate_with(
                 (options.writeback_conflicts && u.scheduler == Some(COMPUTE) && u.latency >= 1.0)
                     .then(|| cycle + u.latency.ceil() as u64);
             let bus_free = |p: usize| returns.is_none_or(|r| writeback[p][r as usize % RING] != r);
-            let port = if rule == PortRule::Free {
+            // Paired stores: the two oldest ready store-data uops go together, each on a free
+            // store-data port, only if they write the same line; otherwise the older goes
+            // alone (\[UICA\] binds store data to its ports in turn, so the two oldest sit at
+            // the heads of the two queues).
+            let paired = pairs_stores && u.scheduler == Some(STORE_DATA);
+            if paired {
+                match store_this_cycle {
+                    _ if stores_closed => return true,
+                    None => store_this_cycle = Some((id / m, u.store_at)),
+                    Some((k, first)) => {
+                        stores_closed = true;
+                        let same = matches!((first, u.store_at), (Some(a), Some(b)) if a.same_line(k, &b, id / m));
+                        if !same {
+                            return true;
+                        }
+                    }
+                }
+            }
+            let port = if rule == PortRule::Free || paired {
                 port_order
                     .iter()
                     .copied()
@@ -903,7 +1008,8 @@ pub(crate) fn simulate_with(
                 occupancy[s] -= 1;
             }
             if rule != PortRule::Free {
-                now_dispatched.push(p);
+                // The port it was bound to (a paired store may have gone on the other one).
+                now_dispatched.push(if paired { bound_port[id] } else { p });
             }
             false
         });
@@ -1277,7 +1383,7 @@ mod tests {
             let b = bound_of(Target::X86_64, &body(MUL_ADD), m)
                 .expect("bound")
                 .bound();
-            for bits in 0..512u16 {
+            for bits in 0..1024u16 {
                 let options = SimOptions {
                     bind_ports_at_allocation: bits & 1 != 0,
                     issue_dispatch_delay: bits & 2 != 0,
@@ -1288,11 +1394,39 @@ mod tests {
                     immediate_add_elimination: bits & 64 != 0,
                     one_uop_per_queue_per_cycle: bits & 128 != 0,
                     whole_group_allocation: bits & 256 != 0,
+                    paired_stores: bits & 512 != 0,
                 };
                 let sim = sim_of(MUL_ADD, cpu, options);
                 assert!(sim >= b - 1e-9, "{cpu} {options:?}: {sim} < {b}");
             }
         }
+    }
+
+    #[test]
+    fn two_stores_share_a_cycle_only_on_one_line() {
+        // [EXP-ST]: `movl %eax, 8(%rsi)` and `movl %eax, 264(%rsi)` with four `nop`s, 100 times:
+        // 200 cycles (one store a cycle); with 16(%rsi) instead of 264, 100 (two a cycle).
+        let unit = |second: &'static str| -> Vec<&'static str> {
+            let mut lines = Vec::new();
+            for _ in 0..50 {
+                lines.extend(["nop", "nop", "nop", "nop", "movl %eax, 8(%rsi)", second]);
+            }
+            lines.extend(["decq %r15", "jne 0x0"]);
+            lines
+        };
+        let on = SimOptions::cited("sapphirerapids");
+        let off = SimOptions {
+            paired_stores: false,
+            ..on
+        };
+        let far = unit("movl %eax, 264(%rsi)");
+        let near = unit("movl %eax, 16(%rsi)");
+        let far_on = sim_of(&far, "sapphirerapids", on);
+        assert!((far_on - 100.0).abs() < 3.0, "{far_on}");
+        let near_on = sim_of(&near, "sapphirerapids", on);
+        assert!((near_on - 50.2).abs() < 2.0, "{near_on}");
+        let far_off = sim_of(&far, "sapphirerapids", off);
+        assert!((far_off - 50.2).abs() < 2.0, "{far_off}");
     }
 
     #[test]

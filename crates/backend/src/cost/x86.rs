@@ -5,7 +5,7 @@
 //! defines the register; an 8/16-bit write merges and so also reads it.
 
 use super::ports::UopClass;
-use super::{Effects, Loc, MemRef, OpClass};
+use super::{Address, Effects, Loc, MemRef, OpClass};
 
 const SP: u16 = 4;
 
@@ -72,6 +72,23 @@ fn mem(op: &str) -> Option<(Vec<Loc>, MemRef)> {
             None => MemRef::Other,
         },
     ))
+}
+
+/// The address of a memory operand `disp(base,index,scale)` as written ([`Address`]).
+fn address(op: &str) -> Option<Address> {
+    let open = op.find('(')?;
+    let inner = op[open + 1..].strip_suffix(')')?;
+    let disp = &op[..open];
+    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
+    let base = parts.first().and_then(|b| reg(b)).map(|r| r.0);
+    let scale = parts.get(2).and_then(|s| s.parse::<u8>().ok()).unwrap_or(1);
+    let index = parts.get(1).and_then(|i| reg(i)).map(|r| (r.0, scale));
+    let disp = if disp.is_empty() {
+        0
+    } else {
+        super::parse_imm(disp)?
+    };
+    Some(Address { base, index, disp })
 }
 
 fn is_mem(op: &str) -> bool {
@@ -231,6 +248,7 @@ pub(super) fn effects(text: &str) -> Effects {
                 fx.load = Some(at);
             }
             fx.store = Some(at);
+            fx.store_address = address(d);
         }
     }
     fx
