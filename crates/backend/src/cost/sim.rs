@@ -439,8 +439,9 @@ struct SimUop {
 }
 
 /// Where a store writes, as far as pairing is concerned: its address as written, and for its
-/// base and index registers the instruction that last wrote each before the store (`None`:
-/// not written in the loop) and how many iterations back that write is (0 or 1).
+/// base and index registers the uop that last wrote each before the store (`None`: not
+/// written in the loop) and how many iterations back that write is (0 or 1), as the
+/// dependence walk of [`build_uops`] finds them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct StoreAt {
     address: Address,
@@ -449,42 +450,18 @@ struct StoreAt {
 }
 
 impl StoreAt {
-    /// The store of `fx`, instruction `i` of `effects`, if its address is known.
-    fn of(effects: &[Effects], i: usize) -> Option<StoreAt> {
-        let address = effects[i].store_address?;
-        let writer = |r: u16| last_write_of(effects, i, Loc::Reg(r));
-        Some(StoreAt {
-            address,
-            base_writer: address.base.and_then(writer),
-            index_writer: address.index.and_then(|(r, _)| writer(r)),
-        })
-    }
-
     /// Whether this store, of iteration `k`, and `other`, of iteration `other_k`, write the
     /// same 64 bytes: the same registers holding the same values (written by the same
-    /// instance of an instruction, or not written in the loop), displacements less than 64
-    /// apart.
+    /// instance of a uop, or not written in the loop), displacements less than 64 apart.
     fn same_line(&self, k: usize, other: &StoreAt, other_k: usize) -> bool {
         let instance =
-            |w: Option<(usize, usize)>, k: usize| w.map(|(inst, back)| (k.checked_sub(back), inst));
+            |w: Option<(usize, usize)>, k: usize| w.map(|(uop, back)| (k.checked_sub(back), uop));
         self.address.base == other.address.base
             && self.address.index == other.address.index
             && instance(self.base_writer, k) == instance(other.base_writer, other_k)
             && instance(self.index_writer, k) == instance(other.index_writer, other_k)
             && (self.address.disp - other.address.disp).abs() < 64
     }
-}
-
-/// The last instruction before `i` (in loop order, wrapping to the previous iteration) that
-/// writes `loc`, with 0 when it is in the same iteration and 1 when in the previous one;
-/// `None` if no instruction of the loop writes it.
-fn last_write_of(effects: &[Effects], i: usize, loc: Loc) -> Option<(usize, usize)> {
-    let writes = |j: &usize| effects[*j].writes.contains(&loc);
-    (0..i)
-        .rev()
-        .find(writes)
-        .map(|j| (j, 0))
-        .or_else(|| (i..effects.len()).rev().find(writes).map(|j| (j, 1)))
 }
 
 /// Scheduler indices.
@@ -588,11 +565,6 @@ fn build_uops(
         data_uop[i] = r.std;
         roles.push(r);
     }
-    for (i, r) in roles.iter().enumerate() {
-        if let Some(d) = r.std {
-            out[d].store_at = StoreAt::of(effects, i);
-        }
-    }
     // Producers.
     let mut last_writer: HashMap<Loc, usize> = HashMap::new();
     let mut last_store: HashMap<i64, usize> = HashMap::new();
@@ -656,6 +628,12 @@ fn build_uops(
                 (None, Some(l)) => vec![(l, 0)],
                 (None, None) => data.clone(),
             };
+            let written_by = |reg: u16| producer(&Loc::Reg(reg), &writer);
+            out[d].store_at = fx.store_address.map(|address| StoreAt {
+                address,
+                base_writer: address.base.and_then(written_by),
+                index_writer: address.index.and_then(|(reg, _)| written_by(reg)),
+            });
         }
         if let Some(u) = result_uop[i] {
             for &w in &fx.writes {

@@ -53,29 +53,31 @@ fn reg(op: &str) -> Option<(u16, u8)> {
 /// A memory operand `disp(base,index,scale)`: its address registers and, when the base is
 /// `%rsp` without an index, the stack offset.
 fn mem(op: &str) -> Option<(Vec<Loc>, MemRef)> {
-    let open = op.find('(')?;
-    let inner = op[open + 1..].strip_suffix(')')?;
-    let disp = &op[..open];
-    let parts: Vec<&str> = inner.split(',').map(str::trim).collect();
-    let base = parts.first().and_then(|b| reg(b)).map(|r| r.0);
-    let index = parts.get(1).and_then(|i| reg(i)).map(|r| r.0);
+    let (base, index, disp) = operand_parts(op)?;
     let mut regs: Vec<Loc> = Vec::new();
     regs.extend(base.map(Loc::Reg));
-    regs.extend(index.map(Loc::Reg));
-    let stack = (base == Some(SP) && index.is_none())
-        .then(|| super::parse_imm(disp).or((disp.is_empty()).then_some(0)))
-        .flatten();
-    Some((
-        regs,
-        match stack {
-            Some(off) => MemRef::Stack(off),
-            None => MemRef::Other,
-        },
-    ))
+    regs.extend(index.map(|(r, _)| Loc::Reg(r)));
+    let stack = match (base, index, disp) {
+        (Some(SP), None, Some(off)) => MemRef::Stack(off),
+        _ => MemRef::Other,
+    };
+    Some((regs, stack))
 }
 
-/// The address of a memory operand `disp(base,index,scale)` as written ([`Address`]).
+/// The address of a memory operand as written ([`Address`]); `None` when the displacement is
+/// not a number.
 fn address(op: &str) -> Option<Address> {
+    let (base, index, disp) = operand_parts(op)?;
+    Some(Address {
+        base,
+        index,
+        disp: disp?,
+    })
+}
+
+/// The parts of `disp(base,index,scale)`: base register, index register with its scale, and
+/// the displacement (0 when absent, `None` when not a number).
+fn operand_parts(op: &str) -> Option<(Option<u16>, Option<(u16, u8)>, Option<i64>)> {
     let open = op.find('(')?;
     let inner = op[open + 1..].strip_suffix(')')?;
     let disp = &op[..open];
@@ -84,11 +86,11 @@ fn address(op: &str) -> Option<Address> {
     let scale = parts.get(2).and_then(|s| s.parse::<u8>().ok()).unwrap_or(1);
     let index = parts.get(1).and_then(|i| reg(i)).map(|r| (r.0, scale));
     let disp = if disp.is_empty() {
-        0
+        Some(0)
     } else {
-        super::parse_imm(disp)?
+        super::parse_imm(disp)
     };
-    Some(Address { base, index, disp })
+    Some((base, index, disp))
 }
 
 fn is_mem(op: &str) -> bool {
