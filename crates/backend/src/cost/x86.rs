@@ -53,7 +53,7 @@ fn reg(op: &str) -> Option<(u16, u8)> {
 /// A memory operand `disp(base,index,scale)`: its address registers and, when the base is
 /// `%rsp` without an index, the stack offset.
 fn mem(op: &str) -> Option<(Vec<Loc>, MemRef)> {
-    let (base, index, disp) = operand_parts(op)?;
+    let OperandParts { base, index, disp } = operand_parts(op)?;
     let mut regs: Vec<Loc> = Vec::new();
     regs.extend(base.map(Loc::Reg));
     regs.extend(index.map(|(r, _)| Loc::Reg(r)));
@@ -67,7 +67,7 @@ fn mem(op: &str) -> Option<(Vec<Loc>, MemRef)> {
 /// The address of a memory operand as written ([`Address`]); `None` when the displacement is
 /// not a number.
 fn address(op: &str) -> Option<Address> {
-    let (base, index, disp) = operand_parts(op)?;
+    let OperandParts { base, index, disp } = operand_parts(op)?;
     Some(Address {
         base,
         index,
@@ -75,9 +75,18 @@ fn address(op: &str) -> Option<Address> {
     })
 }
 
-/// The parts of `disp(base,index,scale)`: base register, index register with its scale, and
-/// the displacement (0 when absent, `None` when not a number).
-fn operand_parts(op: &str) -> Option<(Option<u16>, Option<(u16, u8)>, Option<i64>)> {
+/// The parts of a memory operand `disp(base,index,scale)`.
+struct OperandParts {
+    /// Base register.
+    base: Option<u16>,
+    /// Index register and scale.
+    index: Option<(u16, u8)>,
+    /// Displacement: 0 when absent, `None` when not a number.
+    disp: Option<i64>,
+}
+
+/// The parts of the memory operand `op`, `None` if it is not one.
+fn operand_parts(op: &str) -> Option<OperandParts> {
     let open = op.find('(')?;
     let inner = op[open + 1..].strip_suffix(')')?;
     let disp = &op[..open];
@@ -90,7 +99,7 @@ fn operand_parts(op: &str) -> Option<(Option<u16>, Option<(u16, u8)>, Option<i64
     } else {
         super::parse_imm(disp)
     };
-    Some((base, index, disp))
+    Some(OperandParts { base, index, disp })
 }
 
 fn is_mem(op: &str) -> bool {
