@@ -144,7 +144,7 @@ fn simulation_of_the_validated_kernels() {
                     f(&mut o);
                     sim(o)
                 };
-                let columns: [(&str, f64); 14] = [
+                let columns: [(&str, f64); 15] = [
                     ("cited", sim(SimOptions::cited(m.name))),
                     ("none", sim(SimOptions::NONE)),
                     ("all", sim(SimOptions::ALL)),
@@ -175,6 +175,7 @@ fn simulation_of_the_validated_kernels() {
                         with(|o| o.whole_group_allocation = !o.whole_group_allocation),
                     ),
                     ("pair", with(|o| o.paired_stores = !o.paired_stores)),
+                    ("regs", with(|o| o.register_file = !o.register_file)),
                     (
                         "uica",
                         with(|o| {

@@ -12,11 +12,14 @@
 //! `rorx` or `imul` reading it (the same, on ports 0 and 6 or port 1 only: whether the
 //! computation scheduler is one pool or a queue per port),
 //! a load from the missed line (a memory-scheduler and a load-buffer entry), a store of the
-//! missed value (a store-data-scheduler and a store-buffer entry).
+//! missed value (a store-data-scheduler and a store-buffer entry); `add $1, %r32` and `cmp
+//! $1, %r32` (whether the flags take a register too), `mov %miss, %r64` (whether moves are
+//! eliminated), and units of a `lea` and a load or two `lea`s and a store reading the miss
+//! (whether memory uops also take computation-scheduler entries).
 //! Cycles come from `asm_clock`'s dependent-`add` chain timed in the same run.
 //!
 //! Run: `cargo test --release -p schedlab-backend --test window_asm -- --ignored --nocapture`
-//! (x86_64; notes/design.md, "Session 9 (lead)"); `WINDOW_ONLY=<words of a sweep's label>`
+//! (x86_64; notes/design.md, "Session 9 (lead)" and "Session 11"); `WINDOW_ONLY=<words of a sweep's label>`
 //! runs only the sweeps whose label contains them.
 
 #[cfg(target_arch = "x86_64")]
@@ -50,6 +53,11 @@ mod x86 {
     const STORES: usize = 4;
     const ROTATES: usize = 5;
     const MULTIPLIES: usize = 6;
+    const FLAG_WRITES: usize = 7;
+    const FLAGS_ONLY: usize = 8;
+    const MOVES: usize = 9;
+    const LEA_AND_LOAD: usize = 10;
+    const TWO_LEAS_AND_STORE: usize = 11;
 
     /// A random cyclic order of `LINES` cache lines: word `STRIDE·i` holds the word index of the
     /// next line (Sattolo's shuffle with a fixed xorshift seed, so runs are repeatable). The
@@ -132,6 +140,17 @@ mod x86 {
                 STORES => chase_loop!("mov qword ptr [{sink}], {a}", "mov qword ptr [{sink}], {b}"),
                 ROTATES => chase_loop!("rorx {t}, {a}, 7", "rorx {t}, {b}, 7"),
                 MULTIPLIES => chase_loop!("imul {t}, {a}, 3", "imul {t}, {b}, 3"),
+                FLAG_WRITES => chase_loop!("add {t:e}, 1", "add {t:e}, 1"),
+                FLAGS_ONLY => chase_loop!("cmp {t:e}, 1", "cmp {t:e}, 1"),
+                MOVES => chase_loop!("mov {t}, {a}", "mov {t}, {b}"),
+                LEA_AND_LOAD => chase_loop!(
+                    "lea {t}, [{a} + 2*{a}]\n mov {t}, qword ptr [{buf} + 8*{a}]",
+                    "lea {t}, [{b} + 2*{b}]\n mov {t}, qword ptr [{buf} + 8*{b}]"
+                ),
+                TWO_LEAS_AND_STORE => chase_loop!(
+                    "lea {t}, [{a} + 2*{a}]\n lea {t}, [{a} + 2*{a}]\n mov qword ptr [{sink}], {a}",
+                    "lea {t}, [{b} + 2*{b}]\n lea {t}, [{b} + 2*{b}]\n mov qword ptr [{sink}], {b}"
+                ),
                 _ => chase_loop!("lea {t}, [{a} + 2*{a}]", "lea {t}, [{b} + 2*{b}]"),
             }
         }
@@ -159,12 +178,29 @@ mod x86 {
             LOADS => format!("movq (%rdi,%{miss},8), %rcx"),
             ROTATES => format!("rorxq $7, %{miss}, %rcx"),
             MULTIPLIES => format!("imulq $3, %{miss}, %rcx"),
+            FLAG_WRITES => "addl $1, %ecx".to_string(),
+            FLAGS_ONLY => "cmpl $1, %ecx".to_string(),
+            MOVES => format!("movq %{miss}, %rcx"),
+            LEA_AND_LOAD => format!("leaq (%{miss},%{miss},2), %rcx\nmovq (%rdi,%{miss},8), %rcx"),
+            TWO_LEAS_AND_STORE => format!(
+                "leaq (%{miss},%{miss},2), %rcx\nleaq (%{miss},%{miss},2), %rcx\nmovq %{miss}, (%rsi)"
+            ),
             _ => format!("movq %{miss}, (%rsi)"),
         };
         let mut lines = vec!["movq (%rdi,%rax,8), %rax".to_string()];
-        lines.extend((0..n).map(|_| filler("rax")));
+        lines.extend((0..n).flat_map(|_| {
+            filler("rax")
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        }));
         lines.push("movq (%rdi,%rbx,8), %rbx".to_string());
-        lines.extend((0..n).map(|_| filler("rbx")));
+        lines.extend((0..n).flat_map(|_| {
+            filler("rbx")
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        }));
         lines.extend(["decq %r15".to_string(), "jne 0x0".to_string()]);
         lines
     }
@@ -262,6 +298,31 @@ mod x86 {
                 "mov $1, %r32 fillers (reorder buffer, integer registers)",
                 REGISTER,
                 probes!(REGISTER; 20 100 150 200 210 220 225 230 235 240 245 250 255 260 270 300),
+            ),
+            (
+                "add $1, %r32 fillers (reorder buffer, integer registers, flags)",
+                FLAG_WRITES,
+                probes!(FLAG_WRITES; 20 100 120 130 140 150 160 180 200 220 240 250 260 270 300),
+            ),
+            (
+                "cmp $1, %r32 fillers (reorder buffer, flags only)",
+                FLAGS_ONLY,
+                probes!(FLAGS_ONLY; 20 100 120 130 140 150 160 180 200 220 240 250 260 270 300 400 500),
+            ),
+            (
+                "register moves of the miss (eliminated at rename, or a scheduler entry each)",
+                MOVES,
+                probes!(MOVES; 10 50 90 100 104 108 112 116 120 150 200 250 300 400 480 500 520),
+            ),
+            (
+                "units of a lea and a load reading the miss (whether loads take computation-scheduler entries)",
+                LEA_AND_LOAD,
+                probes!(LEA_AND_LOAD; 10 30 40 48 52 56 60 64 68 72 76 80 100),
+            ),
+            (
+                "units of two leas and a store of the miss (whether store data takes computation-scheduler entries)",
+                TWO_LEAS_AND_STORE,
+                probes!(TWO_LEAS_AND_STORE; 10 20 30 34 36 38 40 44 48 52 56 60 80),
             ),
             (
                 "lea fillers reading the miss (scheduler, registers, reorder buffer)",

@@ -908,10 +908,13 @@ mod x86 {
             contention("before", &mut a, &mut b);
             let mut tsv = String::from("name\tcycles\tspread\tsim_znver4\tsim_sapphirerapids\n");
             println!("cycles/iter  ±(2nd best − best)  sim-znver4  sim-sapphirerapids  name");
+            // `LOOPS_SIM_ONLY=1`: the simulation's columns only (no timing), for iterating on
+            // the model.
+            let sim_only = std::env::var_os("LOOPS_SIM_ONLY").is_some();
             for (i, probe) in probes.iter().enumerate() {
                 let f = entry(i);
                 let mut rounds = Vec::new();
-                for _ in 0..7 {
+                for _ in 0..if sim_only { 0 } else { 7 } {
                     let (mut best, mut best_chain) = (f64::INFINITY, f64::INFINITY);
                     for _ in 0..3 {
                         best_chain = best_chain.min(per_iter(chain_fn, &mut a, &mut b, 10));
@@ -922,7 +925,10 @@ mod x86 {
                 // The best of 7 rounds; `spread` is the gap to the second best (small when the
                 // best is reproducible, even if a neighbour disturbed other rounds).
                 rounds.sort_by(f64::total_cmp);
-                let (cycles, spread) = (rounds[0], rounds[1] - rounds[0]);
+                let (cycles, spread) = match rounds.as_slice() {
+                    [best, second, ..] => (*best, second - best),
+                    _ => (f64::NAN, f64::NAN),
+                };
                 let zen4 = simulate("znver4", &probe.body);
                 let glc = simulate("sapphirerapids", &probe.body);
                 println!(

@@ -72,6 +72,10 @@
 //!   same 64 bytes (same base and index registers holding the same values, displacements
 //!   less than 64 apart: \[UICA\]'s abstract address); otherwise the older goes alone, so
 //!   stores to different lines go one a cycle ([EXP-ST]).
+//! - *Registers in flight* ([`SimOptions::register_file`], [`Window::registers`], Golden Cove
+//!   only): at most that many allocated, unretired instructions write an integer register or
+//!   the flags (one physical register each; eliminated moves and zero idioms none), and
+//!   allocation waits for retirement when they run out ([EXP-WIN]).
 //! - *Retirement* in order, [`Window::retire`] fused-domain uops per cycle, once every uop of
 //!   the instruction has completed.
 //!
@@ -132,7 +136,13 @@
 //!   44–48) and not without it (a step at 114, 72, 50). Session 10: `rorx` (ports 0 and 6
 //!   only) and `imul` (port 1 only) reading the miss stop overlapping at 108–112 too, so the
 //!   computation scheduler is one pool shared by all ALU ports, as simulated (not a queue per
-//!   port, as on Zen).
+//!   port, as on Zen). Session 11: `addl $1` fillers (a register and the flags) stop
+//!   overlapping at 245–250 and `cmpl $1` fillers (the flags only) at 255–260, like the `mov`s,
+//!   so every register- or flag-writing instruction holds one of ≈ 250 registers
+//!   ([`Window::registers`]); register moves of the miss at 495–500, with the reorder buffer
+//!   (eliminated: no register, no scheduler entry, as simulated); units of a `lea` and a load
+//!   reading the miss at 64–68 and of two `lea`s and a store at 48 — the memory and store-data
+//!   limits, not the 56 and 37 a computation scheduler shared with them would give.
 //! - **[GLC-ADD]** Golden Cove (Alder Lake P-core) and its successors execute 64-bit
 //!   additions of small constants at rename with zero latency, not sending them to an
 //!   execution unit (the answer to Stack Overflow question 79363816: add/sub/inc/dec with
@@ -237,6 +247,10 @@ pub struct Window {
     /// Whether two store-data uops share a cycle only when they write the same 64 bytes
     /// ([`SimOptions::paired_stores`]; cores with two store-data ports and that rule).
     pub pairs_stores: bool,
+    /// Instructions writing an integer register or the flags that can be in flight (allocated,
+    /// not retired) at once: the physical registers beyond the architectural state
+    /// ([`SimOptions::register_file`]; `None` where nothing was measured).
+    pub registers: Option<usize>,
 }
 
 /// How a uop is bound to one of its ports at allocation.
@@ -290,6 +304,10 @@ pub struct SimOptions {
     /// (\[UICA\] `Scheduler.dispatchUops`, the optimization manual's "paired stores";
     /// [EXP-ST]).
     pub paired_stores: bool,
+    /// At most [`Window::registers`] instructions that write an integer register or the
+    /// flags are in flight: allocation waits for the oldest to retire ([EXP-WIN]; eliminated
+    /// moves and zero idioms take no register).
+    pub register_file: bool,
 }
 
 impl SimOptions {
@@ -305,6 +323,7 @@ impl SimOptions {
         one_uop_per_queue_per_cycle: true,
         whole_group_allocation: true,
         paired_stores: true,
+        register_file: true,
     };
     /// Every mechanism off: the idealised core (free port choice, no delay, one scheduler).
     pub const NONE: Self = Self {
@@ -318,6 +337,7 @@ impl SimOptions {
         one_uop_per_queue_per_cycle: false,
         whole_group_allocation: false,
         paired_stores: false,
+        register_file: false,
     };
 }
 
@@ -369,6 +389,7 @@ pub fn window(core: &str) -> Option<Window> {
             single_write_queues: 0,
             writeback_conflicts: false,
             pairs_stores: false, // one store-data port
+            registers: None,
         },
         // [LLVM-SPR] ROB 512, EU 112, MEM 72, STD 48; [UICA] ICL delay 5, retire 8 (approx.).
         "sapphirerapids" => Window {
@@ -384,6 +405,7 @@ pub fn window(core: &str) -> Option<Window> {
             single_write_queues: 0,
             writeback_conflicts: true, // [AF-WB] (Sandy Bridge, Haswell); [EXP-WB]
             pairs_stores: true,        // [UICA] ICL; [EXP-ST]
+            registers: Some(250),      // [EXP-WIN]: mov / add / cmp fillers 245–260
         },
         // [AMD-SOG] ROB 256 / 320, 4 × 24 integer scheduler entries.
         "znver3" => Window {
@@ -399,6 +421,7 @@ pub fn window(core: &str) -> Option<Window> {
             single_write_queues: 0,
             writeback_conflicts: false,
             pairs_stores: false, // no source, nothing measured
+            registers: None,
         },
         "znver4" => Window {
             rob: 320,
@@ -413,6 +436,7 @@ pub fn window(core: &str) -> Option<Window> {
             single_write_queues: ZEN_ALU, // [EXP-Z4A] one uop per ALU queue per cycle
             writeback_conflicts: false,
             pairs_stores: false, // no source, nothing measured
+            registers: None,
         },
         _ => return None,
     })
@@ -707,6 +731,28 @@ pub(crate) fn simulate_with(
             }
         })
         .collect();
+    // Registers (integer or flags) each instruction takes until it retires: none for a move
+    // or zero idiom eliminated at rename, or a move allocated with the operation after it.
+    let registers: Vec<usize> = effects
+        .iter()
+        .zip(uops)
+        .enumerate()
+        .map(|(i, (fx, classes))| {
+            let eliminated =
+                classes.is_empty() && matches!(fx.class, OpClass::Move | OpClass::ZeroIdiom);
+            let writes = fx
+                .writes
+                .iter()
+                .any(|w| matches!(w, Loc::Reg(_) | Loc::Flags));
+            usize::from(writes && !eliminated && !fusion.moves.contains(&i))
+        })
+        .collect();
+    let register_limit = if options.register_file {
+        win.registers.unwrap_or(usize::MAX)
+    } else {
+        usize::MAX
+    };
+    let mut registers_used = 0usize;
     // Uops of each instruction (indices into `body`).
     let mut inst_uops: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (j, u) in body.iter().enumerate() {
@@ -802,6 +848,7 @@ pub(crate) fn simulate_with(
                 break;
             }
             rob_used -= slots[retired % n];
+            registers_used -= registers[retired % n];
             r += slots[retired % n].max(1);
             retired += 1;
         }
@@ -818,11 +865,15 @@ pub(crate) fn simulate_with(
         let mut same_mask_this_cycle: HashMap<PortMask, usize> = HashMap::new();
         let mut group_index = 0usize;
         let group_fits = !options.whole_group_allocation
-            || room_for_a_group(issue_width, rob_used, win.rob, &occupancy, &capacity);
+            || (room_for_a_group(issue_width, rob_used, win.rob, &occupancy, &capacity)
+                && registers_used.saturating_add(issue_width) <= register_limit);
         while group_fits && next_alloc < total_insts {
             let i = next_alloc % n;
             let k = next_alloc / n;
-            if used + slots[i] > issue_width || rob_used + slots[i] > win.rob {
+            if used + slots[i] > issue_width
+                || rob_used + slots[i] > win.rob
+                || registers_used + registers[i] > register_limit
+            {
                 break;
             }
             let mut need = [0usize; 3];
@@ -840,6 +891,7 @@ pub(crate) fn simulate_with(
             let slot_in_group = used;
             used += slots[i];
             rob_used += slots[i];
+            registers_used += registers[i];
             for s in 0..3 {
                 occupancy[s] += need[s];
             }
@@ -1168,7 +1220,7 @@ fn next_in_turn(mask: PortMask, turn: &mut usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Target, bound_of, models::core_model, simulated};
+    use super::super::{Target, bound_of, models::CoreModel, models::core_model, simulated};
     use super::{
         COMPUTE, MEMORY, PortMask, PortRule, STORE_DATA, SimOptions, bind_port,
         is_small_immediate_add64, next_in_turn, room_for_a_group, takes_ports_in_turn, window,
@@ -1361,7 +1413,7 @@ mod tests {
             let b = bound_of(Target::X86_64, &body(MUL_ADD), m)
                 .expect("bound")
                 .bound();
-            for bits in 0..1024u16 {
+            for bits in 0..2048u16 {
                 let options = SimOptions {
                     bind_ports_at_allocation: bits & 1 != 0,
                     issue_dispatch_delay: bits & 2 != 0,
@@ -1373,11 +1425,46 @@ mod tests {
                     one_uop_per_queue_per_cycle: bits & 128 != 0,
                     whole_group_allocation: bits & 256 != 0,
                     paired_stores: bits & 512 != 0,
+                    register_file: bits & 1024 != 0,
                 };
                 let sim = sim_of(MUL_ADD, cpu, options);
                 assert!(sim >= b - 1e-9, "{cpu} {options:?}: {sim} < {b}");
             }
         }
+    }
+
+    #[test]
+    fn registers_in_flight_bound_the_window() {
+        // [EXP-WIN]: two independent misses with `n` register-writing `movl $1`s after each
+        // overlap up to n ≈ 250 and not from 260 on (one miss's latency per iteration, then
+        // two); nothing else in that loop runs out before the reorder buffer (512).
+        let base = core_model(Target::X86_64, "sapphirerapids").expect("model");
+        let model = CoreModel {
+            load: 600.0,
+            ..*base
+        };
+        let chase = |n: usize| -> HotLoop {
+            let mut lines = vec!["movq (%rdi,%rax,8), %rax"];
+            lines.extend(std::iter::repeat_n("movl $1, %ecx", n));
+            lines.push("movq (%rdi,%rbx,8), %rbx");
+            lines.extend(std::iter::repeat_n("movl $1, %ecx", n));
+            lines.extend(["decq %r15", "jne 0x0"]);
+            body(&lines)
+        };
+        let on = SimOptions::cited("sapphirerapids");
+        let off = SimOptions {
+            register_file: false,
+            ..on
+        };
+        let sim = |n: usize, options: SimOptions| {
+            super::super::simulated_with(Target::X86_64, &chase(n), &model, options)
+                .expect("simulated")
+        };
+        let (short, long) = (sim(200, on), sim(270, on));
+        assert!(short < 650.0, "200 movs: {short}");
+        assert!(long > 1150.0, "270 movs: {long}");
+        let unlimited = sim(270, off);
+        assert!(unlimited < 650.0, "270 movs, no limit: {unlimited}");
     }
 
     #[test]
