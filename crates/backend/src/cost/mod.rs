@@ -615,8 +615,26 @@ pub fn simulated_with(
     let fusion = sim::Fusion {
         compares: &fused,
         moves: &moves,
+        taken_branch: back_edge(&order, body.header, &fused),
     };
     sim::simulate_with(&effects, &uops, fusion, &immediate_adds, model, options)
+}
+
+/// The instruction (iteration order) whose uop is the loop's back edge: the branch whose
+/// target is the loop header, or the compare fused with it; `None` if no branch names it.
+fn back_edge(order: &[&DisasmInst], header: u64, fused_compares: &[usize]) -> Option<usize> {
+    let branch = order.iter().position(|inst| {
+        let (mnemonic, operands) = split_operands(&inst.text);
+        mnemonic.starts_with('j')
+            && operands
+                .last()
+                .and_then(|t| u64::from_str_radix(t.trim().trim_start_matches("0x"), 16).ok())
+                == Some(header)
+    })?;
+    Some(match branch.checked_sub(1) {
+        Some(compare) if fused_compares.contains(&compare) => compare,
+        _ => branch,
+    })
 }
 
 /// The port-group bound of one iteration on `model`'s port layout (x86 cores only): the
@@ -666,6 +684,36 @@ mod tests {
             .iter()
             .find(|m| m.name == name)
             .expect("model exists")
+    }
+
+    #[test]
+    fn the_back_edge_is_the_branch_to_the_header() {
+        let insts = |lines: &[(u64, &str)]| -> Vec<DisasmInst> {
+            lines
+                .iter()
+                .map(|&(addr, text)| DisasmInst {
+                    addr,
+                    text: text.to_string(),
+                })
+                .collect()
+        };
+        // A rotated loop: the header at 0x10, the back edge fused with its compare.
+        let rotated = insts(&[
+            (0x0, "addq %rbx, %rax"),
+            (0x4, "cmpq %rcx, %rax"),
+            (0x8, "jl 0x10"),
+            (0xc, "jmp 0x40"),
+            (0x10, "addq $1, %rcx"),
+            (0x14, "testq %rdx, %rdx"),
+            (0x18, "jne 0x0"),
+        ]);
+        let order: Vec<&DisasmInst> = rotated.iter().collect();
+        let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
+        let fused = fused_compares(&effects);
+        assert_eq!(back_edge(&order, 0x10, &fused), Some(1));
+        // The same loop entered at 0x0: `jne 0x0` closes it, fused with its `test`.
+        assert_eq!(back_edge(&order, 0x0, &fused), Some(5));
+        assert_eq!(back_edge(&order, 0x20, &fused), None);
     }
 
     #[test]

@@ -29,6 +29,18 @@
 //!   branches on ALU0 or the branch unit BRU1, three AGUs, two store pipes.
 //! - **[AMD-SOG]** AMD *Software Optimization Guide* for family 19h (pub. 56665): four integer
 //!   ALUs, three AGUs, up to three loads and two stores per cycle.
+//! - **[BR-P6]** Intel's optimization manual names port 6 the primary branch unit and port 0
+//!   the second; on the Skylake family the port-0 unit runs only predicted-not-taken
+//!   conditional branches, so a predicted-taken branch (a loop's back edge) executes on port 6
+//!   (P. Cordes, answer to Stack Overflow question 50984007, "What exactly happens when a
+//!   Skylake CPU mispredicts a branch?").
+//! - **[EXP-P6]** `LOOPS_FILE=$PWD/crates/backend/tests/glc_port_probes.txt cargo test
+//!   --release -p schedlab-backend --test zen4_order_asm loops_file -- --ignored --nocapture`
+//!   on this project's Intel host with AMX (session 11): `n` add chains and the loop's fused
+//!   `dec`/`jnz` run at 1.003 / 1.009 / 1.316 / 1.375 / 1.642 cycles for n = 2…6; the
+//!   simulation with the back edge on port 6 gives 1.000 / 1.000 / 1.143–1.161 / 1.286–1.376 /
+//!   1.455–1.540, with it on ports 0 and 6 1.000–1.179 / 1.237–1.455 / 1.364–1.562 / … (with and
+//!   without whole-group allocation; notes/design.md, "Session 11").
 //!
 //! - **\[EXP\]** `cargo test --release -p schedlab-backend --test port_throughput_asm --
 //!   --ignored --nocapture` on this project's Emerald Rapids host (Golden Cove family), ratios to
@@ -56,7 +68,8 @@
 //! floor: Golden Cove's `LEA` is given every ALU port (LLVM 19 models it on port 1 only, which
 //! \[EXP\] refutes for the 32-bit forms Cranelift emits),
 //! every `ADC`/`CMOVcc` one uop, a predicted-taken branch both branch ports (Intel executes taken
-//! branches on port 6 only), AMD's `ADC` any ALU (LLVM models it occupying all four).
+//! branches on port 6 only, [BR-P6]: the schedule simulation, which is not a floor, gives the
+//! loop's back edge [`UopClass::TakenBranch`] there, the bound does not), AMD's `ADC` any ALU (LLVM models it occupying all four).
 
 /// The execution resource an x86 uop needs, as far as the port layouts distinguish them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -94,6 +107,12 @@ pub enum UopClass {
     /// `sub`/`jge`; not `test`/`cmp`, which write only the flags); on layouts that do not list
     /// it, a [`UopClass::Branch`].
     ArithBranch,
+    /// The branch that closes the loop, predicted taken every iteration; on layouts that do
+    /// not list it, a [`UopClass::Branch`].
+    TakenBranch,
+    /// [`UopClass::TakenBranch`] fused with an arithmetic instruction that writes a register;
+    /// on layouts that do not list it, a [`UopClass::ArithBranch`].
+    TakenArithBranch,
 }
 
 impl UopClass {
@@ -102,7 +121,18 @@ impl UopClass {
         match self {
             UopClass::IndexedStoreData => Some(UopClass::StoreData),
             UopClass::ArithBranch => Some(UopClass::Branch),
+            UopClass::TakenBranch => Some(UopClass::Branch),
+            UopClass::TakenArithBranch => Some(UopClass::ArithBranch),
             _ => None,
+        }
+    }
+
+    /// The class of `self` when it is the loop's predicted-taken branch.
+    pub fn taken(self) -> UopClass {
+        match self {
+            UopClass::Branch => UopClass::TakenBranch,
+            UopClass::ArithBranch => UopClass::TakenArithBranch,
+            other => other,
         }
     }
 }
@@ -242,19 +272,21 @@ pub const LAYOUTS: &[PortLayout] = &[
             "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11",
         ],
         classes: &[
-            (UopClass::Alu, GLC_ALU),                 // [INT-OPT] p0 1 5 6 10
-            (UopClass::Shift, GLC_P06),               // [INT-OPT], [LLVM-SPR] p06
-            (UopClass::Lea, GLC_ALU),                 // [INT-OPT] LEA on every ALU port
-            (UopClass::LeaComplex, GLC_ALU),          // [EXP] every ALU port (LLVM-SPR: p1)
-            (UopClass::Mul, ports(&[1])),             // [INT-OPT], [LLVM-SPR] p1
-            (UopClass::MulHigh, ports(&[5])),         // [LLVM-SPR] MULX p1 + p5
-            (UopClass::AndNot, ports(&[1, 5, 10])),   // [LLVM-SPR] ANDN p1 5 10; [EXP] 3 per cycle
-            (UopClass::SlowInt, ports(&[1])),         // [LLVM-SPR] p1
-            (UopClass::FlagsConsumer, GLC_P06),       // [LLVM-SPR] ADC/CMOV/SETcc p06
-            (UopClass::Branch, GLC_P06),              // [INT-OPT] branch units p0, p6
-            (UopClass::Load, ports(&[2, 3, 11])),     // [INT-OPT] 3 load ports
-            (UopClass::StoreAddress, ports(&[7, 8])), // [INT-OPT] STA p78
-            (UopClass::StoreData, ports(&[4, 9])),    // [INT-OPT] STD p49
+            (UopClass::Alu, GLC_ALU),                  // [INT-OPT] p0 1 5 6 10
+            (UopClass::Shift, GLC_P06),                // [INT-OPT], [LLVM-SPR] p06
+            (UopClass::Lea, GLC_ALU),                  // [INT-OPT] LEA on every ALU port
+            (UopClass::LeaComplex, GLC_ALU),           // [EXP] every ALU port (LLVM-SPR: p1)
+            (UopClass::Mul, ports(&[1])),              // [INT-OPT], [LLVM-SPR] p1
+            (UopClass::MulHigh, ports(&[5])),          // [LLVM-SPR] MULX p1 + p5
+            (UopClass::AndNot, ports(&[1, 5, 10])),    // [LLVM-SPR] ANDN p1 5 10; [EXP] 3 per cycle
+            (UopClass::SlowInt, ports(&[1])),          // [LLVM-SPR] p1
+            (UopClass::FlagsConsumer, GLC_P06),        // [LLVM-SPR] ADC/CMOV/SETcc p06
+            (UopClass::Branch, GLC_P06),               // [INT-OPT] branch units p0, p6
+            (UopClass::TakenBranch, ports(&[6])),      // [BR-P6]; [EXP-P6]
+            (UopClass::TakenArithBranch, ports(&[6])), // [BR-P6]; [EXP-P6]
+            (UopClass::Load, ports(&[2, 3, 11])),      // [INT-OPT] 3 load ports
+            (UopClass::StoreAddress, ports(&[7, 8])),  // [INT-OPT] STA p78
+            (UopClass::StoreData, ports(&[4, 9])),     // [INT-OPT] STD p49
         ],
     },
 ];
@@ -445,6 +477,19 @@ mod tests {
                 assert_eq!(
                     l.mask(UopClass::IndexedStoreData),
                     l.mask(UopClass::StoreData)
+                );
+            }
+            // The loop's taken branch: port 6 on Golden Cove ([BR-P6]), elsewhere the ports of
+            // the branch it is (a fused `dec`/`jnz` keeps Zen 4's ALU slot).
+            if l.core == "sapphirerapids" {
+                let p6 = 1 << 6;
+                assert_eq!(l.mask(UopClass::TakenBranch), p6);
+                assert_eq!(l.mask(UopClass::TakenArithBranch), p6);
+            } else {
+                assert_eq!(l.mask(UopClass::TakenBranch), l.mask(UopClass::Branch));
+                assert_eq!(
+                    l.mask(UopClass::TakenArithBranch),
+                    l.mask(UopClass::ArithBranch)
                 );
             }
         }

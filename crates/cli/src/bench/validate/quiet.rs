@@ -95,7 +95,7 @@ impl Contention {
         match (self.quietest(), self.quiet_figure(), self.noisiest()) {
             (Some(q), Some(f), Some(n)) => format!(
                 "Contention check: the ALU probe (8 independent register adds and `dec`/`jnz`, \
-                 2.25 cycles on an undisturbed Zen 4, 1.80 on Golden Cove) read {q:.3} … {n:.3} cycles over {} \
+                 2.25 cycles on an undisturbed Zen 4, 1.90 on Golden Cove) read {q:.3} … {n:.3} cycles over {} \
                  readings (quiet figure, the lower quintile: {f:.3}); a row's samples started \
                  after a reading within {:.0} % of it ({} row samples), or after waiting {} s \
                  in vain or with the run's {} s of waiting spent ({} row samples); {:.0} s \
