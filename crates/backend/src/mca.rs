@@ -414,6 +414,14 @@ fn parse_objdump(target: Target, text: &str) -> Vec<DisasmInst> {
         .collect()
 }
 
+/// Where `inst` branches or jumps to, if it does (the address it names).
+pub(crate) fn branch_target(target: Target, inst: &DisasmInst) -> Option<u64> {
+    match flow(target, inst) {
+        Flow::Jump(address) | Flow::CondJump(address) => Some(address),
+        Flow::Next | Flow::Return | Flow::Trap => None,
+    }
+}
+
 /// How an instruction transfers control.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flow {

@@ -623,14 +623,9 @@ pub fn simulated_with(
 /// The instruction (iteration order) whose uop is the loop's back edge: the branch whose
 /// target is the loop header, or the compare fused with it; `None` if no branch names it.
 fn back_edge(order: &[&DisasmInst], header: u64, fused_compares: &[usize]) -> Option<usize> {
-    let branch = order.iter().position(|inst| {
-        let (mnemonic, operands) = split_operands(&inst.text);
-        mnemonic.starts_with('j')
-            && operands
-                .last()
-                .and_then(|t| u64::from_str_radix(t.trim().trim_start_matches("0x"), 16).ok())
-                == Some(header)
-    })?;
+    let branch = order
+        .iter()
+        .position(|inst| crate::mca::branch_target(Target::X86_64, inst) == Some(header))?;
     Some(match branch.checked_sub(1) {
         Some(compare) if fused_compares.contains(&compare) => compare,
         _ => branch,

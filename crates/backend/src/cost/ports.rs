@@ -69,7 +69,8 @@
 //! \[EXP\] refutes for the 32-bit forms Cranelift emits),
 //! every `ADC`/`CMOVcc` one uop, a predicted-taken branch both branch ports (Intel executes taken
 //! branches on port 6 only, [BR-P6]: the schedule simulation, which is not a floor, gives the
-//! loop's back edge [`UopClass::TakenBranch`] there, the bound does not), AMD's `ADC` any ALU (LLVM models it occupying all four).
+//! loop's back edge [`UopClass::TakenBranch`] there, the bound does not), AMD's `ADC` any ALU
+//! (LLVM models it occupying all four).
 
 /// The execution resource an x86 uop needs, as far as the port layouts distinguish them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

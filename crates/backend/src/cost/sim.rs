@@ -505,6 +505,12 @@ pub(super) fn fused_branch_class(first: &Effects) -> UopClass {
     }
 }
 
+/// Whether the renamer completes an instruction itself: a register move or zero idiom, which
+/// `x86::uops` gives no uop (no port, no scheduler entry, no register of its own).
+fn eliminated_at_rename(fx: &Effects, classes: &[UopClass]) -> bool {
+    classes.is_empty() && matches!(fx.class, OpClass::Move | OpClass::ZeroIdiom)
+}
+
 /// The uops of one iteration and the fused-domain slots of each instruction.
 fn build_uops(
     effects: &[Effects],
@@ -593,7 +599,7 @@ fn build_uops(
                 }
             }
         }
-        if classes.is_empty() && matches!(fx.class, OpClass::Move | OpClass::ZeroIdiom) {
+        if eliminated_at_rename(fx, classes) {
             // Eliminated at rename: no port, no scheduler entry.
             r.compute.push(push(0, None, latency(model, fx.class)));
         }
@@ -745,8 +751,7 @@ pub(crate) fn simulate_with(
         .zip(uops)
         .enumerate()
         .map(|(i, (fx, classes))| {
-            let eliminated =
-                classes.is_empty() && matches!(fx.class, OpClass::Move | OpClass::ZeroIdiom);
+            let eliminated = eliminated_at_rename(fx, classes);
             let writes = fx
                 .writes
                 .iter()
