@@ -566,6 +566,7 @@ mod x86 {
     pub mod probes {
         use super::{assemble_source, core_model, simulated};
         use schedlab_backend::Target;
+        use std::collections::HashMap;
         use std::fmt::Write as _;
         use std::time::Instant;
 
@@ -963,6 +964,18 @@ mod x86 {
                 .ok()
                 .and_then(|v| v.parse::<usize>().ok())
                 .map_or(7, |n| n.max(2));
+            // `LOOPS_AGAINST=path`: a stored run of this file (a `PROBE_TSV` table) to score
+            // the simulation's columns against, on any host.
+            let against = std::env::var("LOOPS_AGAINST").ok().map(|path| {
+                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+                (
+                    path,
+                    stored_measurements(&text).unwrap_or_else(|e| panic!("{e}")),
+                )
+            });
+            let mut labels = vec!["sim-znver4".to_string(), "sim-sapphirerapids".to_string()];
+            labels.extend(variants.iter().map(|v| format!("sim-sapphirerapids[{v}]")));
+            let mut errors: Vec<Vec<(f64, String)>> = vec![Vec::new(); labels.len()];
             for (i, probe) in probes.iter().enumerate() {
                 let f = entry(i);
                 let mut rounds = Vec::new();
@@ -993,6 +1006,11 @@ mod x86 {
                     "{cycles:8.3}  ±{spread:.3}  {median:8.3}  {zen4:8.3}  {glc:8.3}  {columns}{}",
                     probe.name
                 );
+                if let Some(measured) = against.as_ref().and_then(|(_, m)| m.get(&probe.name)) {
+                    for (k, sim) in [zen4, glc].iter().chain(&toggled).enumerate() {
+                        errors[k].push((sim / measured - 1.0, probe.name.clone()));
+                    }
+                }
                 let extra: String = toggled.iter().map(|c| format!("\t{c:.3}")).collect();
                 let _ = writeln!(
                     tsv,
@@ -1001,9 +1019,72 @@ mod x86 {
                 );
             }
             contention("after", &mut a, &mut b);
+            if let Some((path, _)) = &against {
+                for (label, errs) in labels.iter().zip(&errors) {
+                    println!("against {path}: {label} {}", error_summary(errs));
+                }
+            }
             if let Ok(out) = std::env::var("PROBE_TSV") {
                 std::fs::write(out, tsv).expect("write the TSV");
             }
+        }
+
+        /// Measured cycles per probe name from a `PROBE_TSV` table: the `median` column where
+        /// there is one (else `cycles`); lines starting with `#` are comments.
+        pub fn stored_measurements(text: &str) -> Result<HashMap<String, f64>, String> {
+            let mut lines = text
+                .lines()
+                .filter(|l| !l.starts_with('#') && !l.trim().is_empty());
+            let header: Vec<&str> = lines.next().ok_or("an empty table")?.split('\t').collect();
+            let column = |name: &str| header.iter().position(|h| *h == name);
+            let at = column("median")
+                .or_else(|| column("cycles"))
+                .ok_or("no `median` or `cycles` column")?;
+            let mut out = HashMap::new();
+            for line in lines {
+                let cells: Vec<&str> = line.split('\t').collect();
+                let value = cells
+                    .get(at)
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| format!("no measurement in `{line}`"))?;
+                out.insert(cells[0].to_string(), value);
+            }
+            Ok(out)
+        }
+
+        /// `n probes, mean |error| …, largest … (name)` over relative errors.
+        fn error_summary(errors: &[(f64, String)]) -> String {
+            let Some((worst, name)) = errors.iter().max_by(|a, b| a.0.abs().total_cmp(&b.0.abs()))
+            else {
+                return "no probe of this file in the table".into();
+            };
+            let mean = errors.iter().map(|e| e.0.abs()).sum::<f64>() / errors.len() as f64;
+            format!(
+                "{} probes, mean |error| {:.1} %, largest {:+.1} % ({name})",
+                errors.len(),
+                100.0 * mean,
+                100.0 * worst
+            )
+        }
+
+        #[test]
+        fn stored_measurements_prefer_the_median_and_skip_comments() {
+            let table = "# host: test\nname\tcycles\tspread\tmedian\nA: x\t1.0\t0.0\t1.2\nB: y\t2.0\t0.1\t2.5\n";
+            let m = stored_measurements(table).expect("parses");
+            assert_eq!(m.len(), 2);
+            assert_eq!(m["A: x"], 1.2);
+            assert_eq!(m["B: y"], 2.5);
+            let old = stored_measurements("name\tcycles\nA: x\t1.5\n").expect("parses");
+            assert_eq!(old["A: x"], 1.5);
+            assert!(stored_measurements("name\tcycles\nA: x\tNaN\n").is_err());
+            assert!(stored_measurements("name\tother\nA: x\t1\n").is_err());
+            assert!(stored_measurements("# only a comment\n").is_err());
+            let summary = error_summary(&[(0.1, "A".into()), (-0.3, "B".into())]);
+            assert_eq!(
+                summary,
+                "2 probes, mean |error| 20.0 %, largest -30.0 % (B)"
+            );
         }
 
         #[test]
@@ -1022,6 +1103,31 @@ mod x86 {
                 files += 1;
             }
             assert!(files >= 6, "only {files} probe files in {}", dir.display());
+        }
+
+        #[test]
+        fn every_stored_measurement_names_the_probes_of_its_file() {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+            for entry in std::fs::read_dir(&dir).expect("the tests directory") {
+                let path = entry.expect("an entry").path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                let Some(stem) = name.strip_suffix(".measured.tsv") else {
+                    continue;
+                };
+                let table = std::fs::read_to_string(&path).expect("a table");
+                let measured =
+                    stored_measurements(&table).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let probes = std::fs::read_to_string(dir.join(format!("{stem}.txt")))
+                    .unwrap_or_else(|e| panic!("{name} without its probe file: {e}"));
+                let names: Vec<String> = parse(&probes).into_iter().map(|p| p.name).collect();
+                for probe in measured.keys() {
+                    assert!(
+                        names.contains(probe),
+                        "{name}: `{probe}` is not a probe of {stem}.txt"
+                    );
+                }
+                assert!(!measured.is_empty(), "{name} measures nothing");
+            }
         }
 
         #[test]
