@@ -179,9 +179,9 @@ fn simulation_of_the_validated_kernels() {
                     (
                         "uica",
                         with(|o| {
-                            o.issue_slot_rule = !o.issue_slot_rule;
-                            o.late_operand_penalty = !o.late_operand_penalty;
-                            o.whole_group_allocation = !o.whole_group_allocation;
+                            o.issue_slot_rule = true;
+                            o.late_operand_penalty = true;
+                            o.whole_group_allocation = true;
                         }),
                     ),
                     ("bound", b.bound()),
