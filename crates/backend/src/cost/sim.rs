@@ -55,7 +55,7 @@
 //!   lag puts lone ALU uops of consecutive cycles on the same port (MD5's `list-latency` row:
 //!   +9.7 %). Sessions 9–11 left it out of the lead figure because, with \[UICA\]'s margin of 5,
 //!   it put SHA-256's window-limited rows 5–6 % under measurement; with Golden Cove's margin
-//!   of 3 ([`Window::binding_margin`], [EXP-GROUP]) they are within 5 %. Zen 4 keeps
+//!   of 3 ([`PortRule::TenPort`], [EXP-GROUP]) they are within 5 %. Zen 4 keeps
 //!   allocation into any free entry ([EXP-Z4A]; with whole groups 25 of its 36 rows within
 //!   ±5 % instead of 31).
 //! - *Immediate adds at rename* ([`SimOptions::immediate_add_elimination`],
@@ -100,7 +100,7 @@
 //!   second-least-loaded unless it has 3 more pending; on the 10-port cores the ports are
 //!   ranked by the pending counts of the previous cycle, ties to the higher port number, and
 //!   the n-th uop of a cycle with the same port set takes the n-th of those within 5 of the
-//!   least loaded — [`Window::binding_margin`]); one uop per port per cycle, oldest first.
+//!   least loaded — [`PortRule::TenPort`]); one uop per port per cycle, oldest first.
 //! - **[LLVM-SPR]** LLVM `X86SchedSapphireRapids.td` (Intel-contributed): `MicroOpBufferSize`
 //!   512 (the reorder buffer), 112 reservation-station entries for the integer ports 0/1/5/6/10,
 //!   72 for the memory ports 2/3/7/8/11, 48 for store data (ports 4/9), `LoadLatency` 5.
@@ -178,10 +178,11 @@
 //!   with margin 5 36 (32–36 over the same draws).
 //!
 //! Approximations: Golden Cove (Sapphire/Emerald Rapids) is not in uiCA; the 10-port rule of
-//! its predecessor Ice Lake is applied to its 12 ports with a margin of 3 ([EXP-GROUP]), and Ice
-//! Lake's issue→dispatch delay and retire width are taken for it. Zen 3 keeps the idealised port choice, Zen 4 binds
-//! ([`SimOptions::bind_ports_at_allocation`]) by \[UICA\]'s 8-port rule (approx., see [ZEN-Q]);
-//! both use one scheduler capacity and no issue→dispatch delay.
+//! its predecessor Ice Lake is applied to its 12 ports with a margin of 3 ([EXP-GROUP]), and
+//! Ice Lake's issue→dispatch delay and retire width are taken for it. Zen 3 keeps the
+//! idealised port choice, Zen 4 binds ([`SimOptions::bind_ports_at_allocation`]) by
+//! \[UICA\]'s 8-port rule (approx., see [ZEN-Q]); both use one scheduler capacity and no
+//! issue→dispatch delay.
 //!
 //! - **[ZEN-Q]** Zen's integer ALUs each have their own scheduler queue, so a uop is given to
 //!   one ALU when it is dispatched, not when it is ready: AnandTech, "The AMD Zen and Ryzen 7
@@ -273,10 +274,6 @@ pub struct Window {
     /// Whether the lead figure ([`SimOptions::cited`]) allocates in whole groups on this core
     /// ([`SimOptions::whole_group_allocation`]: [EXP-WIN], [EXP-GROUP]).
     pub allocates_whole_groups: bool,
-    /// [`PortRule::TenPort`]: the uops of a cycle with one port set take, in turn, the ports
-    /// with fewer than this many pending uops more than the least loaded (\[UICA\]: 5 on Ice
-    /// Lake; [EXP-GROUP] for Golden Cove).
-    pub binding_margin: usize,
 }
 
 /// How a uop is bound to one of its ports at allocation.
@@ -286,8 +283,13 @@ pub enum PortRule {
     Free,
     /// \[UICA\]'s rule for its 8-port cores (Skylake).
     EightPort,
-    /// \[UICA\]'s rule for its 10-port cores (Ice Lake), applied to Golden Cove.
-    TenPort,
+    /// \[UICA\]'s rule for its 10-port cores (Ice Lake), applied to Golden Cove: the uops of a
+    /// cycle with one port set take, in turn, the ports with fewer than `margin` pending uops
+    /// more than the least loaded (\[UICA\]: 5 on Ice Lake; [EXP-GROUP]: 3 on Golden Cove).
+    TenPort {
+        /// Pending uops over the least loaded port at which a port leaves the turn.
+        margin: usize,
+    },
 }
 
 /// Which mechanisms of the simulation are on (all by default; for before/after comparisons).
@@ -420,7 +422,6 @@ pub fn window(core: &str) -> Option<Window> {
             pairs_stores: false, // one store-data port
             registers: None,
             allocates_whole_groups: false, // not measured here
-            binding_margin: 5,             // not used by the 8-port rule
         },
         // [LLVM-SPR] ROB 512, EU 112, MEM 72, STD 48; [UICA] ICL delay 5, retire 8 (approx.).
         "sapphirerapids" => Window {
@@ -430,15 +431,14 @@ pub fn window(core: &str) -> Option<Window> {
             store_data: Some(48),
             dispatch_delay: 5,
             retire: 8,
-            port_rule: PortRule::TenPort,
-            renames_memory: true,            // [TD-FW] Ice Lake 0.58; [EXP-SF]
-            eliminates_immediate_adds: true, // [GLC-ADD]
+            port_rule: PortRule::TenPort { margin: 3 }, // [EXP-GROUP] (Ice Lake's 5 in [UICA])
+            renames_memory: true,                       // [TD-FW] Ice Lake 0.58; [EXP-SF]
+            eliminates_immediate_adds: true,            // [GLC-ADD]
             single_write_queues: 0,
             writeback_conflicts: true, // [AF-WB] (Sandy Bridge, Haswell); [EXP-WB]
             pairs_stores: true,        // [UICA] ICL; [EXP-ST]
             registers: Some(250),      // [EXP-WIN]: mov / add / cmp fillers 245–260
             allocates_whole_groups: true, // [EXP-WIN] ramps, [EXP-GROUP]
-            binding_margin: 3,         // [EXP-GROUP] (Ice Lake's 5 in [UICA])
         },
         // [AMD-SOG] ROB 256 / 320, 4 × 24 integer scheduler entries.
         "znver3" => Window {
@@ -456,7 +456,6 @@ pub fn window(core: &str) -> Option<Window> {
             pairs_stores: false, // no source, nothing measured
             registers: None,
             allocates_whole_groups: false, // [EXP-Z4A]: allocation into any free entry
-            binding_margin: 5,             // not used by these cores' rules
         },
         "znver4" => Window {
             rob: 320,
@@ -473,7 +472,6 @@ pub fn window(core: &str) -> Option<Window> {
             pairs_stores: false, // no source, nothing measured
             registers: None,
             allocates_whole_groups: false, // [EXP-Z4A]: allocation into any free entry
-            binding_margin: 5,             // not used by these cores' rules
         },
         _ => return None,
     })
@@ -901,7 +899,7 @@ pub(crate) fn simulate_with(
         }
         // The port loads the binding rule sees.
         let usage_seen = match rule {
-            PortRule::TenPort => pending_prev_cycle.clone(),
+            PortRule::TenPort { .. } => pending_prev_cycle.clone(),
             _ => pending.clone(),
         };
         pending_prev_cycle.clone_from(&pending);
@@ -953,18 +951,17 @@ pub(crate) fn simulate_with(
                 };
                 if mask != 0 && rule != PortRule::Free {
                     let in_turn = options.issue_slot_rule
-                        && rule == PortRule::TenPort
+                        && matches!(rule, PortRule::TenPort { .. })
                         && takes_ports_in_turn(body[j].scheduler, split);
                     let p = if in_turn {
                         next_in_turn(mask, turns.entry(mask).or_insert(0))
                     } else {
                         bind_port(
                             rule,
-                            win.binding_margin,
                             open,
                             &usage_seen,
                             &mut same_mask_this_cycle,
-                            if options.issue_slot_rule && rule == PortRule::TenPort {
+                            if options.issue_slot_rule && matches!(rule, PortRule::TenPort { .. }) {
                                 Some(slot_in_group)
                             } else {
                                 None
@@ -1168,11 +1165,10 @@ pub(crate) fn is_small_immediate_add64(text: &str) -> bool {
 }
 
 /// The port \[UICA\]'s rule binds a uop with `mask` to, given the ports' pending uops `usage`,
-/// the 10-port rule's `margin` ([`Window::binding_margin`]), how many uops with the same mask
-/// this cycle already bound, and the uop's place in the allocation group.
+/// how many uops with the same mask this cycle already bound, and the uop's place in the
+/// allocation group.
 fn bind_port(
     rule: PortRule,
-    margin: usize,
     mask: PortMask,
     usage: &[usize],
     same_mask: &mut HashMap<PortMask, usize>,
@@ -1187,7 +1183,7 @@ fn bind_port(
     let mut ranked = candidates.clone();
     ranked.sort_by(|&a, &b| usage[a].cmp(&usage[b]).then(b.cmp(&a)));
     match rule {
-        PortRule::TenPort => {
+        PortRule::TenPort { margin } => {
             let least = usage[ranked[0]];
             ranked.retain(|&p| usage[p] < least + margin);
             let nth = same_mask.entry(mask).or_insert(0);
@@ -1611,7 +1607,14 @@ mod tests {
         let bind = |slot: Option<usize>, already: usize| {
             let mut same = HashMap::new();
             same.insert(alu, already);
-            bind_port(PortRule::TenPort, 5, alu, &usage, &mut same, slot, 0)
+            bind_port(
+                PortRule::TenPort { margin: 5 },
+                alu,
+                &usage,
+                &mut same,
+                slot,
+                0,
+            )
         };
         // Without the slot rule: the n-th uop of the set in the cycle takes the n-th port.
         assert_eq!(bind(None, 0), 1);
