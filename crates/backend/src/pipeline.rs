@@ -36,7 +36,8 @@ use schedlab_passes::sched::{
 /// `balanced`, which follows the target's machine model — `remat-loads`' order (each message
 /// load right before its use, as the hand-written intrinsics do) on out-of-order cores,
 /// `latency-pressure` on in-order ones (riscv64's SiFive U74). `scripts/goal-table` checks it
-/// against every other strategy per kernel × target × CPU model (`notes/design.md`, issue 15).
+/// against every other strategy per kernel × target × CPU model (`notes/design.md`, "One default
+/// for every target: `balanced`").
 pub const DEFAULT_STRATEGY: &str = "balanced";
 
 /// Whether the pipeline forwards stores to loads unless told otherwise: on. It only changes

@@ -14,7 +14,7 @@
 //! cores' load. Then: the JIT's `mulAdd` and `squareToLen`, the bench's `squareToLen` fit on
 //! the JIT function and on hand loops run in its row pattern, and cycles per call by pass
 //! length. Run: `cargo test --release -p schedlab-backend --test bigint_loop_asm -- --ignored
-//! --nocapture` (x86_64; notes/design.md, "Issue 12 (helper 3)").
+//! --nocapture` (x86_64; notes/design.md, Findings, Golden Cove [EXP-H3] and Zen 4 [EXP-Z4]).
 
 #[cfg(target_arch = "x86_64")]
 mod asm_clock;
@@ -809,8 +809,8 @@ mod x86 {
 
     /// The JIT's current `mulAdd` loop (V17: the product and out[k] summed off the carry
     /// chain, chain `add`, `shr` = 2 cycles, 13 macro-ops with `test`/`jge` fused) and
-    /// variants that each change one thing, for the Zen 4 question (notes/design.md, "Issue
-    /// 12 (session 5, helper 1)"): the multiply, the loop control's ALU operations, the
+    /// variants that each change one thing, for the Zen 4 question (notes/design.md,
+    /// Findings, "Zen 4", [EXP-Z4]): the multiply, the loop control's ALU operations, the
     /// sign-extending index move, the store, the loads, filler `nop`s.
     macro_rules! jit13 {
         ($($inst:literal),+ $(,)?) => {

@@ -6,7 +6,7 @@
 //! A with the `mov` on the chain, B storing before the shift, no `mov` — are timed per word
 //! (2048 words, the fastest of 3000 batches) and converted with a clock probed by a dependent
 //! `add` chain in the same run (after one warm-up probe). Run: `cargo test --release -p schedlab-backend --test
-//! carry_chain_asm -- --ignored --nocapture` (x86_64; notes/design.md, "Loop rotation").
+//! carry_chain_asm -- --ignored --nocapture` (x86_64; notes/design.md, Findings, Golden Cove [EXP-H3]).
 
 #[cfg(target_arch = "x86_64")]
 mod asm_clock;

@@ -5,7 +5,7 @@
 //! (2048-word operand, arrays 2 KiB apart modulo 4 KiB, the fastest of 600 batches of 20
 //! calls), each strategy compiled with its loop tested at the top (two taken branches per
 //! iteration) and rotated (one; `PipelineConfig::rotate_loops`). Run: `cargo test --release -p schedlab-backend --test placement_bigint -- --ignored
-//! --nocapture` (x86_64 hosts; notes/design.md, "Validating the BigInteger kernels").
+//! --nocapture` (x86_64 hosts; notes/design.md, "Loop rotation").
 
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
 use schedlab_backend::{IsaChoice, Target};

@@ -229,7 +229,7 @@ fn simulation_of_the_validated_kernels() {
 mod asm_clock;
 
 /// Golden Cove's renamer and the BigInteger loop's pointer chain, on this host (an experiment:
-/// prints, asserts nothing timed; notes/design.md, "Issue 12 (helper 4, session 4)"). Five
+/// prints, asserts nothing timed; notes/design.md, Findings, Golden Cove [GLC-ADD]). Five
 /// dependent adds per iteration as `addq $1` (eliminated at rename), `addl $1` and `addq
 /// %reg` (executed); then `mulAdd`'s loop as the JIT emits it (`addq $-4, %r8`) and with the
 /// pointer step as `subq %r12, %r8` (same uops, executed), beside the simulation of both.

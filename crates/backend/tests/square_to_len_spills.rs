@@ -15,7 +15,8 @@ use schedlab_backend::pipeline::{self, DEFAULT_STRATEGY, PipelineConfig, StageOp
 use schedlab_kernels::bigint;
 use schedlab_passes::sched::strategy_names;
 
-/// Issue #15: "squareToLen on x86_64: spills at most half of today's 11".
+/// Issue #15: squareToLen on x86_64 spills at most half of the 11 spill stores it had when the
+/// goal was set.
 const X86_64_SPILL_GOAL: usize = 11 / 2;
 
 fn spills(target: Target, strategy: &'static str) -> usize {

@@ -19,7 +19,7 @@
 //! Cycles come from `asm_clock`'s dependent-`add` chain timed in the same run.
 //!
 //! Run: `cargo test --release -p schedlab-backend --test window_asm -- --ignored --nocapture`
-//! (x86_64; notes/design.md, "Session 9 (lead)" and "Session 11"); `WINDOW_ONLY=<words of a sweep's label>`
+//! (x86_64; notes/design.md, Findings, Golden Cove "The window", [EXP-WIN]); `WINDOW_ONLY=<words of a sweep's label>`
 //! runs only the sweeps whose label contains them.
 
 #[cfg(target_arch = "x86_64")]

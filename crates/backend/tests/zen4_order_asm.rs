@@ -11,7 +11,7 @@
 //! Any set of loop bodies (port-assignment probes) can be timed from a text file:
 //! `LOOPS_FILE=path cargo test --release -p schedlab-backend --test zen4_order_asm loops_file --
 //! --ignored --nocapture` (see [`x86::probes`] for the file format and register convention;
-//! `crates/backend/tests/zen4_probes.txt` holds session 6's probes).
+//! `crates/backend/tests/zen4_probes.txt` holds the 100 Zen 4 port-assignment probes, [EXP-Z4Q]).
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -27,7 +27,7 @@ mod x86 {
     /// `dec`/`jnz`) on an undisturbed core: on an Intel core with AMX (Golden Cove) 1.90, not
     /// the 1.8 that 9 uops on 5 ALU ports would allow — the core's port binding, measured
     /// (`ADD8` in `glc_port_probes.txt`, 1.900 in every run; the simulation gives 1.83–1.90;
-    /// notes/design.md "Session 11"); on Zen 4 ([EXP-Z4Q] `A8`) 2.25, 9 uops on 4 ALUs.
+    /// notes/design.md, Findings, Golden Cove "Small chained loops"); on Zen 4 ([EXP-Z4Q] `A8`) 2.25, 9 uops on 4 ALUs.
     pub fn quiet_alu_cycles() -> f64 {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let golden_cove = cpuinfo.contains("GenuineIntel") && cpuinfo.contains(" amx_tile");
@@ -270,7 +270,7 @@ mod x86 {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         // The JIT's order (`bigint_loop_asm.rs` Z0), Z17 (hoist-loads), Z18/Z19 (pressure /
         // latency-pressure on squareToLen, test temporary in rdx), Z20, `balanced` with its
-        // early induction steps (session 7), then a seeded sample.
+        // early induction steps, then a seeded sample.
         let mut picked: Vec<Vec<usize>> = vec![
             vec![0, 2, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11],
             vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
@@ -296,8 +296,7 @@ mod x86 {
             "decq %r8",
             "jnz 2b",
         ];
-        // `ORDER_VARIANT=name` times each order a second time as that variant ([`VARIANTS`];
-        // session 6 helper 1).
+        // `ORDER_VARIANT=name` times each order a second time as that variant ([`VARIANTS`]).
         let variant = std::env::var("ORDER_VARIANT").ok().map(|name| {
             let v = VARIANTS.iter().find(|v| v.0 == name).unwrap_or_else(|| {
                 panic!(
@@ -526,11 +525,11 @@ mod x86 {
         };
         s.push_str("\n| order | measured | sim spr / skl / zn3 / zn4 | instructions |\n|---|---|---|---|\n");
         for (label, r) in [
-            "JIT (source; balanced before session 7)",
+            "JIT (source; balanced without early steps)",
             "hoist-loads",
             "pressure (squareToLen)",
             "latency-pressure (squareToLen)",
-            "Z20 (session 6's sim favourite)",
+            "Z20 (the znver4 simulation's favourite)",
             "balanced (early induction steps)",
         ]
         .iter()
@@ -959,7 +958,7 @@ mod x86 {
             let sim_only = std::env::var_os("LOOPS_SIM_ONLY").is_some();
             // `LOOPS_ROUNDS=n` (default 7, at least 2): rounds per probe. Small port-bound
             // loops settle into one of several steady states per call on Golden Cove (notes/
-            // design.md "Session 12"), so the median beside the best shows which is usual.
+            // design.md, Findings, "Small chained loops"), so the median beside the best shows which is usual.
             let round_count = std::env::var("LOOPS_ROUNDS")
                 .ok()
                 .and_then(|v| v.parse::<usize>().ok())

@@ -1,6 +1,6 @@
 //! An experiment, not a check (`#[ignore]`d, prints, asserts nothing timed): what limits
-//! SHA-256's spill-heavy hot loops on an AMD Zen 4 host (notes/design.md, "Issue 12 (session
-//! 5, helper 2): Zen 4 and SHA-256's spills")? Four questions, each answered by hand-written
+//! SHA-256's spill-heavy hot loops on an AMD Zen 4 host (notes/design.md, Findings, "Zen 4":
+//! "Memory", "The op cache")? Four questions, each answered by hand-written
 //! loops timed in one run against the dependent-`add` clock probe of `asm_clock`:
 //!
 //! 1. *Reload on the chain*: 8 × (store; reload of the same 32-bit word; `add 1`) per
@@ -24,8 +24,8 @@
 //!
 //! `queue_binding_on_the_host` times small loops of independent chains and a Σ1-like rotate
 //! chain, and simulates them with the free port choice and with Zen 4's binding of ALU uops to a
-//! queue at dispatch (`SimOptions::bind_ports_at_allocation`, the lead figure since helper 1's
-//! change of session 5; helper 2's own least-occupied rule was not merged).
+//! queue at dispatch (`SimOptions::bind_ports_at_allocation`, Zen 4's lead figure; a
+//! least-occupied rule was tried and not kept: notes/design.md, Findings, "Zen 4", [ZEN-Q]).
 //!
 //! Run: `cargo test --release -p schedlab-backend --test zen4_spill_asm -- --ignored
 //! --nocapture` (x86_64 with BMI2).

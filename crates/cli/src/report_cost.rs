@@ -2,7 +2,7 @@
 //! recurrence/resource bound per modelled core, and which llvm-mca figures fall below it.
 //!
 //! What `--mca` leads with (decision and reason: `notes/design.md`, "Static cycle
-//! estimates" and "Issue 12 (session 3, helper 2)"): schedlab's model — on the x86_64 cores
+//! estimates", "What `--mca` leads with"): schedlab's model — on the x86_64 cores
 //! its schedule simulation (`cost::sim`, never under the bound), elsewhere the bound
 //! `max(recurrence, resource)` — which keeps the spill → reload dependence llvm-mca drops;
 //! llvm-mca's figures follow it, marked `*` where they are below the same core's bound

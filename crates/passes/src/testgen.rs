@@ -1,5 +1,6 @@
 //! Random straight-line functions for differential tests of passes (the scheduler's property
-//! test today, a fuzz target tomorrow): a pass must not change what the function computes.
+//! test, and the input a fuzz target would use): a pass must not change what the function
+//! computes.
 //!
 //! Every generated function has the signature `(i64, i64, i32, i32) -> (i64, i32)` and three
 //! blocks:

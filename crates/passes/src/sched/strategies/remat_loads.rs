@@ -8,7 +8,7 @@
 //! the block and constants only, like a loop's pointer or counter step — as soon as it is
 //! ready and costs no register (its parameter dies with it), instead of in source order at
 //! the block's end: the next iteration's loads hang on those steps, and an out-of-order core
-//! can only run ahead once they are done (notes/design.md, "Session 7 (lead)").
+//! can only run ahead once they are done (notes/design.md, "One default for every target: `balanced`").
 
 use super::sink_loads::SinkLoads;
 use crate::sched::dag::{EdgeKind, Effect};
