@@ -24,9 +24,10 @@ pub struct CheckArgs {
     /// Targets, comma-separated (x86_64, aarch64, s390x, riscv64), or `all`.
     #[arg(long)]
     target: Option<String>,
-    /// Random cases per kernel × strategy × target.
-    #[arg(long, default_value_t = 24)]
-    random: usize,
+    /// Random cases per built-in kernel × strategy × target (default 24). A `.clif` file's
+    /// checks are its run lines, so `--random` with only `.clif` kernels is a usage error.
+    #[arg(long)]
+    random: Option<usize>,
     /// Seed of the random cases.
     #[arg(long, default_value_t = 1321)]
     seed: u64,
@@ -42,6 +43,9 @@ pub struct CheckArgs {
     #[arg(long, short)]
     quiet: bool,
 }
+
+/// Random cases per built-in kernel × strategy × target when `--random` is not given.
+const DEFAULT_RANDOM: usize = 24;
 
 /// The verdict label of a kernel × target the target cannot compile (printed, not counted).
 const UNSUPPORTED: &str = "UNSUPPORTED";
@@ -95,6 +99,11 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         spec => kernel::strategies(spec)?,
     };
     let targets = kernel::targets(args.target.as_deref())?;
+    if kernels.is_empty() && args.random.is_some() {
+        return Err(CliError::usage(
+            "--random applies to built-in kernels; a .clif file's checks are its `; run:` lines",
+        ));
+    }
     let clif_result = if clif_kernels.is_empty() {
         Ok(())
     } else {
@@ -185,7 +194,7 @@ fn check_one(
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
     let options = CaseOptions {
         seed: args.seed,
-        random: args.random,
+        random: args.random.unwrap_or(DEFAULT_RANDOM),
     };
     let cases = entry.cases(&options);
     let verdicts = crate::guard::catch(|| run_kernel_cases(entry, func, target, &cases))?

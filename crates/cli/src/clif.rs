@@ -64,6 +64,26 @@ pub enum Expect {
 }
 
 impl ClifFile {
+    /// Runs Cranelift's verifier on every function as written, with the file's flags: a
+    /// function that does not verify makes the whole file bad input (exit 2, reported once),
+    /// not one failed row per strategy and target.
+    fn verify(&self) -> Result<(), CliError> {
+        let Some(isa) = self.targets.iter().find_map(|(_, isa)| isa.as_ref().ok()) else {
+            return Ok(());
+        };
+        for func in &self.functions {
+            cranelift_codegen::verify_function(func, isa.as_ref()).map_err(|errors| {
+                CliError::usage(format!(
+                    "{}:{}: the function does not verify: {}",
+                    self.name,
+                    func.name,
+                    errors.to_string().trim_end()
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
     /// The file's ISA for `target`, if the file is compiled for it.
     pub fn isa(&self, target: Target) -> Option<&Result<OwnedTargetIsa, String>> {
         self.targets
@@ -198,6 +218,7 @@ pub fn load(path: &Path, name: String, from_directory: bool) -> Result<ClifFile,
     let mut file = crate::guard::catch(|| parse(&text, name.clone()))
         .map_err(|e| CliError::usage(format!("{name}: the reader failed: {e}")))??;
     file.from_directory = from_directory;
+    file.verify()?;
     Ok(file)
 }
 

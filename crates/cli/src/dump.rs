@@ -8,7 +8,8 @@ use schedlab_passes::rewrite::ConstantPlacement;
 /// Arguments of `schedlab dump`.
 #[derive(clap::Args, Debug)]
 pub struct DumpArgs {
-    /// Kernel: a registered name (`schedlab list`: md5, md5-mb-x4, sha256, …) or a .clif file.
+    /// Kernel(s), comma-separated: a registered name (`schedlab list`: md5, md5-mb-x4, sha256,
+    /// …), a .clif file, one function of it (`file.clif:%f`) or a directory of them.
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategy.
@@ -90,7 +91,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         },
         ..PipelineConfig::with_strategy(strategy)
     };
-    for k in kernel::resolve(&args.kernel)? {
+    for k in kernel::resolve_list(&args.kernel)? {
         if k.targets(&[target])?.is_empty() {
             continue;
         }

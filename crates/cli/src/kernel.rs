@@ -108,13 +108,55 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
     }
 }
 
-/// Resolves a comma-separated list of kernels.
+/// Resolves a comma-separated list of kernels; `file.clif:%f` (or `file.clif:f`) picks one
+/// function of a file. Each kernel appears once, in the order given.
 pub fn resolve_list(spec: &str) -> Result<Vec<Kernel>, CliError> {
-    let mut kernels = Vec::new();
+    let mut kernels: Vec<Kernel> = Vec::new();
     for part in split_list(spec) {
-        kernels.extend(resolve(part)?);
+        let found = match one_function(part) {
+            Some((file, function)) => pick_function(resolve(file)?, file, function)?,
+            None => resolve(part)?,
+        };
+        for k in found {
+            if !kernels.iter().any(|seen| seen.name == k.name) {
+                kernels.push(k);
+            }
+        }
+    }
+    if kernels.is_empty() {
+        return Err(CliError::usage(format!(
+            "--kernel `{spec}` names no kernel; valid kernels: {}, or .clif files",
+            registry::names().join(", ")
+        )));
     }
     Ok(kernels)
+}
+
+/// Splits `file:function` when `file` is an existing file and `function` is not empty.
+fn one_function(part: &str) -> Option<(&str, &str)> {
+    let (file, function) = part.rsplit_once(':')?;
+    (!function.is_empty() && Path::new(file).is_file()).then_some((file, function))
+}
+
+/// The kernel of `file` whose function is `function` (with or without its `%`).
+fn pick_function(
+    kernels: Vec<Kernel>,
+    file: &str,
+    function: &str,
+) -> Result<Vec<Kernel>, CliError> {
+    let wanted = function.trim_start_matches('%');
+    let names: Vec<String> = kernels.iter().map(|k| k.func.name.to_string()).collect();
+    let picked: Vec<Kernel> = kernels
+        .into_iter()
+        .filter(|k| k.func.name.to_string().trim_start_matches('%') == wanted)
+        .collect();
+    if picked.is_empty() {
+        return Err(CliError::usage(format!(
+            "{file} defines no function %{wanted}; it defines {}",
+            names.join(", ")
+        )));
+    }
+    Ok(picked)
 }
 
 /// One kernel per function of a `.clif` file.
@@ -145,34 +187,58 @@ pub fn split_list(spec: &str) -> impl Iterator<Item = &str> {
     spec.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
-/// Resolves `--strategy` (a list, or `all`) against the registry.
+/// Resolves `--strategy` (a list, or `all`) against the registry: each name once, in the
+/// order given; an empty list is a usage error.
 pub fn strategies(spec: Option<&str>) -> Result<Vec<String>, CliError> {
     let valid = schedlab_passes::sched::strategy_names();
     let Some(spec) = spec.filter(|s| *s != "all") else {
         return Ok(valid.iter().map(|s| s.to_string()).collect());
     };
-    split_list(spec)
-        .map(|name| {
-            if valid.contains(&name) {
-                Ok(name.to_string())
-            } else {
-                Err(CliError::usage(format!(
-                    "unknown strategy `{name}`; valid strategies: {}",
-                    valid.join(", ")
-                )))
-            }
-        })
-        .collect()
+    let mut chosen: Vec<String> = Vec::new();
+    for name in split_list(spec) {
+        if !valid.contains(&name) {
+            return Err(CliError::usage(format!(
+                "unknown strategy `{name}`; valid strategies: {}",
+                valid.join(", ")
+            )));
+        }
+        if !chosen.iter().any(|c| c == name) {
+            chosen.push(name.to_string());
+        }
+    }
+    if chosen.is_empty() {
+        return Err(CliError::usage(format!(
+            "--strategy names no strategy; valid strategies: all, {}",
+            valid.join(", ")
+        )));
+    }
+    Ok(chosen)
 }
 
-/// Resolves `--target` (a list, or `all`).
+/// Resolves `--target` (a list, or `all`): each target once, in the order given; an empty
+/// list is a usage error.
 pub fn targets(spec: Option<&str>) -> Result<Vec<schedlab_backend::Target>, CliError> {
     let Some(spec) = spec.filter(|s| *s != "all") else {
         return Ok(schedlab_backend::Target::ALL.to_vec());
     };
-    split_list(spec)
-        .map(|name| name.parse().map_err(|e| CliError::usage(format!("{e}"))))
-        .collect()
+    let mut chosen: Vec<schedlab_backend::Target> = Vec::new();
+    for name in split_list(spec) {
+        let target = name.parse().map_err(|e| CliError::usage(format!("{e}")))?;
+        if !chosen.contains(&target) {
+            chosen.push(target);
+        }
+    }
+    if chosen.is_empty() {
+        let names: Vec<&str> = schedlab_backend::Target::ALL
+            .iter()
+            .map(|t| t.name())
+            .collect();
+        return Err(CliError::usage(format!(
+            "--target names no target; valid targets: all, {}",
+            names.join(", ")
+        )));
+    }
+    Ok(chosen)
 }
 
 /// `--slow-path` of `report` and `dump`: where the checked slow path of a predicated loop goes.

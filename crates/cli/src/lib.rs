@@ -92,6 +92,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    restore_default_sigpipe();
     let cli = Cli::parse_from(args);
     let result = match cli.command {
         Command::Report(args) => report::run(args),
@@ -108,5 +109,15 @@ where
             eprintln!("schedlab: {}", e.message);
             ExitCode::from(e.code)
         }
+    }
+}
+
+/// Lets a closed pipe end the process quietly, as it ends any Unix filter (`schedlab dump |
+/// head`): Rust ignores `SIGPIPE`, which turns the closed pipe into a panic in `println!`.
+fn restore_default_sigpipe() {
+    // SAFETY: setting a signal's disposition to the default has no memory effects; it is done
+    // before any thread of this program writes to standard output.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

@@ -164,6 +164,13 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
             }
         }
     }
+    if jobs.is_empty() {
+        return Err(CliError::usage(format!(
+            "nothing to report: no kernel of `{}` is compiled for --target {}",
+            args.kernel,
+            args.target.as_deref().unwrap_or("all")
+        )));
+    }
     let progress = crate::check_clif::progress_bar(jobs.len() as u64, "report");
     let results: Vec<(Row, Vec<String>, Option<Profile>)> = {
         use rayon::prelude::*;
