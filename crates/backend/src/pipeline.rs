@@ -314,16 +314,14 @@ pub fn run_ir_stages_with(
     };
     verify_stage(func, "build")?;
     // The census of checks before and after is for reports only.
-    let run_bce = if options.statistics {
-        bce::run_with
-    } else {
-        bce::run_lean
-    };
-    let bce_stats = run_bce(
+    let bce_stats = bce::run(
         func,
-        config.bce,
-        options.verify_stages,
-        options.slow_path.as_ref(),
+        bce::BceOptions {
+            level: config.bce,
+            verify_stages: options.verify_stages,
+            slow_path: options.slow_path.as_ref(),
+            count_checks: options.statistics,
+        },
     )?;
     verify_stage(func, "bce")?;
     stages.bce = text(func);
@@ -345,13 +343,15 @@ pub fn run_ir_stages_with(
         // Predicating BCE and forwarding leave no instruction reading an alias (checked in
         // debug builds); Cranelift's optimiser may.
         let resolved = config.bce == BceLevel::Predicate && !config.optimize;
-        let stats = if options.statistics {
-            rewrite::run_all_with(func, &latency, config.constants)
-        } else if resolved {
-            rewrite::run_all_lean_resolved(func, &latency, config.constants)
-        } else {
-            rewrite::run_all_lean(func, &latency, config.constants)
-        };
+        let stats = rewrite::run(
+            func,
+            &latency,
+            rewrite::RewriteOptions {
+                constants: config.constants,
+                lean: !options.statistics,
+                aliases_resolved: resolved,
+            },
+        );
         verify_stage(func, "rewrite")?;
         Some(stats)
     } else {
@@ -363,11 +363,13 @@ pub fn run_ir_stages_with(
         // it makes and the rewrites make none; the scheduler resolves what the reduction makes
         // (the recorded text would show them).
         let lean = config.bce == BceLevel::Predicate && !config.optimize && !options.record_text;
-        let stats = if lean {
-            iv::reduce_predicated_resolved(func, &bce_stats)
-        } else {
-            iv::reduce_predicated(func, &bce_stats)
-        };
+        let stats = iv::reduce_predicated(
+            func,
+            &bce_stats,
+            iv::IvOptions {
+                aliases_resolved: lean,
+            },
+        );
         verify_stage(func, "iv")?;
         Some(stats)
     } else {

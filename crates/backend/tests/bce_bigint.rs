@@ -54,7 +54,7 @@ fn compile_at(
 ) -> *const u8 {
     let stats = bce::run(&mut func, level).expect("bce runs");
     if reduce {
-        iv::reduce_predicated(&mut func, &stats);
+        iv::reduce_predicated(&mut func, &stats, iv::IvOptions::default());
     }
     let jit = JitFunction::compile(&func).expect("JIT compiles the kernel");
     let ptr = jit.code_ptr();

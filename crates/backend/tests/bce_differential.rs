@@ -41,7 +41,7 @@ fn variants(build: fn() -> cranelift_codegen::ir::Function) -> Variants {
         .collect();
     let mut func = build();
     let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
-    let reduced = iv::reduce_predicated(&mut func, &stats);
+    let reduced = iv::reduce_predicated(&mut func, &stats, iv::IvOptions::default());
     assert_eq!(reduced.loops_reduced, 1, "the check-free loop is reduced");
     kernels.push(("predicate+iv".to_string(), compile(&func)));
     Variants { kernels }

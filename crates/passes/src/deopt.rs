@@ -5,7 +5,7 @@
 //! check-free copy and the original checked loop for inputs the preheader test cannot prove
 //! safe. A JIT compiling both pays twice for a loop that valid inputs never run. HotSpot's C2
 //! compiles only the fast copy and leaves through an uncommon trap when a predicate fails;
-//! `bce::run_with` with a [`SlowPathCall`] does the same over Cranelift IR. When nothing
+//! `bce::run` with a [`SlowPathCall`] in its options does the same over Cranelift IR. When nothing
 //! before the loop writes memory or calls out ([`check_restartable`]), the function is a pure
 //! function of its arguments up to the preheader test, so the failing edge may restart the
 //! whole computation elsewhere: it goes to a block ([`call_block`]) that calls

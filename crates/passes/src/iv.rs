@@ -47,7 +47,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::loop_analysis::LoopAnalysis;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-/// What [`strength_reduce`] did.
+/// What [`reduce_predicated`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IvStats {
     /// Loops whose 32-bit induction variable was replaced.
@@ -126,15 +126,12 @@ struct Plan {
 /// Precondition (see the module documentation): in each such loop the induction variable that
 /// controls the header's test never wraps as a signed 32-bit integer. The check-free loops of
 /// [`crate::bce`]'s predication satisfy it; do not pass other loops. Loops whose shape does not
-/// match exactly are left alone.
-pub fn strength_reduce(func: &mut Function, headers: &[Block]) -> IvStats {
-    strength_reduce_from(func, headers, false)
-}
-
-/// [`strength_reduce`]; `resolved`: no instruction of the layout reads an alias yet, so the
-/// first loop needs no alias resolution, and the caller resolves the aliases the reduction
-/// makes (the last dead-code sweep resolves each operand itself).
-fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) -> IvStats {
+/// match exactly are left alone. [`reduce_predicated`] passes exactly those loops.
+///
+/// `resolved`: no instruction of the layout reads an alias yet, so the first loop needs no
+/// alias resolution, and the caller resolves the aliases the reduction makes (the last
+/// dead-code sweep resolves each operand itself).
+fn strength_reduce(func: &mut Function, headers: &[Block], resolved: bool) -> IvStats {
     debug_assert!(!resolved || crate::rewrite::reads_no_alias(func));
     let mut stats = IvStats::default();
     for (i, &header) in headers.iter().enumerate() {
@@ -169,7 +166,7 @@ fn strength_reduce_from(func: &mut Function, headers: &[Block], resolved: bool) 
 }
 
 /// The plan for the loop at `header`. No instruction of the layout reads an alias here
-/// ([`strength_reduce_from`] resolves them first, or its caller has), so operands are read as
+/// ([`strength_reduce`] resolves them first, or its caller has), so operands are read as
 /// they stand.
 fn analyze(
     func: &Function,
@@ -614,25 +611,31 @@ fn split_exit_edges(
     }
 }
 
+/// How [`reduce_predicated`] runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IvOptions {
+    /// No instruction of the function reads an alias — what predicating bounds-check
+    /// elimination leaves, and the rewrites keep — and the caller resolves aliases next (the
+    /// scheduler does, before rematerialising): both alias resolutions of the pass are
+    /// skipped, the first because there is nothing to resolve, the last because the
+    /// scheduler's resolves the same operands. The pipeline's result is the same.
+    pub aliases_resolved: bool,
+}
+
 /// Folds the comparisons of constants in predicated loops' entry tests
 /// ([`fold::fold_constant_conditions`]) and removes the guards that down-counting induction
 /// variables decide ([`guards::remove_implied_guards`]) — both exact on any function — then
 /// reduces the induction variables of the check-free loops that bounds-check elimination made
-/// (`bce.versioned`): the loops [`strength_reduce`]'s precondition holds for.
-pub fn reduce_predicated(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
-    reduce_predicated_from(func, bce, false)
+/// (`bce.versioned`): the loops the reduction's precondition holds for.
+pub fn reduce_predicated(
+    func: &mut Function,
+    bce: &crate::bce::BceStats,
+    options: IvOptions,
+) -> IvStats {
+    reduce_predicated_from(func, bce, options.aliases_resolved)
 }
 
-/// [`reduce_predicated`] on a function none of whose instructions reads an alias — what
-/// predicating bounds-check elimination leaves, and the rewrites keep — for a caller that
-/// resolves aliases next (the scheduler does, before rematerialising): both alias resolutions
-/// of its own are skipped, the first because there is nothing to resolve, the last because
-/// the scheduler's resolves the same operands. The pipeline's result is the same.
-pub fn reduce_predicated_resolved(func: &mut Function, bce: &crate::bce::BceStats) -> IvStats {
-    reduce_predicated_from(func, bce, true)
-}
-
-/// [`reduce_predicated`]'s steps; `resolved` as in [`strength_reduce_from`]. Folding and
+/// [`reduce_predicated`]'s steps; `resolved` as in [`strength_reduce`]. Folding and
 /// guard removal leave no alias behind (folding resolves the ones it made, guards make none).
 fn reduce_predicated_from(
     func: &mut Function,
@@ -645,6 +648,6 @@ fn reduce_predicated_from(
     IvStats {
         guards_removed,
         conditions_folded,
-        ..strength_reduce_from(func, &headers, resolved)
+        ..strength_reduce(func, &headers, resolved)
     }
 }

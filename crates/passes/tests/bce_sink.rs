@@ -63,7 +63,14 @@ fn md5_is_left_as_it_was() {
             let call = schedlab_passes::deopt::SlowPathCall::placeholder(
                 cranelift_codegen::isa::CallConv::SystemV,
             );
-            bce::run_with(&mut func, BceLevel::Predicate, true, Some(&call)).expect("bce")
+            bce::run(
+                &mut func,
+                bce::BceOptions {
+                    slow_path: Some(&call),
+                    ..BceLevel::Predicate.into()
+                },
+            )
+            .expect("bce")
         } else {
             bce::run(&mut func, BceLevel::Predicate).expect("bce")
         };

@@ -39,7 +39,14 @@ fn insts(func: &Function) -> usize {
 
 /// BCE with predication, with or without the slow-path call.
 fn predicated(mut f: Function, slow: Option<&SlowPathCall>) -> (Function, bce::BceStats) {
-    let stats = bce::run_with(&mut f, BceLevel::Predicate, true, slow).expect("bce");
+    let stats = bce::run(
+        &mut f,
+        bce::BceOptions {
+            slow_path: slow,
+            ..BceLevel::Predicate.into()
+        },
+    )
+    .expect("bce");
     verify(&f);
     (f, stats)
 }
@@ -107,7 +114,14 @@ fn without_predication_nothing_is_outlined() {
     let mut plain = kernel();
     bce::run(&mut plain, BceLevel::Merge).expect("bce");
     let mut f = kernel();
-    let stats = bce::run_with(&mut f, BceLevel::Merge, true, Some(&CALL)).expect("bce");
+    let stats = bce::run(
+        &mut f,
+        bce::BceOptions {
+            slow_path: Some(&CALL),
+            ..BceLevel::Merge.into()
+        },
+    )
+    .expect("bce");
     assert!(stats.versioned.is_empty());
     assert_eq!(f.display().to_string(), plain.display().to_string());
 }

@@ -149,7 +149,7 @@ fn reduced_agrees(text: &str) -> (IvStats, usize) {
     let original = parse(text);
     let mut reduced = original.clone();
     let bce_stats = bce::run(&mut reduced, BceLevel::Predicate).expect("bce runs");
-    let stats = iv::reduce_predicated(&mut reduced, &bce_stats);
+    let stats = iv::reduce_predicated(&mut reduced, &bce_stats, iv::IvOptions::default());
     verify(&reduced);
     let mut compared = 0;
     for base in [
@@ -230,7 +230,7 @@ fn the_reduced_loop_no_longer_counts_in_32_bits() {
     let text = looped("sle", None, 64, 63, 0, false);
     let mut func = parse(&text);
     let bce_stats = bce::run(&mut func, BceLevel::Predicate).expect("bce runs");
-    let stats = iv::reduce_predicated(&mut func, &bce_stats);
+    let stats = iv::reduce_predicated(&mut func, &bce_stats, iv::IvOptions::default());
     assert_eq!(stats.loops_reduced, 1);
     let header = bce_stats.versioned[0].fast_header;
     let types: Vec<String> = func
@@ -249,7 +249,7 @@ fn loops_that_were_not_predicated_are_left_alone() {
     let mut func = parse(&text);
     let bce_stats = bce::run(&mut func, BceLevel::Merge).expect("bce runs");
     let before = func.display().to_string();
-    let stats = iv::reduce_predicated(&mut func, &bce_stats);
+    let stats = iv::reduce_predicated(&mut func, &bce_stats, iv::IvOptions::default());
     assert_eq!(stats, IvStats::default());
     assert_eq!(func.display().to_string(), before);
 }

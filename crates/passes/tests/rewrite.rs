@@ -9,8 +9,7 @@ use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use proptest::prelude::*;
 use schedlab_passes::rewrite::{
-    ConstantPlacement, masked_merge, reassociate, reassociate_with, run_all, run_all_with,
-    unit_latency,
+    ConstantPlacement, masked_merge, reassociate, reassociate_with, unit_latency,
 };
 
 fn parse(text: &str) -> Function {
@@ -253,10 +252,10 @@ proptest! {
     ) {
         let original = parse(&random_function(&ops));
         let mut func = original.clone();
-        run_all(&mut func, &unit_latency);
+        schedlab_passes::rewrite::run(&mut func, &unit_latency, ConstantPlacement::Early);
         verify(&func);
         let mut late = original.clone();
-        run_all_with(&mut late, &unit_latency, ConstantPlacement::Late);
+        schedlab_passes::rewrite::run(&mut late, &unit_latency, ConstantPlacement::Late);
         verify(&late);
         for args in &inputs {
             prop_assert_eq!(run(&original, args), run(&func, args));

@@ -199,38 +199,53 @@ impl fmt::Display for BceStats {
     }
 }
 
-/// Runs bounds-check elimination at `level`; the result passes Cranelift's verifier.
-pub fn run(func: &mut ir::Function, level: BceLevel) -> Result<BceStats, BceError> {
-    run_with(func, level, true, None)
+/// How [`run`] runs: the level, and what a JIT may leave out.
+#[derive(Clone, Copy, Debug)]
+pub struct BceOptions<'a> {
+    /// How far to go: off, merge or predicate.
+    pub level: BceLevel,
+    /// Run the verifier on the input and after each stage (a JIT that verifies the pipeline's
+    /// end result once turns it off; tests keep it on).
+    pub verify_stages: bool,
+    /// Predicate restartable loops in place, their failing test calling this slow path
+    /// instead of keeping a checked copy ([`crate::deopt`]).
+    pub slow_path: Option<&'a SlowPathCall>,
+    /// Take the census of checks before and after (statistics only). Off, the function that
+    /// results is the same, and the statistics keep only what later stages read
+    /// ([`BceStats::versioned`], the loop and check counters of each step): `checks_before`,
+    /// `checks_after`, both `checks_per_block` figures and `loops` stay empty.
+    pub count_checks: bool,
 }
 
-/// [`run`], running the verifier on the input and after each stage only when `verify_stages`
-/// (a JIT that verifies the pipeline's end result once skips them; tests keep them on), and
-/// with `slow_path`, predicating restartable loops in place with their failing test calling
-/// it instead of keeping a checked copy ([`crate::deopt`]).
-pub fn run_with(
+impl From<BceLevel> for BceOptions<'_> {
+    /// `level` with every verifier run and the census on, no slow path.
+    fn from(level: BceLevel) -> Self {
+        Self {
+            level,
+            verify_stages: true,
+            slow_path: None,
+            count_checks: true,
+        }
+    }
+}
+
+/// Runs bounds-check elimination as `options` says (a [`BceLevel`] alone: verifier after every
+/// stage, census on, no slow path); the result passes Cranelift's verifier.
+pub fn run<'a>(
     func: &mut ir::Function,
-    level: BceLevel,
-    verify_stages: bool,
-    slow_path: Option<&SlowPathCall>,
+    options: impl Into<BceOptions<'a>>,
 ) -> Result<BceStats, BceError> {
-    run_counting(func, level, verify_stages, slow_path, true)
+    let options = options.into();
+    run_counting(
+        func,
+        options.level,
+        options.verify_stages,
+        options.slow_path,
+        options.count_checks,
+    )
 }
 
-/// [`run_with`] as a JIT runs it, without counting the checks before and after: the same
-/// function results, and the statistics keep only what the later stages read
-/// ([`BceStats::versioned`], the loop and check counters of each step) — `checks_before`,
-/// `checks_after`, both `checks_per_block` figures and `loops` stay empty.
-pub fn run_lean(
-    func: &mut ir::Function,
-    level: BceLevel,
-    verify_stages: bool,
-    slow_path: Option<&SlowPathCall>,
-) -> Result<BceStats, BceError> {
-    run_counting(func, level, verify_stages, slow_path, false)
-}
-
-/// [`run_with`]; `count`: take the census of checks before and after (statistics only).
+/// [`run`]'s steps; `count`: take the census of checks before and after (statistics only).
 fn run_counting(
     func: &mut ir::Function,
     level: BceLevel,

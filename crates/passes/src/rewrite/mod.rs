@@ -34,7 +34,7 @@ pub use reassociate::{ConstantPlacement, ReassociateStats, reassociate, reassoci
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Function, Inst, Value, ValueDef};
 
-/// Statistics of [`run_all`].
+/// Statistics of [`run`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RewriteStats {
     /// What the masked-merge rewrite did.
@@ -47,14 +47,56 @@ pub struct RewriteStats {
     pub identities: IdentityStats,
 }
 
-/// Runs the identities, the masked-merge rewrite, address folding and then reassociation on
-/// every block.
-pub fn run_all(func: &mut Function, latency: LatencyFn<'_>) -> RewriteStats {
-    run_all_with(func, latency, ConstantPlacement::Early)
+/// How [`run`] runs: where reassociated constants go, and what a JIT may leave out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RewriteOptions {
+    /// Where reassociation puts a tree's constant.
+    pub constants: ConstantPlacement,
+    /// Count what each rewrite did in full. Off (as a JIT runs it), the dead code the
+    /// masked-merge rewrite leaves is removed in one sweep with address folding's, and
+    /// reassociation does not compute the trees' ready times before rebuilding them: the
+    /// function that results is the same, the statistics do not split the removed
+    /// instructions (`masked_merge.removed` counts both sweeps') and
+    /// `reassociate.shortened` / `reassociate.cycles_saved` stay zero.
+    pub lean: bool,
+    /// With `lean`: no instruction of the function reads an alias (what predicating
+    /// bounds-check elimination and forwarding leave; checked in debug builds), so no operand
+    /// is passed through `resolve_aliases`. The function that results is the same.
+    pub aliases_resolved: bool,
 }
 
-/// [`run_all`] with the reassociated trees' constants placed as `constants` says.
-pub fn run_all_with(
+impl From<ConstantPlacement> for RewriteOptions {
+    /// Full statistics, constants placed as `constants` says.
+    fn from(constants: ConstantPlacement) -> Self {
+        Self {
+            constants,
+            ..Self::default()
+        }
+    }
+}
+
+/// Runs the identities, the masked-merge rewrite, address folding and then reassociation on
+/// every block, as `options` says (a [`ConstantPlacement`] alone: full statistics).
+pub fn run(
+    func: &mut Function,
+    latency: LatencyFn<'_>,
+    options: impl Into<RewriteOptions>,
+) -> RewriteStats {
+    let options = options.into();
+    if !options.lean {
+        return run_counting(func, latency, options.constants);
+    }
+    if options.aliases_resolved {
+        debug_assert!(reads_no_alias(func));
+        let stats = run_lean_reading(func, latency, options.constants, Aliases::NoneRead);
+        debug_assert!(reads_no_alias(func));
+        return stats;
+    }
+    run_lean_reading(func, latency, options.constants, Aliases::Resolve)
+}
+
+/// [`run`] with full statistics.
+fn run_counting(
     func: &mut Function,
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
@@ -74,38 +116,8 @@ pub fn run_all_with(
     }
 }
 
-/// [`run_all_with`] as a JIT runs it, when no statistics are wanted: the dead code the
-/// masked-merge rewrite leaves is removed in one sweep with address folding's instead of one
-/// sweep each, and reassociation does not compute the trees' ready times before rebuilding
-/// them. The function that results is the same (address folding reads no dead instruction
-/// and revives none); the statistics do not split the removed instructions
-/// (`masked_merge.removed` counts both sweeps'), and `reassociate.shortened` and
-/// `reassociate.cycles_saved` stay zero.
-pub fn run_all_lean(
-    func: &mut Function,
-    latency: LatencyFn<'_>,
-    constants: ConstantPlacement,
-) -> RewriteStats {
-    run_all_lean_reading(func, latency, constants, Aliases::Resolve)
-}
-
-/// [`run_all_lean`] on a function none of whose instructions reads an alias (what predicating
-/// bounds-check elimination and forwarding leave; checked in debug builds): the rewrites make
-/// no alias that outlives them (the identities resolve theirs), so no operand is passed
-/// through `resolve_aliases`. The function that results is the same.
-pub fn run_all_lean_resolved(
-    func: &mut Function,
-    latency: LatencyFn<'_>,
-    constants: ConstantPlacement,
-) -> RewriteStats {
-    debug_assert!(reads_no_alias(func));
-    let stats = run_all_lean_reading(func, latency, constants, Aliases::NoneRead);
-    debug_assert!(reads_no_alias(func));
-    stats
-}
-
-/// [`run_all_lean`]'s steps, operands read as `aliases` says.
-fn run_all_lean_reading(
+/// [`run`]'s lean steps, operands read as `aliases` says.
+fn run_lean_reading(
     func: &mut Function,
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
