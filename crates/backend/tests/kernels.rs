@@ -136,7 +136,7 @@ impl Kernel for ReadsPastTheEnd {
         let result = b.block_params(exit)[0];
         b.ins().return_(&[result]);
         b.seal_all_blocks();
-        b.finalize(schedlab_kernels::md5::frontend_config());
+        b.finalize(schedlab_kernels::ir_build::frontend_config());
         func
     }
 

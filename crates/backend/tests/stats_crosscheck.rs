@@ -166,7 +166,7 @@ fn all_live(n: i32, ty: types::Type) -> Function {
         };
     }
     b.ins().return_(&[acc]);
-    b.finalize(schedlab_kernels::md5::frontend_config());
+    b.finalize(schedlab_kernels::ir_build::frontend_config());
     func
 }
 
@@ -228,7 +228,7 @@ fn loop_accumulators(n: usize) -> Function {
         acc = b.ins().bxor(acc, a);
     }
     b.ins().return_(&[acc]);
-    b.finalize(schedlab_kernels::md5::frontend_config());
+    b.finalize(schedlab_kernels::ir_build::frontend_config());
     func
 }
 
@@ -243,7 +243,7 @@ fn small() -> Function {
     let [x, y] = [b.block_params(entry)[0], b.block_params(entry)[1]];
     let s = b.ins().iadd(x, y);
     b.ins().return_(&[s]);
-    b.finalize(schedlab_kernels::md5::frontend_config());
+    b.finalize(schedlab_kernels::ir_build::frontend_config());
     func
 }
 

@@ -12,8 +12,9 @@
 //! index after the last group or [`OUT_OF_BOUNDS`].
 
 use crate::case::{Arg, ArrayArg, Case, Effect};
+use crate::ir_build::frontend_config;
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
-use crate::md5::{frontend_config, signature};
+use crate::md5::signature;
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{

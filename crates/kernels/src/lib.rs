@@ -9,6 +9,7 @@
 pub mod bigint;
 pub mod case;
 pub mod int_sum;
+pub mod ir_build;
 pub mod java;
 pub mod md5;
 pub mod md5_mb;

@@ -31,10 +31,10 @@
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
 
 use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
+use crate::ir_build::{frontend_config, jump, param_array};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{
-    BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, frontend_config, jump, pad_message,
-    param_array, reference_compress, step,
+    BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, pad_message, reference_compress, step,
 };
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;

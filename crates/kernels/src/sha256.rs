@@ -31,8 +31,8 @@
 //! 4. The feed-forward `state[j] += a..h`.
 
 use crate::case::{Arg, ArrayArg, Case, Effect};
+use crate::ir_build::{LoopBlocks, close_multi_block_loop, frontend_config, jump, param_array};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
-use crate::md5::{LoopBlocks, close_multi_block_loop, frontend_config, jump, param_array};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{

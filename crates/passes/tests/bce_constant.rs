@@ -44,7 +44,7 @@ fn constant_reads(constant_a: &[(i64, i64)]) -> Function {
     b.seal_block(oob);
     let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
     b.ins().return_(&[status]);
-    b.finalize(schedlab_kernels::md5::frontend_config());
+    b.finalize(schedlab_kernels::ir_build::frontend_config());
     func
 }
 

@@ -84,7 +84,7 @@ fn wrapper(kernel: &Function, case: &Case, visible_w: bool) -> Function {
         words(&mut b, arrays[2], SCHEDULE_WORDS, &mut results);
     }
     b.ins().return_(&results);
-    b.finalize(schedlab_kernels::md5::frontend_config());
+    b.finalize(schedlab_kernels::ir_build::frontend_config());
     func
 }
 

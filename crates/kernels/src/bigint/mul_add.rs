@@ -13,7 +13,7 @@
 //! ```
 
 use super::{Entry, Frame, IntArray, block_with_params, function, jump, loop_test};
-use crate::md5::frontend_config;
+use crate::ir_build::frontend_config;
 use cranelift_codegen::ir::{Function, InstBuilder, Value, condcodes::IntCC, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
