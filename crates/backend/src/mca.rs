@@ -200,7 +200,7 @@ pub fn is_call(target: Target, text: &str) -> bool {
 
 /// Why the hot code was not costed: it calls other functions.
 pub fn calls_error(body: &HotLoop) -> Option<McaError> {
-    (body.calls > 0).then(|| McaError::Calls {
+    (body.calls > 0).then_some(McaError::Calls {
         calls: body.calls,
         is_loop: body.is_loop,
     })

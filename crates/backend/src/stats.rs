@@ -364,11 +364,13 @@ impl<'a> Listing<'a> {
                         _ => {}
                     }
                 }
-                if mnemonic == "sub" && ops.first() == Some(&"sp") && ops.get(2) == Some(&"x16") {
-                    if let Some(v) = scratch {
-                        register_adjust += v;
-                        continue;
-                    }
+                if mnemonic == "sub"
+                    && ops.first() == Some(&"sp")
+                    && ops.get(2) == Some(&"x16")
+                    && let Some(v) = scratch
+                {
+                    register_adjust += v;
+                    continue;
                 }
             }
             if let Some(size) = line
