@@ -39,6 +39,11 @@
 //! fusions only compare + conditional branch is (as one issue slot), of the un-laminations
 //! only indexed stores' (loads with an indexed operand are rarer in the kernels' loops).
 //! riscv64 has no latency table: no bound is computed for it (s390x has z15's, [`models`]).
+//! Floating-point and SIMD operations have their own latency classes and pipes
+//! ([`models::FpModel`]); a load feeding a float register is costed with the integer
+//! load-to-use latency (LLVM's Zen 4 model gives float loads 7–8 cycles), so a float reload on
+//! a chain is under-costed, which keeps the bound a floor. Hot code that makes calls is not
+//! costed ([`crate::mca::McaError::Calls`]): a call costs what its callee does.
 
 mod aarch64;
 pub mod models;
