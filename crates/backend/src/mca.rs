@@ -30,7 +30,7 @@
 
 use crate::compile::Compiled;
 use crate::emulate::find_program;
-use crate::object::{ObjectError, object_from_compiled};
+use crate::object::{ObjectError, object_for_disassembly};
 use crate::target::Target;
 use std::path::PathBuf;
 use std::process::Command;
@@ -86,6 +86,18 @@ pub enum McaError {
         status: String,
         /// What it printed on stderr.
         stderr: String,
+    },
+    /// The hot code makes calls: not costed (a call costs what its callee does, which the
+    /// code does not show; the loops between calls are preferred, see [`hot_loop`]).
+    #[error(
+        "not modelled: the hot {} makes {calls} call(s), and a call costs what its callee does",
+        if *is_loop { "loop" } else { "code (no loop without calls)" }
+    )]
+    Calls {
+        /// Call instructions in the hot code.
+        calls: usize,
+        /// Whether the hot code is a loop.
+        is_loop: bool,
     },
     /// The disassembly or the cost report was not understood.
     #[error("cannot read {what}: {detail}")]
@@ -146,6 +158,9 @@ pub struct HotLoop {
     pub header: u64,
     /// The instructions, in address order.
     pub insts: Vec<DisasmInst>,
+    /// Calls among them ([`is_call`]): the hot code is not costed when it makes any, since a
+    /// call's cost is its callee's, which the code does not show.
+    pub calls: usize,
 }
 
 impl HotLoop {
@@ -155,6 +170,7 @@ impl HotLoop {
         HotLoop {
             is_loop: true,
             header: 0,
+            calls: 0,
             insts: lines
                 .iter()
                 .enumerate()
@@ -165,6 +181,29 @@ impl HotLoop {
                 .collect(),
         }
     }
+}
+
+/// Whether `text` (llvm-objdump's syntax for `target`) calls a function: x86_64 `call`,
+/// AArch64 `bl`/`blr`, s390x `brasl`/`basr`, riscv64 `jal`/`jalr` linking `ra`.
+pub fn is_call(target: Target, text: &str) -> bool {
+    let mnemonic = text.split_whitespace().next().unwrap_or("");
+    match target {
+        Target::X86_64 => mnemonic.starts_with("call"),
+        Target::Aarch64 => matches!(mnemonic, "bl" | "blr"),
+        Target::S390x => mnemonic.starts_with("bras") || mnemonic.starts_with("bas"),
+        Target::Riscv64 => {
+            matches!(mnemonic, "jal" | "jalr")
+                && (text.contains(" ra,") || text.split_whitespace().nth(1) == Some("ra"))
+        }
+    }
+}
+
+/// Why the hot code was not costed: it calls other functions.
+pub fn calls_error(body: &HotLoop) -> Option<McaError> {
+    (body.calls > 0).then_some(McaError::Calls {
+        calls: body.calls,
+        is_loop: body.is_loop,
+    })
 }
 
 /// A loop costed on one CPU model.
@@ -196,6 +235,9 @@ pub fn mca_report(compiled: &Compiled, cpu: &str) -> Result<McaReport, McaError>
         });
     }
     let body = hot_loop(compiled)?;
+    if let Some(e) = calls_error(&body) {
+        return Err(e);
+    }
     let source = mca_source(target, &body);
     let (cycles, ipc) = mca_cost_source(target, cpu, None, &source)?;
     Ok(McaReport {
@@ -321,7 +363,7 @@ fn decoder_args(target: Target) -> &'static [&'static str] {
 /// Disassembles `compiled`'s code with llvm-objdump.
 pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
     let objdump = llvm_tool("llvm-objdump")?;
-    let object = object_from_compiled(compiled)?;
+    let object = object_for_disassembly(compiled)?;
     let dir = tempdir()?;
     let path = dir.path().join(format!("{}.o", object.symbol));
     std::fs::write(&path, &object.bytes).map_err(io_err("writing the object file"))?;
@@ -530,16 +572,26 @@ fn flows_of(target: Target, insts: &[DisasmInst]) -> Vec<Flow> {
 fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
     let flows = flows_of(target, &insts);
     let graph = cfg::Cfg::build(&insts, &flows);
-    match cfg::choose_loop(&graph) {
-        Some(chosen) => HotLoop {
-            is_loop: true,
-            header: insts[graph.ranges[chosen.header].0].addr,
-            insts: chosen
+    let calls_in = |body: &[DisasmInst]| body.iter().filter(|i| is_call(target, &i.text)).count();
+    let block_calls: Vec<usize> = graph
+        .ranges
+        .iter()
+        .map(|&(start, end)| calls_in(&insts[start..end]))
+        .collect();
+    match cfg::choose_loop(&graph, &block_calls) {
+        Some(chosen) => {
+            let body: Vec<DisasmInst> = chosen
                 .body
                 .iter()
                 .flat_map(|&b| insts[graph.ranges[b].0..graph.ranges[b].1].iter().cloned())
-                .collect(),
-        },
+                .collect();
+            HotLoop {
+                is_loop: true,
+                header: insts[graph.ranges[chosen.header].0].addr,
+                calls: calls_in(&body),
+                insts: body,
+            }
+        }
         None => {
             let first_ret = flows.iter().position(|f| *f == Flow::Return);
             let end = first_ret
@@ -553,6 +605,7 @@ fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
             HotLoop {
                 is_loop: false,
                 header: 0,
+                calls: calls_in(&insts[..end]),
                 insts: insts[..end].to_vec(),
             }
         }

@@ -70,9 +70,22 @@ pub fn emit_object(func: &Function, target: Target) -> Result<ObjectFile, Object
 
 /// Wraps already compiled code in an object whose symbol is the function's name.
 pub fn object_from_compiled(compiled: &Compiled) -> Result<ObjectFile, ObjectError> {
+    object_of(compiled, false)
+}
+
+/// [`object_from_compiled`] for a disassembler only: code that refers to other symbols (calls,
+/// libcalls, function addresses) is accepted and its relocation fields are left as the
+/// placeholders the compiled bytes hold, so a call decodes with a meaningless target (the next
+/// instruction on x86_64, the call itself on AArch64) that control-flow analysis never
+/// follows. Never link or run such an object.
+pub fn object_for_disassembly(compiled: &Compiled) -> Result<ObjectFile, ObjectError> {
+    object_of(compiled, true)
+}
+
+fn object_of(compiled: &Compiled, unresolved_ok: bool) -> Result<ObjectFile, ObjectError> {
     let target = compiled.target;
     let symbol = symbol_name(&compiled.func);
-    if !compiled.relocs.is_empty() {
+    if !compiled.relocs.is_empty() && !unresolved_ok {
         return Err(ObjectError::Relocations {
             symbol,
             count: compiled.relocs.len(),

@@ -221,25 +221,158 @@ impl<'a> Listing<'a> {
 
     /// Names (as the listing spells them) of every register saved, frame registers included.
     fn saved_registers(&self) -> Vec<String> {
-        self.saved_pregs()
+        let pregs = self.saved_pregs();
+        if pregs.is_empty() {
+            return self.stored_in_prologue();
+        }
+        pregs
             .into_iter()
             .map(|(c, n)| reg_name(self.target, c, n))
             .collect()
     }
 
     fn callee_saved(&self) -> Vec<String> {
-        self.saved_pregs()
+        let pregs = self.saved_pregs();
+        if pregs.is_empty() {
+            // Compiled without unwind information (`set unwind_info=false`, the default of
+            // `.clif` files): the prologue's own stores say what it saves.
+            return self
+                .stored_in_prologue()
+                .into_iter()
+                .filter(|r| !is_frame_register_name(self.target, r))
+                .collect();
+        }
+        pregs
             .into_iter()
             .filter(|&(c, n)| !is_frame_register(self.target, c, n))
             .map(|(c, n)| reg_name(self.target, c, n))
             .collect()
     }
 
+    /// Registers the prologue stores to the stack (pushes, stores and store-pairs relative to
+    /// the stack pointer, s390x `stmg` ranges), in order, frame registers included.
+    fn stored_in_prologue(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for line in self.prologue() {
+            let (mnemonic, ops) = operands(line);
+            let Some((&last, data)) = ops.split_last() else {
+                continue;
+            };
+            let regs: Vec<String> = match self.target {
+                Target::X86_64 if mnemonic.starts_with("push") => vec![last.to_string()],
+                Target::X86_64 => {
+                    let store = mnemonic.starts_with("mov")
+                        && last.ends_with("(%rsp)")
+                        && !last.contains("<offset:");
+                    if store {
+                        data.iter().map(|r| r.to_string()).collect()
+                    } else {
+                        Vec::new()
+                    }
+                }
+                Target::Aarch64 => {
+                    let store =
+                        matches!(mnemonic, "str" | "stp" | "stur") && last.starts_with("[sp");
+                    if store {
+                        data.iter().map(|r| r.to_string()).collect()
+                    } else {
+                        Vec::new()
+                    }
+                }
+                Target::S390x if matches!(mnemonic, "stmg" | "stm") && ops.len() == 3 => {
+                    // `stmg` stores the whole range from the lowest register saved, and
+                    // Cranelift's unwind records list each of them (r14/r15: the frame).
+                    let num = |r: &str| r.strip_prefix("%r").and_then(|n| n.parse::<u32>().ok());
+                    match (num(ops[0]), num(ops[1])) {
+                        (Some(a), Some(b)) if a <= b => (a..=b).map(|n| format!("%r{n}")).collect(),
+                        _ => Vec::new(),
+                    }
+                }
+                Target::S390x => {
+                    let store = mnemonic.starts_with("st") && last.ends_with("(%r15)");
+                    if store {
+                        data.iter().map(|r| r.to_string()).collect()
+                    } else {
+                        Vec::new()
+                    }
+                }
+                Target::Riscv64 => {
+                    let store =
+                        matches!(mnemonic, "sd" | "fsd" | "sw" | "fsw") && last.ends_with("(sp)");
+                    if store {
+                        data.iter().map(|r| r.to_string()).collect()
+                    } else {
+                        Vec::new()
+                    }
+                }
+            };
+            for r in regs {
+                if !out.contains(&r) {
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
+
     fn frame_bytes(&self) -> u32 {
         let mut bytes: u64 = 0;
         let mut unknown_adjust = false;
         let mut unwind_alloc: u64 = 0;
+        // AArch64 frames beyond an immediate's reach: `movz x16, #n` (`movk` for the upper
+        // halves) and then `sub sp, sp, x16, UXTX`.
+        let mut scratch: Option<u64> = None;
+        let mut register_adjust: u64 = 0;
+        // riscv64's: `lui t6, hi`, `addi t6, t6, lo`, `add sp, sp, t6` (t6 negative).
+        let mut riscv_scratch: Option<i64> = None;
         for line in self.prologue() {
+            if self.target == Target::Riscv64 {
+                let (mnemonic, ops) = operands(line);
+                let imm = |i: usize| ops.get(i).and_then(|o| parse_imm(o));
+                match (mnemonic, ops.first()) {
+                    ("lui", Some(&"t6")) => riscv_scratch = imm(1).map(|v| v << 12),
+                    ("addi", Some(&"t6")) if ops.get(1) == Some(&"t6") => {
+                        riscv_scratch = riscv_scratch.zip(imm(2)).map(|(a, b)| a + b);
+                    }
+                    ("add", Some(&"sp")) if ops.get(2) == Some(&"t6") => {
+                        if let Some(v) = riscv_scratch.filter(|v| *v < 0) {
+                            register_adjust += v.unsigned_abs();
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if self.target == Target::Aarch64 {
+                let (mnemonic, ops) = operands(line);
+                if ops.first() == Some(&"x16") {
+                    let imm = ops
+                        .get(1)
+                        .and_then(|o| parse_imm(o))
+                        .and_then(|v| u64::try_from(v).ok());
+                    let shift = ops
+                        .get(2)
+                        .and_then(|o| o.strip_prefix("lsl #"))
+                        .and_then(|n| n.parse::<u32>().ok())
+                        .unwrap_or(0);
+                    match (mnemonic, imm) {
+                        ("movz", Some(v)) => scratch = Some(v << shift),
+                        ("movk", Some(v)) => {
+                            let mask = !(0xffffu64 << shift);
+                            scratch = scratch.map(|old| (old & mask) | (v << shift));
+                        }
+                        _ => {}
+                    }
+                }
+                if mnemonic == "sub"
+                    && ops.first() == Some(&"sp")
+                    && ops.get(2) == Some(&"x16")
+                    && let Some(v) = scratch
+                {
+                    register_adjust += v;
+                    continue;
+                }
+            }
             if let Some(size) = line
                 .strip_prefix("unwind StackAlloc { size: ")
                 .and_then(|r| r.trim_end_matches(" }").trim().parse::<u64>().ok())
@@ -253,6 +386,7 @@ impl<'a> Listing<'a> {
                 SpAdjust::None => {}
             }
         }
+        bytes += register_adjust;
         if unknown_adjust {
             // A register-operand adjustment (large frames): the unwind record has the size.
             bytes += unwind_alloc;
@@ -524,6 +658,16 @@ fn sp_decrement(target: Target, line: &str) -> SpAdjust {
     }
 }
 
+/// [`is_frame_register`] by the listing's name of the register.
+fn is_frame_register_name(target: Target, name: &str) -> bool {
+    match target {
+        Target::X86_64 => name == "%rbp",
+        Target::Aarch64 => matches!(name, "fp" | "lr" | "x29" | "x30"),
+        Target::S390x => matches!(name, "%r14" | "%r15"),
+        Target::Riscv64 => matches!(name, "ra" | "fp" | "s0"),
+    }
+}
+
 /// Whether a saved register belongs to the frame record rather than to the allocator.
 fn is_frame_register(target: Target, class: char, hw: u32) -> bool {
     class == 'i'
@@ -588,6 +732,42 @@ mod tests {
         assert_eq!(s.callee_saved, vec!["%rbx".to_string()]);
         // 4 prologue + store, load, lea, 2 branches, 5 epilogue
         assert_eq!(s.insts, 4 + 3 + 2 + 5);
+    }
+
+    #[test]
+    fn without_unwind_records_the_prologue_stores_say_what_is_saved() {
+        // `set unwind_info=false` (the default of `.clif` files): no `unwind` lines.
+        let x86 = "  pushq %rbp\n  movq %rsp, %rbp\n  subq $0x40, %rsp\n  movq %rbx, 0x10(%rsp)\n  \
+                   movq %r12, 0x18(%rsp)\nblock0:\n  movq %rdi, <offset:1>+(%rsp)\n  \
+                   movq 0x10(%rsp), %rbx\n  addq $0x40, %rsp\n  movq %rbp, %rsp\n  popq %rbp\n  retq\n";
+        let s = vcode_stats(x86, Target::X86_64);
+        assert_eq!(s.callee_saved, vec!["%rbx", "%r12"]);
+        assert_eq!((s.frame_bytes, s.spills), (8 + 0x40, 1));
+        let arm = "  stp fp, lr, [sp, #-16]!\n  mov fp, sp\n  stp x19, x20, [sp, #-16]!\n  \
+                   movz x16, #5808\n  sub sp, sp, x16, UXTX\nblock0:\n  str x0, [sp]\n  \
+                   movz x16, #5808\n  add sp, sp, x16, UXTX\n  ldp x19, x20, [sp], #16\n  \
+                   ldp fp, lr, [sp], #16\n  ret\n";
+        let s = vcode_stats(arm, Target::Aarch64);
+        assert_eq!(s.callee_saved, vec!["x19", "x20"]);
+        assert_eq!(s.frame_bytes, 16 + 16 + 5808);
+        // A frame needing `movk` for its upper half.
+        let arm = "  stp fp, lr, [sp, #-16]!\n  movz x16, #0x1000\n  movk x16, #0x1, lsl #16\n  \
+                   sub sp, sp, x16, UXTX\nblock0:\n  ret\n";
+        assert_eq!(vcode_stats(arm, Target::Aarch64).frame_bytes, 16 + 0x1_1000);
+        // s390x stores the range from the lowest saved register (the frame's r14/r15 apart).
+        let z = "  stmg %r11, %r15, 88(%r15)\n  aghi %r15, -160\nblock0:\n  lgr %r11, %r2\n  \
+                 agr %r2, %r11\n  lmg %r11, %r15, 248(%r15)\n  br %r14\n";
+        assert_eq!(
+            vcode_stats(z, Target::S390x).callee_saved,
+            vec!["%r11", "%r12", "%r13"]
+        );
+        let rv = "  addi sp,sp,-16\n  sd ra,8(sp)\n  sd fp,0(sp)\n  mv fp,sp\n  addi sp,sp,-16\n  \
+                  sd s1,8(sp)\nblock0:\n  mv s1,a0\n  ld s1,8(sp)\n  addi sp,sp,16\n  ld ra,8(sp)\n  \
+                  ld fp,0(sp)\n  addi sp,sp,16\n  ret\n";
+        assert_eq!(vcode_stats(rv, Target::Riscv64).callee_saved, vec!["s1"]);
+        let rv = "  addi sp,sp,-16\n  sd ra,8(sp)\n  sd fp,0(sp)\n  mv fp,sp\n  lui t6,-1\n  \
+                  addi t6,t6,-1712\n  add sp,sp,t6\nblock0:\n  ret\n";
+        assert_eq!(vcode_stats(rv, Target::Riscv64).frame_bytes, 16 + 5808);
     }
 
     #[test]

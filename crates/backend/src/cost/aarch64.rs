@@ -11,7 +11,9 @@ const SP: u16 = 31;
 /// Register number of an operand (`w3`/`x3` → 3, `sp` → 31); `None` for the zero register,
 /// immediates and anything else.
 fn reg(op: &str) -> Option<u16> {
+    // A vector register's arrangement (`v0.2d`, `v1.s[1]`) names the same register.
     let op = op.trim();
+    let op = op.split_once('.').map_or(op, |(r, _)| r);
     match op {
         "sp" | "wsp" => return Some(SP),
         "fp" => return Some(29),
@@ -90,6 +92,9 @@ pub(super) fn effects(text: &str) -> Effects {
             | "ngcs"
             | "ccmp"
             | "ccmn"
+            | "fcsel"
+            | "fccmp"
+            | "fccmpe"
     );
     if reads_flags {
         fx.reads.push(Loc::Flags);
@@ -109,6 +114,10 @@ pub(super) fn effects(text: &str) -> Effects {
             | "tst"
             | "ccmp"
             | "ccmn"
+            | "fcmp"
+            | "fcmpe"
+            | "fccmp"
+            | "fccmpe"
     );
     if writes_flags {
         fx.writes.push(Loc::Flags);
@@ -152,7 +161,10 @@ pub(super) fn effects(text: &str) -> Effects {
         }
         return fx;
     }
-    let no_dest = matches!(m, "cmp" | "cmn" | "tst" | "ccmp" | "ccmn");
+    let no_dest = matches!(
+        m,
+        "cmp" | "cmn" | "tst" | "ccmp" | "ccmn" | "fcmp" | "fcmpe" | "fccmp" | "fccmpe"
+    );
     let shifted = ops.len() >= 4
         && ops.last().is_some_and(|o| {
             ["lsl", "lsr", "asr", "ror", "sxt", "uxt"]
@@ -168,7 +180,7 @@ pub(super) fn effects(text: &str) -> Effects {
             OpClass::Move
         }
         _ if shifted => OpClass::AluComplex,
-        _ => OpClass::Alu,
+        _ => fp_class(m).unwrap_or(OpClass::Alu),
     };
     if m == "mov" && ops.get(1).is_some_and(|o| o == "wzr" || o == "xzr") {
         fx.class = OpClass::ZeroIdiom;
@@ -185,12 +197,38 @@ pub(super) fn effects(text: &str) -> Effects {
         fx.reads.extend(reg(s).map(Loc::Reg));
     }
     if let Some(d) = dest.and_then(reg) {
-        if m == "movk" || m.starts_with("bfi") || m.starts_with("bfxil") || m == "bfm" {
+        let accumulates = matches!(m, "fmla" | "fmls");
+        if m == "movk"
+            || m.starts_with("bfi")
+            || m.starts_with("bfxil")
+            || m == "bfm"
+            || accumulates
+        {
             fx.reads.push(Loc::Reg(d));
         }
         fx.writes.push(Loc::Reg(d));
     }
     fx
+}
+
+/// The floating-point class of a mnemonic (`fadd`, `fmadd`, `scvtf`, …), `None` for others.
+/// `fmadd`'s addend is an ordinary source (the first operand is only written); `fmla`
+/// accumulates into its destination.
+fn fp_class(m: &str) -> Option<OpClass> {
+    Some(match m {
+        "fadd" | "fsub" | "fabd" | "faddp" | "fmin" | "fmax" | "fminnm" | "fmaxnm" => {
+            OpClass::FpAdd
+        }
+        "fmul" | "fnmul" | "fmulx" => OpClass::FpMul,
+        "fmadd" | "fmsub" | "fnmadd" | "fnmsub" | "fmla" | "fmls" => OpClass::FpFma,
+        "fdiv" | "fsqrt" => OpClass::FpDiv,
+        "scvtf" | "ucvtf" => OpClass::FpCvt,
+        _ if m.starts_with("fcvt") || m.starts_with("frint") => OpClass::FpCvt,
+        "fmov" | "fneg" | "fabs" | "fcsel" | "fcmp" | "fcmpe" | "fccmp" | "fccmpe" => {
+            OpClass::FpMisc
+        }
+        _ => return None,
+    })
 }
 
 /// Rejoins operands the splitter cut inside `[`…`]`.
@@ -245,6 +283,31 @@ mod tests {
         assert_eq!(p.addr_reads, vec![Loc::Reg(1)]);
         let post = effects("ldr w4, [x1], #4");
         assert!(post.writes.contains(&Loc::Reg(1)));
+    }
+
+    #[test]
+    fn float_forms() {
+        let d = |n: u16| Loc::Reg(64 + n);
+        let fx = effects("fmadd d0, d1, d2, d3");
+        assert_eq!(fx.class, OpClass::FpFma);
+        assert_eq!(fx.reads, vec![d(1), d(2), d(3)]);
+        assert_eq!(fx.writes, vec![d(0)]);
+        assert_eq!(effects("fadd d0, d1, d2").class, OpClass::FpAdd);
+        assert_eq!(effects("fmul s0, s1, s2").class, OpClass::FpMul);
+        assert_eq!(effects("fdiv d0, d1, d2").class, OpClass::FpDiv);
+        assert_eq!(effects("scvtf d0, x1").class, OpClass::FpCvt);
+        assert_eq!(effects("fcvtzs x0, d1").class, OpClass::FpCvt);
+        let cmp = effects("fcmp d0, d1");
+        assert_eq!(
+            (cmp.reads.clone(), cmp.writes.clone()),
+            (vec![d(0), d(1)], vec![Loc::Flags])
+        );
+        assert!(effects("fcsel d0, d1, d2, eq").reads.contains(&Loc::Flags));
+        assert!(
+            effects("fmla v0.2d, v1.2d, v2.2d")
+                .reads
+                .contains(&Loc::Reg(64))
+        );
     }
 
     #[test]

@@ -26,7 +26,9 @@
 //! The port-group bound ([`ports`], x86 cores) is the busiest set of execution ports: for every
 //! port set, the uops that can only run there divided by its size (shifts and rotates on
 //! Intel's ports 0 and 6, multiplies on port 1, loads, store data, …). The bound reported is the larger of the two. Without a loop
-//! (straight-line code) the recurrence figure is the critical path of one run.
+//! (straight-line code) the figures are those of runs back to back, each run's inputs the
+//! previous run's outputs — what llvm-mca measures on the same code, so the two compare; one
+//! run's critical path is reported apart ([`LoopBound::one_run_latency`]).
 //!
 //! **Approximations** (each makes the bound lower, i.e. still a bound, or is stated):
 //! every instruction of the loop body counts once per iteration even if the body holds a
@@ -37,6 +39,11 @@
 //! fusions only compare + conditional branch is (as one issue slot), of the un-laminations
 //! only indexed stores' (loads with an indexed operand are rarer in the kernels' loops).
 //! riscv64 has no latency table: no bound is computed for it (s390x has z15's, [`models`]).
+//! Floating-point and SIMD operations have their own latency classes and pipes
+//! ([`models::FpModel`]); a load feeding a float register is costed with the integer
+//! load-to-use latency (LLVM's Zen 4 model gives float loads 7–8 cycles), so a float reload on
+//! a chain is under-costed, which keeps the bound a floor. Hot code that makes calls is not
+//! costed ([`crate::mca::McaError::Calls`]): a call costs what its callee does.
 
 mod aarch64;
 pub mod models;
@@ -47,7 +54,7 @@ pub mod sim;
 mod x86;
 
 use crate::compile::Compiled;
-use crate::mca::{DisasmInst, HotLoop, McaError, hot_loop};
+use crate::mca::{DisasmInst, HotLoop, McaError, calls_error, hot_loop};
 use crate::target::Target;
 use models::CoreModel;
 use ratio::{RatioEdge, RatioError, longest_acyclic_path, max_cycle_ratio};
@@ -110,6 +117,34 @@ pub enum OpClass {
     Branch,
     /// Not understood: costed as an ALU operation.
     Other,
+    /// Floating-point add, subtract, minimum or maximum.
+    FpAdd,
+    /// Floating-point multiply.
+    FpMul,
+    /// Fused multiply-add.
+    FpFma,
+    /// Floating-point divide or square root.
+    FpDiv,
+    /// Conversion between integer and floating point or between widths; rounding.
+    FpCvt,
+    /// Other floating-point/SIMD work: logic, shuffles, negation, compares, transfers between
+    /// register files.
+    FpMisc,
+}
+
+impl OpClass {
+    /// Whether the class runs on the floating-point/SIMD pipes rather than the integer ALUs.
+    pub fn is_fp(self) -> bool {
+        matches!(
+            self,
+            OpClass::FpAdd
+                | OpClass::FpMul
+                | OpClass::FpFma
+                | OpClass::FpDiv
+                | OpClass::FpCvt
+                | OpClass::FpMisc
+        )
+    }
 }
 
 /// What one instruction reads, writes and accesses.
@@ -161,6 +196,10 @@ pub struct LoopBound {
     pub port_group: Vec<&'static str>,
     /// Instructions on the critical cycle (text), in order.
     pub critical: Vec<String>,
+    /// Straight-line code only: the critical path of one run (from its inputs to its last
+    /// result), which is a latency, not the back-to-back throughput [`LoopBound::bound`] and
+    /// llvm-mca give; `None` for a loop.
+    pub one_run_latency: Option<f64>,
 }
 
 impl LoopBound {
@@ -295,6 +334,9 @@ pub fn loop_cost_simulated(compiled: &Compiled) -> Result<LoopCost, CostError> {
 
 fn cost_of(compiled: &Compiled, simulate: bool) -> Result<LoopCost, CostError> {
     let body = hot_loop(compiled)?;
+    if let Some(e) = calls_error(&body) {
+        return Err(e.into());
+    }
     let bounds = models::core_models(compiled.target)
         .map(|m| bound_of(compiled.target, &body, m))
         .collect::<Result<_, _>>()?;
@@ -308,7 +350,7 @@ fn cost_of(compiled: &Compiled, simulate: bool) -> Result<LoopCost, CostError> {
     Ok(LoopCost {
         is_loop: body.is_loop,
         insts: body.insts.len(),
-        spills: spills_of(compiled.target, &body),
+        spills: hot_code_spills(compiled, &body),
         bounds,
         simulated,
     })
@@ -323,13 +365,31 @@ pub fn loop_bound(compiled: &Compiled, cpu: &str) -> Result<LoopBound, CostError
         valid: models::core_models(target).map(|m| m.name).collect(),
     })?;
     let body = hot_loop(compiled)?;
+    if let Some(e) = calls_error(&body) {
+        return Err(e.into());
+    }
     bound_of(target, &body, model)
 }
 
-/// Spill stores and reloads in one iteration of `compiled`'s hot loop.
+/// Spill stores and reloads in one iteration of `compiled`'s hot loop (for straight-line code,
+/// in one run: the function's own counts).
 pub fn loop_spills(compiled: &Compiled) -> Result<LoopSpills, CostError> {
     let body = hot_loop(compiled)?;
-    Ok(spills_of(compiled.target, &body))
+    Ok(hot_code_spills(compiled, &body))
+}
+
+/// [`spills_of`] for a loop; without one the hot code is the whole function, prologue and
+/// epilogue included, whose saves and restores of callee-saved registers are stack accesses
+/// but not spills: the function's allocator counts ([`crate::stats::code_stats`]) are taken.
+fn hot_code_spills(compiled: &Compiled, body: &HotLoop) -> LoopSpills {
+    if body.is_loop {
+        return spills_of(compiled.target, body);
+    }
+    let stats = crate::stats::code_stats(compiled);
+    LoopSpills {
+        spills: stats.spills,
+        reloads: stats.reloads,
+    }
 }
 
 /// [`loop_spills`] of an already extracted loop. On x86_64, AArch64 and s390x every access to
@@ -385,6 +445,12 @@ pub(crate) fn latency(model: &CoreModel, class: OpClass) -> f64 {
         OpClass::Mul => model.mul,
         OpClass::MulHigh => model.mul_high,
         OpClass::Div => model.div,
+        OpClass::FpAdd => model.fp.add,
+        OpClass::FpMul => model.fp.mul,
+        OpClass::FpFma => model.fp.fma,
+        OpClass::FpDiv => model.fp.div,
+        OpClass::FpCvt => model.fp.cvt,
+        OpClass::FpMisc => model.fp.misc,
     }
 }
 
@@ -477,20 +543,24 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
         .map(|i| decode(target, &i.text).ok_or(CostError::NoModel(target)))
         .collect::<Result<_, _>>()?;
     let graph = dependence_graph(&effects, model);
-    let (recurrence, critical) = if body.is_loop {
-        match max_cycle_ratio(graph.nodes, &graph.edges)? {
-            Some(cycle) => {
-                let texts = cycle
-                    .edges
-                    .iter()
-                    .map(|&e| order[graph.edges[e].to].text.clone())
-                    .collect();
-                (cycle.ratio, texts)
-            }
-            None => (0.0, Vec::new()),
+    // Straight-line code is costed as llvm-mca costs it: run back to back, each run's inputs
+    // the previous run's outputs (the same graph as a loop's), so the two figures measure the
+    // same thing; one run's latency is kept apart ([`LoopBound::one_run_latency`]).
+    let (recurrence, critical) = match max_cycle_ratio(graph.nodes, &graph.edges)? {
+        Some(cycle) => {
+            let texts = cycle
+                .edges
+                .iter()
+                .map(|&e| order[graph.edges[e].to].text.clone())
+                .collect();
+            (cycle.ratio, texts)
         }
+        None => (0.0, Vec::new()),
+    };
+    let one_run_latency = if body.is_loop {
+        None
     } else {
-        (longest_acyclic_path(graph.nodes, &graph.edges)?, Vec::new())
+        Some(longest_acyclic_path(graph.nodes, &graph.edges)?)
     };
     // Issue slots: a conditional branch right after the flag-setting ALU instruction it tests
     // is fused with it (x86 macro-fusion; Arm cores fuse `cmp` + `b.cond` likewise), so the
@@ -518,12 +588,14 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
             OpClass::Branch | OpClass::ZeroIdiom => false,
             OpClass::Move => !model.eliminates_moves,
             OpClass::MemOnly => false,
-            _ => true,
+            class => !class.is_fp(),
         })
         .count() as f64;
+    let fp_ops = effects.iter().filter(|fx| fx.class.is_fp()).count() as f64;
     let port = port_group_bound(target, &order, &fused_compares, model);
     let resource = (insts / model.issue_width)
         .max(alu_ops / model.alu_ports)
+        .max(fp_ops / model.fp.ports)
         .max(port.cycles);
     Ok(LoopBound {
         cpu: model.name,
@@ -532,6 +604,7 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
         ports: port.cycles,
         port_group: port.ports,
         critical,
+        one_run_latency,
     })
 }
 
@@ -776,6 +849,105 @@ mod tests {
         assert!((got.recurrence - 5.0).abs() < 1e-9, "{got:?}");
         let zen = bound_of(Target::X86_64, &b, model("znver3")).expect("bound");
         assert!((zen.recurrence - 4.0).abs() < 1e-9, "{zen:?}");
+    }
+
+    #[test]
+    fn float_chains_cost_each_cores_float_latencies() {
+        // acc = acc * x + 1.0: a multiply and an add on the carried chain, on every target.
+        let loops = [
+            (
+                Target::X86_64,
+                vec![
+                    "vmulsd %xmm1, %xmm0, %xmm0",
+                    "vaddsd %xmm2, %xmm0, %xmm0",
+                    "decq %rdi",
+                    "jne 0x0",
+                ],
+            ),
+            (
+                Target::Aarch64,
+                vec![
+                    "fmul d0, d0, d1",
+                    "fadd d0, d0, d2",
+                    "subs x0, x0, #1",
+                    "b.ne 0x0",
+                ],
+            ),
+            (
+                Target::S390x,
+                vec!["mdbr %f0, %f2", "adbr %f0, %f4", "brctg %r2, 0x0"],
+            ),
+        ];
+        for (target, lines) in loops {
+            let b = body(target, &lines);
+            for m in models::core_models(target) {
+                let got = bound_of(target, &b, m).expect("bound");
+                let want = m.fp.mul + m.fp.add;
+                assert!((got.recurrence - want).abs() < 1e-9, "{}: {got:?}", m.name);
+                assert!((got.bound() - want).abs() < 1e-9, "{}: {got:?}", m.name);
+            }
+        }
+        // Zen 4: 3 + 3 (the integer model's 1 + 1 before floating point had its own table).
+        let zen = bound_of(
+            Target::X86_64,
+            &body(Target::X86_64, &loops_x86_fma()),
+            model("znver4"),
+        )
+        .expect("bound");
+        assert!((zen.recurrence - 4.0).abs() < 1e-9, "{zen:?}");
+    }
+
+    /// `acc = fma(acc, x, y)`: the accumulator is read by the fused multiply-add.
+    fn loops_x86_fma() -> Vec<&'static str> {
+        vec!["vfmadd213sd %xmm2, %xmm1, %xmm0", "decq %rdi", "jne 0x0"]
+    }
+
+    #[test]
+    fn float_operations_leave_the_flags_and_the_integer_alus_alone() {
+        // The compare's flags reach the branch past a float add; 12 float adds and the loop
+        // counter: the adds go to the float pipes (Zen 4: 2 add pipes, 12 / 2 = 6 cycles), not
+        // the four integer ALUs.
+        let mut lines: Vec<&str> = vec!["vaddsd %xmm1, %xmm2, %xmm3"; 12];
+        lines.extend(["cmpq %rsi, %rdi", "vaddsd %xmm4, %xmm5, %xmm6", "jne 0x0"]);
+        let b = body(Target::X86_64, &lines);
+        let zen = bound_of(Target::X86_64, &b, model("znver4")).expect("bound");
+        assert!((zen.ports - 6.5).abs() < 1e-9, "{zen:?}");
+        assert_eq!(zen.port_group, vec!["FP2", "FP3"]);
+        let effects: Vec<Effects> = lines.iter().map(|l| x86::effects(l)).collect();
+        assert!(effects[13].writes.iter().all(|w| *w != Loc::Flags));
+        let skl = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        // Skylake adds on p0/p1: 13 / 2.
+        assert!((skl.ports - 6.5).abs() < 1e-9, "{skl:?}");
+    }
+
+    #[test]
+    fn straight_line_code_is_costed_back_to_back_with_one_runs_latency_apart() {
+        // No value flows from one run to the next: runs overlap, the bound is a throughput
+        // (Zen 4: two `imul`s on ALU1 = 2 cycles a run), as llvm-mca costs such code; one run's
+        // critical path (lea 1 + imul 3 to the last imul's start) is kept apart.
+        let mut b = body(
+            Target::X86_64,
+            &[
+                "leal (%rdi,%rsi), %eax",
+                "imull %eax, %eax",
+                "imull %eax, %eax",
+                "retq",
+            ],
+        );
+        b.is_loop = false;
+        let zen = bound_of(Target::X86_64, &b, model("znver4")).expect("bound");
+        assert_eq!(zen.one_run_latency, Some(4.0), "{zen:?}");
+        assert!(zen.recurrence.abs() < 1e-9, "{zen:?}");
+        assert!((zen.bound() - 2.0).abs() < 1e-9, "{zen:?}");
+        // A value carried from run to run is a recurrence, as in a loop.
+        let mut carried = body(Target::X86_64, &["imull %esi, %eax", "retq"]);
+        carried.is_loop = false;
+        let zen = bound_of(Target::X86_64, &carried, model("znver4")).expect("bound");
+        assert!((zen.recurrence - 3.0).abs() < 1e-9, "{zen:?}");
+        // Loops have no one-run figure.
+        let looped = body(Target::X86_64, &["imull %esi, %eax", "jmp 0x0"]);
+        let zen = bound_of(Target::X86_64, &looped, model("znver4")).expect("bound");
+        assert_eq!(zen.one_run_latency, None);
     }
 
     #[test]

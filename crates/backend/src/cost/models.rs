@@ -1,5 +1,5 @@
-//! Per-core latency tables for the recurrence bound: integer instructions only (the kernels
-//! are integer code), a handful of classes, each figure with its source.
+//! Per-core latency tables for the recurrence bound: a handful of integer classes and six
+//! floating-point ones ([`FpModel`]), each figure with its source.
 //!
 //! Sources, cited by key beside each figure:
 //! - **[AF-IT]** Agner Fog, *Instruction tables* (agner.org/optimize/instruction_tables.pdf):
@@ -29,14 +29,18 @@
 //! - **[EXP-UNL]** Golden Cove does not take two allocation slots for the indexed store
 //!   `movl %r, (%base,%index,4)` of the BigInteger loops: three timings on this project's
 //!   Emerald Rapids host run *under* the 6-wide allocation bound that two slots would set —
-//!   helper 3's hand-written V17 (13 instructions + that store: 2.22 cycles per iteration
-//!   against 14/6 = 2.33; session 3, notes/design.md), the JIT's 13-instruction `mulAdd` loop
-//!   (2.25, notes/validation.md) and squareToLen's same loop fitted at n ≥ 128 (2.17–2.21;
-//!   notes/design.md, "Issue 12 (helper 3, session 4)"). No vendor document was found that
+//!   the hand-written loop V17 of `crates/backend/tests/bigint_loop_asm.rs` (13 instructions +
+//!   that store: 2.22 cycles per iteration against 14/6 = 2.33; `cargo test --release -p
+//!   schedlab-backend --test bigint_loop_asm -- --ignored --nocapture mul_add_loop_variants`),
+//!   the JIT's 13-instruction `mulAdd` loop (2.25, notes/validation-sapphirerapids.md) and
+//!   squareToLen's same loop fitted at n ≥ 128 (2.17–2.21, the same file's squareToLen rows,
+//!   `scripts/regen-notes validation`). No vendor document was found that
 //!   says so; a floor must not exceed what the core was measured to do, so the entry follows
 //!   the measurements.
-//! - **[EXP-MOVOP]** On this project's Intel host with AMX (Golden Cove lineage, session 8,
-//!   `crates/backend/tests/glc_alloc_probes.txt`, timed by `zen4_order_asm`'s `loops_file`):
+//! - **[EXP-MOVOP]** On this project's Intel host with AMX (Golden Cove lineage;
+//!   `LOOPS_FILE=$PWD/crates/backend/tests/glc_alloc_probes.txt cargo test --release -p
+//!   schedlab-backend --test zen4_order_asm loops_file -- --ignored --nocapture`, measured
+//!   medians kept in `glc_alloc_probes.measured.tsv`):
 //!   12 instructions + `dec`/`jnz` run at 2.17 cycles (13 slots ÷ 6) except when a register
 //!   `movq`/`movl` is directly followed by a one-uop ALU operation that reads and writes the
 //!   move's destination (`add`/`sub`/`and`/`xor` with a register or immediate, `shr` by an
@@ -53,12 +57,18 @@
 //!   to loops that fit Golden Cove's uop queue, 72 entries per thread when both threads of a
 //!   core are active ([INT-OPT], Golden Cove: 144 entries, 72 per thread), as they are on this
 //!   shared host; between 25 and 121 entries it was not measured.
-//! - **[EXP-LAT]** The same host (session 9, `crates/backend/tests/glc_latency_probes.txt`,
-//!   chains of 12): `lea d(%b,%i)` (three components, 32- or 64-bit) 1 cycle a link, but a
+//! - **[EXP-LAT]** The same host, the same command with
+//!   `LOOPS_FILE=$PWD/crates/backend/tests/glc_latency_probes.txt` (chains of 12; medians in
+//!   `glc_latency_probes.measured.tsv`): `lea d(%b,%i)` (three components, 32- or 64-bit) 1 cycle a link, but a
 //!   scaled `lea (%b,%i,2)` 2; `add`, `rorx`, `andn`, `bswap` 1.
 //! - **[ARM-SOG]** Arm *Software Optimization Guides*: Cortex-A72 (UAN0016), Neoverse N1
 //!   (PJDOC-466751330-9707), Neoverse V2 (PJDOC-466751330-593177): ALU 1 cycle, ALU with
 //!   shifted operand 2, `MUL` 3 (W) / 4–5 (X), load-to-use 4, decode width 3 / 4 / 6.
+//! - **[LLVM-SKL]**, **[LLVM-ZN3]**, **[LLVM-ZN4]**, **[LLVM-SPR]**: LLVM's scheduling models
+//!   `X86SchedSkylakeClient.td`, `X86ScheduleZnver3.td`, `X86ScheduleZnver4.td`,
+//!   `X86SchedSapphireRapids.td`, read per instruction with `llvm-mca -mcpu=<core>
+//!   -instruction-tables` (LLVM 14 for `skylake`/`znver3`, `llvm-mca-19` for the others): the
+//!   floating-point latencies beside [AF-IT]'s (notes/figures.md lists the instructions read).
 //! - **[LLVM-Z15]** LLVM `llvm/lib/Target/SystemZ/SystemZScheduleZ15.td` (IBM-maintained;
 //!   figures cited, no code taken): `IssueWidth = 6`; two `FXa` and two `FXb` fixed-point
 //!   units; `LSULatency` 4 added to loads; `AR`/`XR`/`NR`/`AFI`/`SRLK`/`RISBG`/`LGR`/`LRVR`
@@ -123,6 +133,29 @@ pub struct CoreModel {
     /// register move and the next instruction, a one-uop ALU operation that reads and writes
     /// the move's destination, take one allocation slot together ([EXP-MOVOP]); 0: no fusion.
     pub move_fusion_queue: usize,
+    /// Floating-point latencies and pipes (scalar and vector alike).
+    pub fp: FpModel,
+}
+
+/// What a floating-point (or SIMD) instruction's result costs, by class
+/// ([`super::OpClass::FpAdd`] …), and how many pipes execute floating-point arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FpModel {
+    /// Add, subtract, minimum, maximum.
+    pub add: f64,
+    /// Multiply.
+    pub mul: f64,
+    /// Fused multiply-add, from the multiplied operands to the result.
+    pub fma: f64,
+    /// Divide and square root (the lower end: dividers vary with the operands).
+    pub div: f64,
+    /// Conversions between integer and floating point, between widths, and rounding.
+    pub cvt: f64,
+    /// Logic, shuffles, blends, negation/absolute value, compares, register-file transfers.
+    pub misc: f64,
+    /// Pipes that execute floating-point arithmetic (the resource bound divides the loop's
+    /// floating-point operations by it; on x86 cores the port layout refines it).
+    pub ports: f64,
 }
 
 /// x86_64, AArch64 and s390x cores with a latency table, in report order per target.
@@ -145,6 +178,18 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: true, // [INT-UNL]
         move_fusion_queue: 0,
+        // [LLVM-SKL] (`llvm-mca -mcpu=skylake -instruction-tables`, LLVM 14): VADDSD/VMULSD/
+        // VFMADD*SD 4 on p01, VDIVSD 14, VCVTSI2SD/VCVTSS2SD 5, logic/shuffles 1; [AF-IT]
+        // Skylake: ADDSD/MULSD/FMA 4, DIVSD 13-14 (lower end taken).
+        fp: FpModel {
+            add: 4.0,
+            mul: 4.0,
+            fma: 4.0,
+            div: 13.0,
+            cvt: 5.0,
+            misc: 1.0,
+            ports: 2.0,
+        },
     },
     // AMD Zen 3.
     CoreModel {
@@ -164,6 +209,17 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
         move_fusion_queue: 0,
+        // [LLVM-ZN3] (LLVM 14): VADDSD/VMULSD 3 (adds on FP2/FP3, multiplies on FP0/FP1),
+        // VFMADD*SD 4, VDIVSD 13, VCVTSS2SD 3, logic 1 on any of FP0-3; [AF-IT] Zen 3 alike.
+        fp: FpModel {
+            add: 3.0,
+            mul: 3.0,
+            fma: 4.0,
+            div: 13.0,
+            cvt: 3.0,
+            misc: 1.0,
+            ports: 4.0,
+        },
     },
     // AMD Zen 4 (LLVM 19's znver4); also the closest table for Zen 5.
     CoreModel {
@@ -183,6 +239,18 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
         move_fusion_queue: 0,
+        // [LLVM-ZN4] (`llvm-mca-19 -mcpu=znver4 -instruction-tables`): VADDSD/VMULSD 3 (adds on
+        // FP2/FP3, multiplies on FP0/FP1), VFMADD*SD 4, VDIVSD 13, VCVTSS2SD 3, logic 1;
+        // [AF-IT] Zen 4: ADDSD/MULSD 3, FMA 4, DIVSD 13-15 (lower end).
+        fp: FpModel {
+            add: 3.0,
+            mul: 3.0,
+            fma: 4.0,
+            div: 13.0,
+            cvt: 3.0,
+            misc: 1.0,
+            ports: 4.0,
+        },
     },
     // Intel Sapphire Rapids (Golden Cove cores).
     CoreModel {
@@ -202,6 +270,17 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [EXP-UNL] (Skylake's [INT-UNL] does not hold here)
         move_fusion_queue: 72,             // [EXP-MOVOP]; [INT-OPT] 72-entry uop queue per thread
+        // [LLVM-SPR] (LLVM 19): VADDSD 3 on p15, VMULSD/VFMADD*SD 4 on p01, VDIVSD 14 on p0,
+        // VCVTSS2SD 5, logic 1 on p015; [AF-IT] Golden Cove: DIVSD 13-15 (lower end).
+        fp: FpModel {
+            add: 3.0,
+            mul: 4.0,
+            fma: 4.0,
+            div: 13.0,
+            cvt: 5.0,
+            misc: 1.0,
+            ports: 3.0,
+        },
     },
     // Arm Cortex-A72.
     CoreModel {
@@ -221,6 +300,19 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
         move_fusion_queue: 0,
+        // [ARM-SOG] A72: FADD/FMUL 4, FMADD 7 (3 when only the addend is forwarded from another
+        // FMADD), two FP pipes F0/F1; FDIV and conversions approx.: the lower ends of the Arm
+        // cores here (N1/V2 [ARM-SOG]); LLVM 14 costs the A72 with its Cortex-A57 model
+        // (FADD/FMUL 5, FMADD 9, FDIV 32), so llvm-mca reads A72 float chains ~25 % slower.
+        fp: FpModel {
+            add: 4.0,
+            mul: 4.0,
+            fma: 7.0,
+            div: 6.0,
+            cvt: 3.0,
+            misc: 2.0,
+            ports: 2.0,
+        },
     },
     // Cavium ThunderX2 (the original measurements' AArch64 core).
     CoreModel {
@@ -240,6 +332,18 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
         move_fusion_queue: 0,
+        // LLVM AArch64SchedThunderX2T99.td (llvm-mca -mcpu=thunderx2t99 -instruction-tables,
+        // LLVM 14): FADD/FMUL/FMADD 6, FDIV D 23 (S 16: lower end), SCVTF/FCVT 7, FMOV/FCSEL 4,
+        // two FP pipes.
+        fp: FpModel {
+            add: 6.0,
+            mul: 6.0,
+            fma: 6.0,
+            div: 16.0,
+            cvt: 7.0,
+            misc: 4.0,
+            ports: 2.0,
+        },
     },
     // Arm Neoverse N1.
     CoreModel {
@@ -259,6 +363,17 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
         move_fusion_queue: 0,
+        // [ARM-SOG] N1: FADD 2, FMUL 3, FMADD 4, FDIV D 7-15 (lower end), FCVT 3, FMOV/FNEG/
+        // FCSEL 2, two FP pipes V0/V1 (LLVM 19's neoverse-n1 agrees).
+        fp: FpModel {
+            add: 2.0,
+            mul: 3.0,
+            fma: 4.0,
+            div: 7.0,
+            cvt: 3.0,
+            misc: 2.0,
+            ports: 2.0,
+        },
     },
     // Arm Neoverse V2.
     CoreModel {
@@ -278,6 +393,17 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: false,
         move_fusion_queue: 0,
+        // [ARM-SOG] V2: FADD 2, FMUL 3, FMADD 4, FDIV D 5-13 (lower end), FCVT/SCVTF 3, FMOV/
+        // FNEG/FCSEL 2, four FP pipes V0-V3 (LLVM 19's neoverse-v2 agrees but FDIV 15).
+        fp: FpModel {
+            add: 2.0,
+            mul: 3.0,
+            fma: 4.0,
+            div: 5.0,
+            cvt: 3.0,
+            misc: 2.0,
+            ports: 4.0,
+        },
     },
     // IBM z15 (the CPU llvm-mca costs s390x on; see `crate::mca`).
     CoreModel {
@@ -297,6 +423,18 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: false,
         unlaminates_indexed_stores: false,
         move_fusion_queue: 0,
+        // [LLVM-Z15] (llvm-mca -mcpu=z15 -instruction-tables): ADBR/WFADB/MDBR/WFMDB/MADBR/WFMADB
+        // 6, DDBR/WFDDB/SQDBR 30, CDGBR 7, LGDR/CDBR 3, LDR/LDGR/LCDBR 1..3 (lower end 1), two
+        // vector/float units.
+        fp: FpModel {
+            add: 6.0,
+            mul: 6.0,
+            fma: 6.0,
+            div: 30.0,
+            cvt: 7.0,
+            misc: 1.0,
+            ports: 2.0,
+        },
     },
 ];
 

@@ -36,11 +36,12 @@
 //!   Skylake CPU mispredicts a branch?").
 //! - **[EXP-P6]** `LOOPS_FILE=$PWD/crates/backend/tests/glc_port_probes.txt cargo test
 //!   --release -p schedlab-backend --test zen4_order_asm loops_file -- --ignored --nocapture`
-//!   on this project's Intel host with AMX (session 11): `n` add chains and the loop's fused
+//!   on this project's Intel host with AMX (medians in `glc_port_probes.measured.tsv`): `n`
+//!   add chains and the loop's fused
 //!   `dec`/`jnz` run at 1.003 / 1.009 / 1.316 / 1.375 / 1.642 cycles for n = 2…6; the
 //!   simulation with the back edge on port 6 gives 1.000 / 1.000 / 1.143–1.161 / 1.286–1.376 /
 //!   1.455–1.540, with it on ports 0 and 6 1.000–1.179 / 1.237–1.455 / 1.364–1.562 / … (with and
-//!   without whole-group allocation; notes/design.md, "Session 11").
+//!   without whole-group allocation: `simulated_with` over the same file).
 //!
 //! - **\[EXP\]** `cargo test --release -p schedlab-backend --test port_throughput_asm --
 //!   --ignored --nocapture` on this project's Emerald Rapids host (Golden Cove family), ratios to
@@ -51,14 +52,14 @@
 //!
 //! - **[EXP-ZST]** `cargo test --release -p schedlab-backend --test bigint_loop_asm --
 //!   --ignored --nocapture mul_add_loop_variants_zen` on this project's Zen 4 host (EPYC,
-//!   family 25 model 17; notes/design.md, "Issue 12 (session 5, helper 1)"): 8 `movl $1, r`
+//!   family 25 model 17): 8 `movl $1, r`
 //!   plus `dec`/`jnz` run at 2.25 cycles per iteration (9 uops on 4 ALUs); one integer store
 //!   added makes it 2.50, two 2.75, a load 2.25. Each integer store takes an ALU issue slot
 //!   for its data (its address goes to an AGU). Measured on Zen 4 only. Those stores were
 //!   indexed (`(%r12,%rcx,4)`); [EXP-Z4Q] separates the two forms.
 //! - **[EXP-Z4Q]** `LOOPS_FILE=$PWD/crates/backend/tests/zen4_probes.txt cargo test --release -p
 //!   schedlab-backend --test zen4_order_asm loops_file -- --ignored --nocapture` on the same
-//!   Zen 4 host (notes/design.md, "Issue 12 (session 6, helper 1)"; quiet runs, best of 7):
+//!   Zen 4 host (quiet runs, best of 7):
 //!   n independent `add`s + fused `dec`/`jnz` run at exactly (n + 1)/4 cycles (the fused pair
 //!   takes an ALU slot); 8 `add`s + `dec`/`jnz` + one indexed store 2.503, + one base+displacement
 //!   store 2.253 (no ALU slot); a lone `jcc` and a fused `test`/`cmp`+`jcc` take no ALU slot
@@ -114,6 +115,16 @@ pub enum UopClass {
     /// [`UopClass::TakenBranch`] fused with an arithmetic instruction that writes a register;
     /// on layouts that do not list it, a [`UopClass::ArithBranch`].
     TakenArithBranch,
+    /// Floating-point add, subtract, minimum, maximum.
+    FpAdd,
+    /// Floating-point multiply or fused multiply-add.
+    FpMul,
+    /// Floating-point divide or square root.
+    FpDiv,
+    /// Conversions between integer and floating point or between widths, rounding.
+    FpCvt,
+    /// Vector logic, shuffles, blends, compares, transfers between register files.
+    FpMisc,
 }
 
 impl UopClass {
@@ -192,12 +203,24 @@ const SKL_P06: PortMask = ports(&[0, 6]);
 const GLC_ALU: PortMask = ports(&[0, 1, 5, 6, 10]);
 const GLC_P06: PortMask = ports(&[0, 6]);
 
-// Zen 3/4: ALU0..3 (bits 0..3), BRU1 (4), AGU0..2 (5..7), store pipes ST0/ST1 (8, 9).
+// Zen 3/4: ALU0..3 (bits 0..3), BRU1 (4), AGU0..2 (5..7), store pipes ST0/ST1 (8, 9),
+// floating-point pipes FP0..FP3 (10..13).
 /// Zen 3/4's four integer ALU pipes (each with its own scheduler queue).
 pub const ZEN_ALU: PortMask = ports(&[0, 1, 2, 3]);
 const ZEN_AGU: PortMask = ports(&[5, 6, 7]);
 const ZEN_PORTS: &[&str] = &[
-    "ALU0", "ALU1", "ALU2", "ALU3", "BRU1", "AGU0", "AGU1", "AGU2", "ST0", "ST1",
+    "ALU0", "ALU1", "ALU2", "ALU3", "BRU1", "AGU0", "AGU1", "AGU2", "ST0", "ST1", "FP0", "FP1",
+    "FP2", "FP3",
+];
+/// Zen 3/4 floating-point classes ([LLVM-ZN3]/[LLVM-ZN4], `-instruction-tables`: VMULSD and
+/// VFMADD*SD on FP0/FP1, VADDSD on FP2/FP3, VDIVSD/VSQRTSD on FP1, VCVTSI2SD on FP2/FP3,
+/// logic on any of FP0-3; [AMD-SOG] four FP pipes, two multiply, two add).
+const ZEN_FP: [(UopClass, PortMask); 5] = [
+    (UopClass::FpMul, ports(&[10, 11])),
+    (UopClass::FpAdd, ports(&[12, 13])),
+    (UopClass::FpDiv, ports(&[11])),
+    (UopClass::FpCvt, ports(&[12, 13])),
+    (UopClass::FpMisc, ports(&[10, 11, 12, 13])),
 ];
 const ZEN_CLASSES: &[(UopClass, PortMask)] = &[
     (UopClass::Alu, ZEN_ALU),              // [AMD-SOG] 4 integer ALUs
@@ -213,6 +236,11 @@ const ZEN_CLASSES: &[(UopClass, PortMask)] = &[
     (UopClass::Load, ZEN_AGU),             // [AMD-SOG] 3 AGUs, 3 loads per cycle
     (UopClass::StoreAddress, ZEN_AGU),     // [AMD-SOG] stores use an AGU too
     (UopClass::StoreData, ports(&[8, 9])), // [AMD-SOG] 2 stores per cycle
+    ZEN_FP[0],
+    ZEN_FP[1],
+    ZEN_FP[2],
+    ZEN_FP[3],
+    ZEN_FP[4],
 ];
 
 // Zen 4: as Zen 3, except for what [EXP-Z4Q] measured: an indexed store's data takes one of
@@ -234,6 +262,11 @@ const ZEN4_CLASSES: &[(UopClass, PortMask)] = &[
     (UopClass::StoreAddress, ZEN_AGU),     // [AMD-SOG] stores use an AGU too
     (UopClass::StoreData, ports(&[8, 9])), // [EXP-Z4Q] base+displacement: no ALU slot
     (UopClass::IndexedStoreData, ZEN_ALU), // [EXP-ZST], [EXP-Z4Q] an ALU slot per indexed store
+    ZEN_FP[0],
+    ZEN_FP[1],
+    ZEN_FP[2],
+    ZEN_FP[3],
+    ZEN_FP[4],
 ];
 
 /// The port layouts, one per x86 core of [`super::models::MODELS`].
@@ -255,6 +288,11 @@ pub const LAYOUTS: &[PortLayout] = &[
             (UopClass::Load, ports(&[2, 3])),            // [INT-OPT] loads p23
             (UopClass::StoreAddress, ports(&[2, 3, 7])), // [INT-OPT] STA p237
             (UopClass::StoreData, ports(&[4])),          // [INT-OPT] STD p4
+            (UopClass::FpAdd, ports(&[0, 1])),           // [LLVM-SKL] VADDSD p01
+            (UopClass::FpMul, ports(&[0, 1])),           // [LLVM-SKL] VMULSD, VFMADD p01
+            (UopClass::FpDiv, ports(&[0])),              // [LLVM-SKL] VDIVSD p0
+            (UopClass::FpCvt, ports(&[0, 1])),           // [LLVM-SKL] VCVT* p01 (+ p5)
+            (UopClass::FpMisc, ports(&[0, 1, 5])),       // [LLVM-SKL] logic p015
         ],
     },
     PortLayout {
@@ -288,6 +326,11 @@ pub const LAYOUTS: &[PortLayout] = &[
             (UopClass::Load, ports(&[2, 3, 11])),      // [INT-OPT] 3 load ports
             (UopClass::StoreAddress, ports(&[7, 8])),  // [INT-OPT] STA p78
             (UopClass::StoreData, ports(&[4, 9])),     // [INT-OPT] STD p49
+            (UopClass::FpAdd, ports(&[1, 5])),         // [LLVM-SPR] VADDSD p15
+            (UopClass::FpMul, ports(&[0, 1])),         // [LLVM-SPR] VMULSD, VFMADD p01
+            (UopClass::FpDiv, ports(&[0])),            // [LLVM-SPR] VDIVSD p0
+            (UopClass::FpCvt, ports(&[0, 1, 5])),      // [LLVM-SPR] VCVT* p01 + p5: floor
+            (UopClass::FpMisc, ports(&[0, 1, 5])),     // [LLVM-SPR] logic p015
         ],
     },
 ];

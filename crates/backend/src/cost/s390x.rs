@@ -217,9 +217,130 @@ fn pair_effects(fx: &mut Effects, m: &str, r1: u16) {
     fx.writes.push(odd);
 }
 
+/// The floating-point class of a binary-floating-point or vector-float mnemonic (`adbr`,
+/// `wfmadb`, `cdgbr`, …), `None` for others.
+fn fp_class(m: &str) -> Option<OpClass> {
+    const ADD: &[&str] = &[
+        "adbr", "aebr", "sdbr", "sebr", "adb", "aeb", "sdb", "seb", "wfadb", "wfasb", "wfsdb",
+        "wfssb", "vfadb", "vfasb", "vfsdb", "vfssb", "wfmindb", "wfmaxdb",
+    ];
+    const MUL: &[&str] = &[
+        "mdbr", "meebr", "mdb", "meeb", "wfmdb", "wfmsb", "vfmdb", "vfmsb",
+    ];
+    const FMA: &[&str] = &[
+        "madbr", "maebr", "msdbr", "msebr", "madb", "maeb", "msdb", "mseb", "wfmadb", "wfmasb",
+        "wfmsdb", "wfmssb", "vfmadb", "vfmasb", "vfmsdb", "vfmssb",
+    ];
+    const DIV: &[&str] = &[
+        "ddbr", "debr", "ddb", "deb", "sqdbr", "sqebr", "sqdb", "sqeb", "wfddb", "wfdsb", "wfsqdb",
+        "wfsqsb", "vfddb", "vfsqdb",
+    ];
+    const MISC: &[&str] = &[
+        "ldgr", "lgdr", "ldr", "ler", "lzdr", "lzer", "lcdbr", "lpdbr", "lndbr", "lcebr", "lpebr",
+        "lnebr", "ltdbr", "ltebr", "cdbr", "cebr", "kdbr", "kebr", "wfcdb", "wfcsb", "wfkdb",
+        "wfksb", "wflcdb", "wflpdb", "wflndb", "cpsdr", "lcdfr", "lpdfr", "lndfr",
+    ];
+    let conversion = (m.starts_with('c') && (m.contains("br") && m.len() >= 5))
+        && !matches!(m, "cdbr" | "cebr" | "cxbr")
+        && ["cd", "ce", "cg", "cf", "cl"]
+            .iter()
+            .any(|p| m.starts_with(p))
+        && (m.contains("db") || m.contains("eb") || m.contains("gb") || m.contains("fb"));
+    Some(if ADD.contains(&m) {
+        OpClass::FpAdd
+    } else if MUL.contains(&m) {
+        OpClass::FpMul
+    } else if FMA.contains(&m) {
+        OpClass::FpFma
+    } else if DIV.contains(&m) {
+        OpClass::FpDiv
+    } else if MISC.contains(&m) {
+        OpClass::FpMisc
+    } else if conversion
+        || matches!(
+            m,
+            "ledbr" | "ledbra" | "ldebr" | "ldeb" | "wledb" | "wldeb" | "wflrd"
+        )
+        || m.starts_with("fidb")
+        || m.starts_with("fieb")
+        || m.starts_with("wfid")
+    {
+        OpClass::FpCvt
+    } else {
+        return None;
+    })
+}
+
+/// Effects of a floating-point instruction in register form: compares read both operands and
+/// set the condition code; two-operand arithmetic (`adbr R1, R2`) and the multiply-adds
+/// (`madbr R1, R3, R2`: R1 += R3 × R2) read R1; the vector forms (`wfadb V1, V2, V3`,
+/// `wfmadb V1, V2, V3, V4`), conversions and loads (`ldgr`, `lcdbr`) only write it.
+fn fp_register_effects(m: &str, ops: &[&str], class: OpClass) -> Effects {
+    let mut fx = Effects::new(class);
+    let compare = matches!(
+        m,
+        "cdbr" | "cebr" | "kdbr" | "kebr" | "wfcdb" | "wfcsb" | "wfkdb" | "wfksb"
+    );
+    if compare || sets_fp_cc(m) {
+        fx.writes.push(Loc::Flags);
+    }
+    if compare {
+        for op in ops {
+            fx.reads.extend(reg(op).map(Loc::Reg));
+        }
+        return fx;
+    }
+    let Some((first, rest)) = ops.split_first() else {
+        fx.class = OpClass::Other;
+        return fx;
+    };
+    let two_operand = m.ends_with("br")
+        && matches!(
+            class,
+            OpClass::FpAdd | OpClass::FpMul | OpClass::FpFma | OpClass::FpDiv
+        )
+        && !m.starts_with("sq");
+    if let Some(r1) = reg(first) {
+        if two_operand {
+            fx.reads.push(Loc::Reg(r1));
+        }
+        fx.writes.push(Loc::Reg(r1));
+    }
+    for op in rest {
+        fx.reads.extend(reg(op).map(Loc::Reg));
+    }
+    fx
+}
+
+/// Binary-floating-point register operations that set the condition code (`adbr`, `sdbr`,
+/// `ltdbr`, `lcdbr`, … and the conversions to integer).
+fn sets_fp_cc(m: &str) -> bool {
+    matches!(
+        m,
+        "adbr" | "aebr" | "sdbr" | "sebr" | "ltdbr" | "ltebr" | "lcdbr" | "lpdbr" | "lndbr"
+    ) || (m.starts_with("cg") || m.starts_with("cf") || m.starts_with("cl")) && m.ends_with("br")
+}
+
 /// Decodes one instruction's effects.
 pub(super) fn effects(text: &str) -> Effects {
     let (m, ops) = super::split_operands(text);
+    match fp_class(m) {
+        Some(class) if !ops.iter().any(|o| is_mem(o)) => fp_register_effects(m, &ops, class),
+        Some(class) => {
+            // `adb %f0, 8(%r15)` and friends: the integer decoder reads R1 op= memory.
+            let mut fx = integer_effects(m, &ops);
+            if fx.class != OpClass::MemOnly {
+                fx.class = class;
+            }
+            fx
+        }
+        None => integer_effects(m, &ops),
+    }
+}
+
+/// [`effects`] of everything but floating-point operations.
+fn integer_effects(m: &str, ops: &[&str]) -> Effects {
+    let ops = ops.to_vec();
     if let Some(fx) = branch(m, &ops) {
         return fx;
     }
@@ -396,6 +517,55 @@ pub(super) fn effects(text: &str) -> Effects {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn float_forms() {
+        let f = |n: u16| Loc::Reg(32 + n);
+        // Two-operand BFP arithmetic reads R1; the vector forms do not.
+        let add = effects("adbr %f0, %f2");
+        assert_eq!(
+            (add.class, add.reads.clone()),
+            (OpClass::FpAdd, vec![f(0), f(2)])
+        );
+        assert!(add.writes.contains(&f(0)) && add.writes.contains(&Loc::Flags));
+        let vadd = effects("wfadb %f0, %f2, %f4");
+        assert_eq!(
+            (vadd.class, vadd.reads.clone()),
+            (OpClass::FpAdd, vec![f(2), f(4)])
+        );
+        let fma = effects("madbr %f0, %f2, %f4");
+        assert_eq!(
+            (fma.class, fma.reads.clone()),
+            (OpClass::FpFma, vec![f(0), f(2), f(4)])
+        );
+        assert_eq!(
+            effects("wfmadb %f0, %f2, %f4, %f6").reads,
+            vec![f(2), f(4), f(6)]
+        );
+        assert_eq!(effects("mdbr %f0, %f2").class, OpClass::FpMul);
+        assert_eq!(effects("ddbr %f0, %f2").class, OpClass::FpDiv);
+        // Conversions are not compares: they write R1.
+        let cvt = effects("cdgbr %f0, %r1");
+        assert_eq!(
+            (cvt.class, cvt.reads.clone()),
+            (OpClass::FpCvt, vec![Loc::Reg(1)])
+        );
+        assert_eq!(cvt.writes, vec![f(0)]);
+        let to_int = effects("cgdbr %r1, 5, %f0");
+        assert!(to_int.writes.contains(&Loc::Reg(1)));
+        let cmp = effects("cdbr %f0, %f2");
+        assert_eq!(
+            (cmp.class, cmp.writes.clone()),
+            (OpClass::FpMisc, vec![Loc::Flags])
+        );
+        // Memory forms: R1 op= memory.
+        let mem = effects("adb %f0, 8(%r15)");
+        assert_eq!(
+            (mem.class, mem.load),
+            (OpClass::FpAdd, Some(MemRef::Stack(8)))
+        );
+        assert_eq!(effects("ld %f0, 8(%r15)").class, OpClass::MemOnly);
+    }
 
     #[test]
     fn two_and_three_operand_arithmetic() {

@@ -32,13 +32,13 @@
 //!   dispatched there two cycles earlier returns its result ([AF-WB]; [EXP-H3]). **On for
 //!   Golden Cove only** ([`SimOptions::cited`], [`Window::writeback_conflicts`], [EXP-WB]);
 //!   [`SimOptions::CITED`] leaves it off for the other cores: the source documents it for
-//!   Sandy Bridge and Haswell, and nothing was measured on Skylake or Zen. Session 4 had left
-//!   it off on Golden Cove too, because it predicted 2.68 for a `mulAdd` loop measured at
-//!   2.25 — a figure taken before [`SimOptions::immediate_add_elimination`] (with the loop's
-//!   pointer step eliminated it gives 2.18, and 2.62 with the step executed, measured 2.60;
-//!   notes/design.md, "Issue 12 (helper 4, session 4)").
-//! - *uiCA's rule in full* (both **off by default**, [`SimOptions::CITED`]; notes/design.md,
-//!   "Issue 12 (helper 3, session 4)"): [`SimOptions::issue_slot_rule`], the issue slot of an
+//!   Sandy Bridge and Haswell, and nothing was measured on Skylake or Zen. Without
+//!   [`SimOptions::immediate_add_elimination`] it predicts 2.68 for the JIT's `mulAdd` loop
+//!   measured at 2.25 on Golden Cove; with the loop's pointer step eliminated it gives 2.18,
+//!   and 2.62 with the step executed, measured 2.60 (`cargo test --release -p schedlab-backend --test bigint_loop_asm -- --ignored --nocapture mul_add_loop_variants`).
+//! - *uiCA's rule in full* (both **off by default**, [`SimOptions::CITED`]; the rows of
+//!   `scripts/regen-notes validation` with each option on): [`SimOptions::issue_slot_rule`],
+//!   the issue slot of an
 //!   instruction in its allocation group steering the 10-port rule and loads, store addresses
 //!   and store data taking their ports in turn; [`SimOptions::late_operand_penalty`], a uop
 //!   whose last operand arrives exactly at its earliest dispatch cycle or one later being
@@ -53,8 +53,8 @@
 //!   Golden Cove's measured window ([EXP-WIN]) and its small ALU loops ([EXP-GROUP]) fit it
 //!   better than allocation into any free entry, and without it the 10-port rule's one-cycle
 //!   lag puts lone ALU uops of consecutive cycles on the same port (MD5's `list-latency` row:
-//!   +9.7 %). Sessions 9–11 left it out of the lead figure because, with \[UICA\]'s margin of 5,
-//!   it put SHA-256's window-limited rows 5–6 % under measurement; with Golden Cove's margin
+//!   +9.7 %). With \[UICA\]'s margin of 5 it puts SHA-256's window-limited rows 5–6 % under
+//!   measurement; with Golden Cove's margin
 //!   of 3 ([`PortRule::TenPort`], [EXP-GROUP]) they are within 5 %. Zen 4 keeps
 //!   allocation into any free entry ([EXP-Z4A]; with whole groups 25 of its 36 rows within
 //!   ±5 % instead of 31).
@@ -64,7 +64,7 @@
 //!   no port, no scheduler entry, still one allocation slot ([GLC-ADD], [EXP-ADD]). It is what
 //!   keeps the BigInteger loops' pointer chain `addq $-4, %r8` off the ports: bound to a port
 //!   at allocation, that 1-cycle chain waited ≈1.4 cycles per link behind older ready uops, and
-//!   every load hangs on it (notes/design.md, "Issue 12 (helper 4, session 4)").
+//!   every load hangs on it (`cargo test --release -p schedlab-backend --test bigint_loop_asm -- --ignored --nocapture mul_add_loop_variants`).
 //! - *Memory renaming* ([`Window::renames_memory`]): a reload of a just-stored stack slot gets
 //!   the stored register's value at rename plus [`CoreModel::store_forward`] ([TD-FW],
 //!   [AF-Z2], [EXP-SF]); elsewhere it waits for the store-data uop.
@@ -114,34 +114,37 @@
 //! - **[EXP-SF]** `crates/backend/tests/store_forward_asm.rs` (issue 16) on this project's
 //!   Emerald Rapids host: store → load → `add` through a stack slot at the `add`'s one cycle
 //!   per link, i.e. the reload costs nothing on the chain.
-//! - **[EXP-H3]** helper 3's hand-written copies of `mulAdd`'s loop on the same host (session
-//!   3, `notes/design.md`): the loop runs ≈3.18 cycles per word, ≈3.04 with the `imul`
+//! - **[EXP-H3]** hand-written copies of `mulAdd`'s loop on the same host (the variants of
+//!   `crates/backend/tests/bigint_loop_asm.rs`, `cargo test --release -p schedlab-backend --test bigint_loop_asm -- --ignored --nocapture mul_add_loop_variants`): the loop runs
+//!   ≈3.18 cycles per word, ≈3.04 with the `imul`
 //!   replaced by a no-op and the rest unchanged; it checks the mechanism, no figure is taken
 //!   from it.
 //!
-//! - **[EXP-WB]** `bench --validate-model` on this project's Intel host with AMX (session 8,
-//!   notes/validation-sapphirerapids.md, notes/design.md "Session 8"): with write-back
+//! - **[EXP-WB]** `bench --validate-model` on this project's Intel host with AMX
+//!   (`scripts/regen-notes validation`, notes/validation-sapphirerapids.md): with write-back
 //!   conflicts the simulation puts the BigInteger rows 1–4 % under measurement instead of 0–11 %
 //!   (mulAdd's `latency-pressure` loop, whose carry shares port 1's result bus with the `imul`:
 //!   2.18 against 2.24 measured, 2.00 without them), and leaves MD5's and SHA-256's rows
 //!   unchanged; over the 160 orders of mulAdd's loop 140 come within ±5 % (124 without).
 //! - **[EXP-ST]** `crates/backend/tests/glc_store_probes.txt` on this project's Intel host
-//!   with AMX (session 10): pairs of stores with four `nop`s run at two stores a cycle when
+//!   with AMX (the `loops_file` command of [EXP-GROUP]; medians in
+//!   `glc_store_probes.measured.tsv`): pairs of stores with four `nop`s run at two stores a
+//!   cycle when
 //!   both write one 64-byte line (`8(%rsi)` and `16(%rsi)`: 100 cycles per 200 stores) and at
 //!   one a cycle when they write two (`8(%rsi)` and `264(%rsi)`: 200), as \[UICA\]
 //!   (`Scheduler.dispatchUops`, after the optimization manual's "paired stores") has it for
 //!   Ice Lake.
 //! - **[EXP-WIN]** `cargo test --release -p schedlab-backend --test window_asm -- --ignored
-//!   --nocapture` on this project's Intel host with AMX (session 9; H. Wong's two pointer
+//!   --nocapture` on this project's Intel host with AMX (H. Wong's two pointer
 //!   chases with `n` fillers between the misses): the misses stop overlapping at `n` ≈ 495
 //!   `nop`s (reorder buffer), 245–250 register-writing `mov`s (integer registers), 108–112
 //!   `lea`s reading the miss (computation scheduler), 68–70 dependent loads (memory
 //!   scheduler), 44–48 dependent stores (store data): [LLVM-SPR]'s 512 / 112 / 72 / 48, with
 //!   ramps that this simulation reproduces with whole-group allocation (108–112, 68–72,
-//!   44–48) and not without it (a step at 114, 72, 50). Session 10: `rorx` (ports 0 and 6
+//!   44–48) and not without it (a step at 114, 72, 50). `rorx` (ports 0 and 6
 //!   only) and `imul` (port 1 only) reading the miss stop overlapping at 108–112 too, so the
 //!   computation scheduler is one pool shared by all ALU ports, as simulated (not a queue per
-//!   port, as on Zen). Session 11: `addl $1` fillers (a register and the flags) stop
+//!   port, as on Zen). `addl $1` fillers (a register and the flags) stop
 //!   overlapping at 245–250 and `cmpl $1` fillers (the flags only) at 255–260, like the `mov`s,
 //!   so every register- or flag-writing instruction holds one of ≈ 250 registers
 //!   ([`Window::registers`]); register moves of the miss at 495–500, with the reorder buffer
@@ -156,14 +159,20 @@
 //!   A. Ertl, "Zero-cycle constant adds" (mips.complang.tuwien.ac.at/anton/additions/,
 //!   Raptor Cove: 5 dependent `addq $1` per 1.01 cycles; 10…12 of them in 11…13-uop loops at
 //!   the 6-wide issue rate, faster than 5 ALU ports allow).
-//! - **[EXP-ADD]** a hand-written check on this project's Emerald Rapids host (notes/design.md,
-//!   "Issue 12 (helper 4, session 4)"): 5 dependent `addq $1` per iteration run at 1.0 cycle,
+//! - **[EXP-ADD]** a hand-written check on this project's Emerald Rapids host
+//!   (`LOOPS_FILE=$PWD/crates/backend/tests/glc_port_probes.txt cargo test --release -p
+//!   schedlab-backend --test zen4_order_asm loops_file -- --ignored --nocapture`): 5 dependent
+//!   `addq $1` per iteration run at 1.0 cycle,
 //!   `addl $1` and `addq %reg` at 5.0; 11 dependent `addq $1` plus `dec`/`jnz` at 2.00 cycles
 //!   (12 slots / 6), under the 2.4 that 12 uops on 5 ALU ports would take. The immediate range
 //!   −1024…1023 is a conservative reading of Ertl's loops o–s; no limit on eliminations per
 //!   cycle is modelled (the simulated loops have one or two).
 //!
-//! - **[EXP-GROUP]** notes/design.md "Session 12" on this project's Intel host with AMX: the
+//! - **[EXP-GROUP]** `LOOPS_FILE=$PWD/crates/backend/tests/glc_port_probes.txt cargo test
+//!   --release -p schedlab-backend --test zen4_order_asm loops_file -- --ignored --nocapture`
+//!   (and `glc_rorx_probes.txt`, `glc_sha_probes.txt`; scored on any host against the stored
+//!   medians with `scripts/regen-notes probes` and `LOOPS_AGAINST=`) on this project's Intel
+//!   host with AMX: the
 //!   10-port rule's variants (counts seen 0–2 cycles late; the n-th uop of a port set in a cycle
 //!   on the n-th ranked port, the first, or a counter kept across cycles; a margin of 3, 5 or
 //!   any number of pending uops over the least loaded; ties either way; uiCA's issue-slot rule;
@@ -201,16 +210,16 @@
 //! - **[EXP-Z4ORD]** `scripts/regen-notes orders` (`notes/orders.md`): the same loop's 14
 //!   instructions in 160 dependence-preserving orders run at 2.36 … 4.38 cycles per word on
 //!   that host; the rule above does not rank them (Pearson r ≈ −0.15), nor did any queue rule
-//!   tried against [`super::ports`]' [EXP-Z4Q] probes (notes/design.md, session 6). Order
+//!   tried against [`super::ports`]' [EXP-Z4Q] probes (`zen4_probes.txt`). Order
 //!   effects on Zen 4 are therefore outside what this model predicts.
 //! - **[EXP-Z4A]** `LOOPS_FILE=$PWD/crates/backend/tests/zen4_alloc_probes.txt cargo test
 //!   --release -p schedlab-backend --test zen4_order_asm loops_file -- --ignored --nocapture`
-//!   on the Zen 4 host (session 7; cycles per iteration, contention check 2.25): 8 independent
+//!   on the Zen 4 host (cycles per iteration, contention check 2.25): 8 independent
 //!   `add`s + `dec`/`jnz` run at 2.25; with 4 register moves, 4 loads or 4 stores after them
 //!   at 2.50, with the same 4 moves interleaved (`add add mov` × 4) at 2.25, with 2 at 2.25;
 //!   12 `add`s + 4 moves at 3.50; 7 `add`s + 4 moves at 2.00. In program order, at most one
 //!   uop enters each of the four ALU queues per cycle: the cycles that allocate the moves
-//!   allocate fewer ALU uops, which the ALUs never win back. With it, 76 of session 6's 100
+//!   allocate fewer ALU uops, which the ALUs never win back. With it, 76 of the 100
 //!   [EXP-Z4Q] probes are within 5 % (71 without; mean error 3.4 % against 5.5 %) and the
 //!   orders of [EXP-Z4ORD] rank at Spearman +0.27 (−0.17 without). Not explained by it: 8
 //!   `add`s + 6 moves at 2.75 (modelled 3.00), 4 `shr` before 4 `add`s at 2.34 (3.00).
@@ -1382,8 +1391,8 @@ mod tests {
     fn a_multiply_sharing_a_port_with_the_carry_chain_slows_it() {
         // Ports bound at allocation plus one result per port and cycle: the 3-cycle `imulq` on
         // port 1 returns its result in a cycle a 1-cycle chain `add` bound to port 1 would
-        // need, so the chain sometimes waits (helper 3's experiment: the loop runs ≈3.15, and
-        // ≈3.0 with the multiply replaced by a no-op).
+        // need, so the chain sometimes waits ([EXP-H3]: the loop runs ≈3.15, and ≈3.0 with
+        // the multiply replaced by a no-op).
         let all = sim_of(MUL_ADD, "sapphirerapids", SimOptions::ALL);
         assert!(all > 3.05, "{all}");
         let free = sim_of(
@@ -1420,8 +1429,8 @@ mod tests {
 
     #[test]
     fn chains_beside_an_independent_multiply_behave_as_measured_on_the_host() {
-        // Helper 3's hand-written loops on this project's Emerald Rapids host (session 3,
-        // `notes/design.md`), checked for direction, not fitted: a 3-add chain slows beside an
+        // The hand-written loops of [EXP-H3] on this project's Emerald Rapids host, checked
+        // for direction, not fitted: a 3-add chain slows beside an
         // independent `imul` (measured 3.26) and more beside two (3.68); a chain of rotates
         // (ports 0 and 6, never port 1) does not (3.00); nor does a chain of one `imul` (3.00).
         let tail = ["subq $1, %r8", "jne 0x0"];
@@ -1481,7 +1490,7 @@ mod tests {
     #[test]
     fn the_loops_back_edge_runs_on_port_6() {
         // [EXP-P6]: three add chains and the loop's fused `dec`/`jnz` run at 1.009 cycles on the
-        // host (session 12: 1.007 in some calls, 1.199 in most — [EXP-GROUP]); with the back
+        // host (1.007 in some calls, 1.199 in most — [EXP-GROUP]); with the back
         // edge free to take port 0 the binding rule puts chains behind it.
         let add3 = [
             "addq %rbx, %rax",
@@ -1667,7 +1676,7 @@ mod tests {
         assert!(with >= b.floor() - 1e-9, "{with} under the bound {b}");
         // Neither a 32-bit add nor a register operand is eliminated: those forms of the chain
         // keep the slowdown (on this host the loop with `subq %r12, %r8` runs ≈15 % slower
-        // than with `addq $-4, %r8`, notes/design.md "Issue 12 (helper 4, session 4)").
+        // than with `addq $-4, %r8`: [EXP-ADD]).
         for replacement in ["addl $-4, %r8d", "subq %r12, %r8"] {
             let changed: Vec<&str> = MUL_ADD_JIT
                 .iter()

@@ -124,6 +124,9 @@ pub(super) fn effects(text: &str) -> Effects {
         }
         return fx;
     }
+    if let Some(fx) = vector_effects(m, &ops) {
+        return fx;
+    }
     let reads_flags = (m.starts_with("cmov") || m.starts_with("set"))
         || matches!(
             m,
@@ -265,6 +268,120 @@ pub(super) fn effects(text: &str) -> Effects {
     fx
 }
 
+/// Whether `op` names an SSE/AVX register.
+fn is_vector_reg(op: &str) -> bool {
+    reg(op).is_some_and(|(r, _)| r >= 32)
+}
+
+/// The floating-point class of an SSE/AVX mnemonic without its `v` prefix (`addsd`, `mulps`,
+/// `fmadd231sd`, `cvtsi2sd`, …); `None` for moves, whose class depends on the operands.
+fn vector_class(base: &str) -> Option<OpClass> {
+    let fp_suffix = ["ss", "sd", "ps", "pd"].iter().any(|s| base.ends_with(s));
+    let stem = |prefix: &str| base.starts_with(prefix) && fp_suffix;
+    Some(
+        if ["fmadd", "fmsub", "fnmadd", "fnmsub"]
+            .iter()
+            .any(|p| base.starts_with(p))
+        {
+            OpClass::FpFma
+        } else if base.starts_with("cvt") || base.starts_with("round") {
+            OpClass::FpCvt
+        } else if base.starts_with("mov") || base.starts_with("lddqu") {
+            return None;
+        } else if stem("add") || stem("sub") || stem("min") || stem("max") {
+            OpClass::FpAdd
+        } else if stem("mul") {
+            OpClass::FpMul
+        } else if stem("div") || stem("sqrt") {
+            OpClass::FpDiv
+        } else {
+            OpClass::FpMisc
+        },
+    )
+}
+
+/// Effects of an instruction with an SSE/AVX register operand (`None` for any other): the
+/// AT&T order (sources, then the destination); VEX forms (`v…`) write their destination
+/// without reading it, except the fused multiply-adds, which accumulate into it; legacy SSE
+/// forms read it, except full-register moves, loads and writes of a general register. Only
+/// compares (`ucomisd`, `comisd`, `ptest`) write the flags.
+fn vector_effects(m: &str, ops: &[&str]) -> Option<Effects> {
+    if !ops.iter().any(|o| is_vector_reg(o)) {
+        return None;
+    }
+    let vex = m.starts_with('v') && m.len() > 1;
+    let base = if vex { &m[1..] } else { m };
+    let compare = ["ucomis", "comis", "ptest", "testp"]
+        .iter()
+        .any(|p| base.starts_with(p));
+    let (dest, sources) = if compare {
+        (None, ops)
+    } else {
+        let (last, rest) = ops.split_last()?;
+        (Some(*last), rest)
+    };
+    let any_mem = ops.iter().any(|o| is_mem(o));
+    let regs_only = !any_mem && ops.iter().all(|o| reg(o).is_some() || o.starts_with('$'));
+    let mut fx = Effects::new(OpClass::FpMisc);
+    let class = match vector_class(base) {
+        Some(c) => c,
+        // Moves: between vector registers (renamed away on cores that eliminate moves), to or
+        // from memory, or between register files (a transfer: `vmovq %rax, %xmm0`).
+        None if any_mem => OpClass::MemOnly,
+        None if regs_only && ops.len() == 2 && ops.iter().all(|o| is_vector_reg(o)) => {
+            if matches!(base, "movsd" | "movss") && !vex {
+                OpClass::FpMisc // merges the low element into the destination
+            } else {
+                OpClass::Move
+            }
+        }
+        None => OpClass::FpMisc,
+    };
+    fx.class = class;
+    // `vxorpd %xmm0, %xmm0, %xmm0` / `pxor %xmm1, %xmm1`: a zero idiom.
+    let logic_zero = matches!(base, "xorps" | "xorpd" | "pxor")
+        && ops.len() >= 2
+        && ops.iter().all(|o| *o == ops[0])
+        && is_vector_reg(ops[0]);
+    if logic_zero {
+        fx.class = OpClass::ZeroIdiom;
+        if let Some((r, _)) = reg(ops[0]) {
+            fx.writes.push(Loc::Reg(r));
+        }
+        return Some(fx);
+    }
+    if compare {
+        fx.writes.push(Loc::Flags);
+    }
+    for s in sources {
+        add_source(&mut fx, s);
+    }
+    let Some(d) = dest else {
+        return Some(fx);
+    };
+    if let Some((r, _)) = reg(d) {
+        let full_write = base.starts_with("movap")
+            || base.starts_with("movup")
+            || base.starts_with("movdq")
+            || matches!(base, "movq" | "movd")
+            || (base.starts_with("mov") && any_mem)
+            || r < 32;
+        let reads_dest = class == OpClass::FpFma || (!vex && !full_write);
+        if reads_dest {
+            fx.reads.push(Loc::Reg(r));
+        }
+        fx.writes.push(Loc::Reg(r));
+    } else if let Some((regs, at)) = mem(d) {
+        fx.addr_reads.extend(regs);
+        fx.store = Some(at);
+        fx.store_address = address(d);
+        if fx.class == OpClass::FpMisc && base.starts_with("mov") {
+            fx.class = OpClass::MemOnly;
+        }
+    }
+    Some(fx)
+}
+
 /// The uops of one instruction by execution resource ([`super::ports`]): a load part, the
 /// computation, a store's address and data parts. Eliminated moves and zero idioms have none;
 /// anything not recognised is one ALU uop (plus its memory parts), never an error.
@@ -285,6 +402,11 @@ pub(super) fn uops(text: &str) -> Vec<UopClass> {
         OpClass::Alu if m.starts_with("lea") => vec![UopClass::Lea],
         OpClass::MulHigh => vec![UopClass::Mul, UopClass::MulHigh],
         OpClass::Div => vec![UopClass::SlowInt],
+        OpClass::FpAdd => vec![UopClass::FpAdd],
+        OpClass::FpMul | OpClass::FpFma => vec![UopClass::FpMul],
+        OpClass::FpDiv => vec![UopClass::FpDiv],
+        OpClass::FpCvt => vec![UopClass::FpCvt],
+        OpClass::FpMisc => vec![UopClass::FpMisc],
         _ if base == "mulx" => vec![UopClass::Mul, UopClass::MulHigh],
         OpClass::Mul => vec![UopClass::Mul],
         _ if is_shift(base) => vec![UopClass::Shift],
@@ -512,7 +634,68 @@ mod tests {
         assert_eq!(uops("cmovbl %ecx, %eax"), vec![FlagsConsumer]);
         assert_eq!(uops("jb 0x40"), vec![Branch]);
         assert_eq!(uops("nop"), Vec::<UopClass>::new());
-        assert_eq!(uops("vpfoo %ymm1, %ymm2"), vec![Alu]);
+        assert_eq!(uops("vpfoo %ymm1, %ymm2"), vec![FpMisc]);
+    }
+
+    #[test]
+    fn vector_forms_read_what_they_read() {
+        let reg = |n: u16| Loc::Reg(32 + n);
+        // VEX three-operand: the destination is only written.
+        let fx = effects("vmulsd %xmm2, %xmm1, %xmm0");
+        assert_eq!(fx.class, OpClass::FpMul);
+        assert_eq!(fx.reads, vec![reg(2), reg(1)]);
+        assert_eq!(fx.writes, vec![reg(0)]);
+        // Legacy SSE and fused multiply-adds accumulate into it.
+        assert_eq!(effects("addsd %xmm1, %xmm0").reads, vec![reg(1), reg(0)]);
+        let fma = effects("vfmadd231sd %xmm2, %xmm1, %xmm0");
+        assert_eq!(fma.class, OpClass::FpFma);
+        assert!(fma.reads.contains(&reg(0)));
+        assert_eq!(effects("vdivsd %xmm2, %xmm1, %xmm0").class, OpClass::FpDiv);
+        assert_eq!(effects("vsqrtsd %xmm2, %xmm1, %xmm0").class, OpClass::FpDiv);
+        assert_eq!(
+            effects("vcvtsi2sd %rax, %xmm1, %xmm0").class,
+            OpClass::FpCvt
+        );
+        let to_int = effects("vcvttsd2si %xmm0, %rax");
+        assert_eq!(
+            (to_int.class, to_int.writes.clone()),
+            (OpClass::FpCvt, vec![Loc::Reg(0)])
+        );
+        assert_eq!(effects("vmovapd %xmm1, %xmm0").class, OpClass::Move);
+        assert_eq!(
+            effects("vxorpd %xmm0, %xmm0, %xmm0").class,
+            OpClass::ZeroIdiom
+        );
+        assert_eq!(effects("vandpd %xmm2, %xmm1, %xmm0").class, OpClass::FpMisc);
+        let transfer = effects("vmovq %rax, %xmm0");
+        assert_eq!(
+            (transfer.class, transfer.reads.clone()),
+            (OpClass::FpMisc, vec![Loc::Reg(0)])
+        );
+        // Only compares write the flags.
+        assert_eq!(effects("vucomisd %xmm1, %xmm0").writes, vec![Loc::Flags]);
+        assert!(!fx.writes.contains(&Loc::Flags));
+        // Loads, reloads and stores of floating-point values.
+        let load = effects("vmovsd 0x10(%rsp), %xmm3");
+        assert_eq!(
+            (load.class, load.load),
+            (OpClass::MemOnly, Some(MemRef::Stack(0x10)))
+        );
+        assert_eq!(load.writes, vec![reg(3)]);
+        let store = effects("vmovsd %xmm3, 0x18(%rsp)");
+        assert_eq!(
+            (store.class, store.store),
+            (OpClass::MemOnly, Some(MemRef::Stack(0x18)))
+        );
+        let folded = effects("vaddsd (%rdi), %xmm1, %xmm0");
+        assert_eq!(
+            (folded.class, folded.load),
+            (OpClass::FpAdd, Some(MemRef::Other))
+        );
+        use UopClass::*;
+        assert_eq!(uops("vaddsd (%rdi), %xmm1, %xmm0"), vec![Load, FpAdd]);
+        assert_eq!(uops("vfmadd213sd %xmm2, %xmm1, %xmm0"), vec![FpMul]);
+        assert_eq!(uops("vmovapd %xmm1, %xmm0"), Vec::<UopClass>::new());
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //! without passing the header (all back edges to one header form one loop).
 //!
 //! **The hot loop** is the loop the time is spent in, chosen statically:
+//! 0. a loop *without calls* where there is one: in code that calls other functions the loops
+//!    between the calls are what the code itself spends its time in (a loop that calls is
+//!    chosen only when every innermost loop does, and is then not costed: its time is the
+//!    callee's);
 //! 1. an *innermost* loop (no other loop's header inside it): the instructions that run most;
 //! 2. of those the *deepest* (inside the most loops): its trip count multiplies with theirs —
 //!    `squareToLen`'s `mulAdd` loop runs n(n−1)/2 times per call, its squares and shift loops
@@ -189,14 +193,17 @@ pub(super) fn natural_loops(cfg: &Cfg) -> Vec<NaturalLoop> {
         .collect()
 }
 
-/// The hot loop (see the module docs), or `None` without a loop.
-pub(super) fn choose_loop(cfg: &Cfg) -> Option<NaturalLoop> {
+/// The hot loop (see the module docs), or `None` without a loop; `block_calls[b]` is the
+/// number of calls in block `b`.
+pub(super) fn choose_loop(cfg: &Cfg, block_calls: &[usize]) -> Option<NaturalLoop> {
+    let calls = |l: &NaturalLoop| l.body.iter().any(|&b| block_calls.get(b) > Some(&0));
     natural_loops(cfg)
         .into_iter()
         .filter(|l| l.innermost)
         .min_by(|a, b| {
-            b.depth
-                .cmp(&a.depth)
+            calls(a)
+                .cmp(&calls(b))
+                .then(b.depth.cmp(&a.depth))
                 .then(a.exits.cmp(&b.exits))
                 .then(b.size.cmp(&a.size))
                 .then(a.header.cmp(&b.header))
