@@ -20,6 +20,7 @@
 
 use crate::Md5;
 use crate::multi::{Lane, MultiCompressor, state_index};
+use crate::tier::Backend;
 use crate::tiered::TieredEngine;
 use schedlab_kernels::md5::INITIAL_STATE;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -229,9 +230,12 @@ impl Shared {
         if data.is_empty() {
             return;
         }
-        let kernel = self.kernel(data.len() / BLOCK);
         let mut streams = self.lock();
-        let Some(kernel) = kernel.filter(|_| streams.live > 1) else {
+        // A lone stream neither needs lanes nor counts toward their compile.
+        let kernel = (streams.live > 1)
+            .then(|| self.kernel(data.len() / BLOCK))
+            .flatten();
+        let Some(kernel) = kernel else {
             // No lanes to share: the stream compresses alone, straight from `data`.
             self.compress_pending(&mut streams, id);
             drop(self.compress_alone(streams, id, data));
@@ -272,8 +276,8 @@ impl Shared {
     /// Compresses every pending block of stream `id` (in lanes with other streams' pending
     /// blocks when it can) and returns its chaining value.
     fn drain(&self, id: usize) -> [u32; 4] {
-        let kernel = self.kernel(0);
         let mut streams = self.lock();
+        let kernel = (streams.live > 1).then(|| self.kernel(0)).flatten();
         while streams.slot(id).pending_blocks() > 0 {
             let partners = match kernel {
                 Some(kernel) if streams.live > 1 => streams.partners(id, kernel.lanes() - 1),
@@ -289,8 +293,26 @@ impl Shared {
         streams.slot(id).state
     }
 
+    /// The single-stream path: the tiered single-stream kernel, but portable code while
+    /// several streams wait for the lane kernel's compile (which then has the core to itself
+    /// rather than sharing it with a second compile).
+    fn compress_single(&self, live: usize, state: &mut [u32; 4], data: &[u8]) {
+        let lanes_coming = self.fixed.is_none()
+            && live > 1
+            && matches!(
+                self.tiered.batch_backend(),
+                Backend::Portable | Backend::Compiling
+            );
+        if lanes_coming {
+            crate::portable::compress_blocks(state, data);
+        } else {
+            self.tiered.compress_blocks(state, data);
+        }
+    }
+
     /// Compresses stream `id`'s pending blocks on the single-stream path.
     fn compress_pending(&self, streams: &mut Streams, id: usize) {
+        let live = streams.live;
         let slot = streams.slot(id);
         let blocks = slot.pending_blocks();
         if blocks == 0 {
@@ -301,7 +323,7 @@ impl Shared {
             pending,
             start,
         } = slot;
-        self.tiered.compress_blocks(state, &pending[*start..]);
+        self.compress_single(live, state, &pending[*start..]);
         slot.consume(blocks);
         streams.stats.single_blocks += blocks as u64;
     }
@@ -318,8 +340,9 @@ impl Shared {
             return streams;
         }
         let mut state = streams.slot_ref(id).state;
+        let live = streams.live;
         drop(streams);
-        self.tiered.compress_blocks(&mut state, data);
+        self.compress_single(live, &mut state, data);
         let mut streams = self.lock();
         streams.slot(id).state = state;
         streams.stats.single_blocks += (data.len() / BLOCK) as u64;
