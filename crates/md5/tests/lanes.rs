@@ -167,12 +167,15 @@ fn hostile_sizes_a_byte_at_a_time() {
     }
 }
 
+/// Messages and their digests.
+type Hashed = (Vec<Vec<u8>>, Vec<[u8; 16]>);
+
 #[test]
 fn many_threads_share_one_engine() {
     let engine = LaneEngine::with_tiered(ready_tiered(), 8);
     let threads = 4;
     let per_thread = 3;
-    let results: Vec<(Vec<Vec<u8>>, Vec<[u8; 16]>)> = std::thread::scope(|scope| {
+    let results: Vec<Hashed> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let engine = engine.clone();
