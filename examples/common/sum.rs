@@ -282,59 +282,91 @@ impl Ctx {
                 ok &= self.digest_check(name);
             }
         } else {
-            let mut batch = Batch::default();
-            for name in &operands {
-                match self.open_for_batch(name, batch.spare.pop().unwrap_or_default()) {
-                    Some(opened) => {
-                        batch.push(name, opened);
-                        if batch.files.len() == 2 && batch.bytes >= BATCH_JIT_BYTES {
-                            // Several files to hash: compile the lanes kernel while reading.
-                            (alg().start_batch_jit)();
-                        }
-                        if batch.is_full() {
-                            ok &= self.flush_batch(&mut batch);
-                        }
-                    }
-                    None => {
-                        ok &= self.flush_batch(&mut batch);
-                        if let Ok(Some(digest)) = self.digest_file(name) {
-                            self.output_line(name, &digest);
-                        } else {
-                            ok = false;
-                        }
-                    }
-                }
-            }
-            ok &= self.flush_batch(&mut batch);
+            ok &= self.hash_operands(&operands);
         }
         i32::from(!ok)
     }
 
-    /// Opens and reads `name` for a batch if it is a small enough regular file (`Some`), or
-    /// leaves it to [`Ctx::digest_file`] (`None`: stdin, anything not a regular file, large
-    /// files). Opening errors are kept for the batch to report in order.
-    fn open_for_batch(&self, name: &[u8], mut data: Vec<u8>) -> Option<Opened> {
-        if name == b"-" {
-            return None;
-        }
-        let mut file = match File::open(OsStr::from_bytes(name)) {
-            Ok(file) => file,
-            Err(e) if self.ignore_missing && e.kind() == io::ErrorKind::NotFound => {
-                return Some(Opened::Missing);
+    /// Hashes every operand and prints its line or error, in operand order; true if every
+    /// file was read. With several operands a reader thread opens and reads the files ahead
+    /// ([`READ_AHEAD_BYTES`]) while this thread hashes them in batches.
+    fn hash_operands(&mut self, operands: &[Vec<u8>]) -> bool {
+        let ignore_missing = self.ignore_missing;
+        if operands.len() < 2 {
+            let mut batch = Batch::default();
+            let mut ok = true;
+            for name in operands {
+                let opened = open_for_batch(name, Vec::new(), ignore_missing, None);
+                ok &= self.take_operand(&mut batch, name, opened);
             }
-            Err(e) => return Some(Opened::Failed(e)),
-        };
-        let size = match file.metadata() {
-            Ok(meta) if meta.is_file() && meta.len() <= BATCH_FILE_MAX => meta.len(),
-            _ => return None,
-        };
-        data.clear();
-        data.reserve(size as usize + 1);
-        loop {
-            match file.read_to_end(&mut data) {
-                Ok(_) => return Some(Opened::Read(data)),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Some(Opened::Failed(e)),
+            return ok & self.flush_batch(&mut batch);
+        }
+        let budget = ReadAhead::default();
+        let (files_tx, files_rx) = std::sync::mpsc::channel::<Option<Opened>>();
+        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::scope(|scope| {
+            let budget = &budget;
+            let reader = std::thread::Builder::new()
+                .name("read-ahead".into())
+                .spawn_scoped(scope, move || {
+                    for name in operands {
+                        let spare = spare_rx.try_recv().unwrap_or_default();
+                        let opened = open_for_batch(name, spare, ignore_missing, Some(budget));
+                        if files_tx.send(opened).is_err() {
+                            return;
+                        }
+                    }
+                });
+            let mut batch = Batch::default();
+            let mut ok = true;
+            if reader.is_err() {
+                // No thread: read each file when its turn comes.
+                for name in operands {
+                    let spare = batch.spare.pop().unwrap_or_default();
+                    let opened = open_for_batch(name, spare, ignore_missing, None);
+                    ok &= self.take_operand(&mut batch, name, opened);
+                }
+                return ok & self.flush_batch(&mut batch);
+            }
+            for (name, opened) in operands.iter().zip(files_rx.iter()) {
+                ok &= self.take_operand(&mut batch, name, opened);
+                for data in batch.spare.drain(..) {
+                    budget.release(data.len() as u64);
+                    let _ = spare_tx.send(data);
+                }
+            }
+            ok &= self.flush_batch(&mut batch);
+            for data in batch.spare.drain(..) {
+                budget.release(data.len() as u64);
+            }
+            ok
+        })
+    }
+
+    /// Adds an operand read for a batch (`Some`) to `batch`, hashing the batch when it is full;
+    /// hashes an operand left to [`Ctx::digest_file`] (`None`) after the batch before it. True
+    /// unless a file could not be read.
+    fn take_operand(&mut self, batch: &mut Batch, name: &[u8], opened: Option<Opened>) -> bool {
+        match opened {
+            Some(opened) => {
+                batch.push(name, opened);
+                if batch.files.len() == 2 && batch.bytes >= BATCH_JIT_BYTES {
+                    // Several files to hash: compile the lanes kernel while reading.
+                    (alg().start_batch_jit)();
+                }
+                if batch.is_full() {
+                    return self.flush_batch(batch);
+                }
+                true
+            }
+            None => {
+                let mut ok = self.flush_batch(batch);
+                if let Ok(Some(digest)) = self.digest_file(name) {
+                    self.output_line(name, &digest);
+                } else {
+                    ok = false;
+                }
+                ok
             }
         }
     }
@@ -912,6 +944,74 @@ fn hex_equal(hex: &[u8], digest: &[u8]) -> bool {
     let mut expected = Vec::with_capacity(hex_len());
     push_hex(&mut expected, digest);
     hex.eq_ignore_ascii_case(&expected)
+}
+
+/// Bytes the reader thread may hold ahead of the hashing (read, not yet hashed).
+const READ_AHEAD_BYTES: u64 = 24 << 20;
+
+/// The reader thread's budget of bytes held ahead.
+#[derive(Default)]
+struct ReadAhead {
+    held: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+impl ReadAhead {
+    /// Waits until `bytes` more fit (a lone file always does), then holds them.
+    fn acquire(&self, bytes: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        while *held > 0 && *held + bytes > READ_AHEAD_BYTES {
+            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+        *held += bytes;
+    }
+
+    /// Gives `bytes` back.
+    fn release(&self, bytes: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        *held = held.saturating_sub(bytes);
+        self.freed.notify_all();
+    }
+}
+
+/// Opens and reads `name` for a batch if it is a small enough regular file (`Some`), or leaves
+/// it to [`Ctx::digest_file`] (`None`: stdin, anything not a regular file, large files).
+/// Opening errors are kept for the batch to report in order. With a `budget`, the bytes read
+/// are held from it (waiting for room first) until the hashing side releases them.
+fn open_for_batch(
+    name: &[u8],
+    mut data: Vec<u8>,
+    ignore_missing: bool,
+    budget: Option<&ReadAhead>,
+) -> Option<Opened> {
+    if name == b"-" {
+        return None;
+    }
+    let mut file = match File::open(OsStr::from_bytes(name)) {
+        Ok(file) => file,
+        Err(e) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
+            return Some(Opened::Missing);
+        }
+        Err(e) => return Some(Opened::Failed(e)),
+    };
+    let size = match file.metadata() {
+        Ok(meta) if meta.is_file() && meta.len() <= BATCH_FILE_MAX => meta.len(),
+        _ => return None,
+    };
+    data.clear();
+    data.reserve(size as usize + 1);
+    loop {
+        match file.read_to_end(&mut data) {
+            Ok(_) => {
+                if let Some(budget) = budget {
+                    budget.acquire(data.len() as u64);
+                }
+                return Some(Opened::Read(data));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Some(Opened::Failed(e)),
+        }
+    }
 }
 
 /// Hashes everything `reader` yields, `CHUNK` bytes at a time.

@@ -95,6 +95,45 @@ fn bench_json_rows_have_aggregate_throughput_and_ratio() {
     }
 }
 
+#[test]
+fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
+    let out = schedlab(&[
+        "bench",
+        "--kernel",
+        "md5-streams",
+        "--quick",
+        "--size",
+        "4k",
+        "--impl",
+        "lanes/1 streams,lanes/4 streams,library (1 stream)",
+        "--format",
+        "json",
+    ]);
+    let doc = json(&out);
+    let rows = rows(&doc);
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["impl"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "lanes/1 streams",
+            "lanes/4 streams",
+            "library (1 stream)",
+            "openssl"
+        ]
+    );
+    for row in rows {
+        assert_eq!(row["size"], 4096);
+        assert!(row["mb_per_s"].as_f64().is_some_and(|v| v > 0.0), "{row}");
+        assert!(
+            row["ratio_to_openssl"].as_f64().is_some_and(|v| v > 0.0),
+            "{row}"
+        );
+    }
+    assert_eq!(rows[1]["messages"], 4, "{doc}");
+    let one = &doc["one_stream_engine_over_library"][0];
+    assert!(one.as_f64().is_some_and(|v| v > 0.0), "{doc}");
+}
+
 /// Emulator-dependent: skipped with a message unless the tools are present, mandatory when
 /// `SCHEDLAB_REQUIRE_EMULATORS=1` or `SCHEDLAB_REQUIRE_TOOLS=1`.
 fn emulators_ready() -> bool {

@@ -65,6 +65,8 @@ pub static KERNELS: &[&dyn Kernel] = &[
     &crate::md5::KERNEL,
     &crate::md5_mb::KERNEL_X4,
     &crate::md5_mb::KERNEL_X8,
+    &crate::md5_mb::KERNEL_X12,
+    &crate::md5_mb::KERNEL_X16,
     &crate::bigint::entry::MUL_ADD,
     &crate::bigint::entry::SQUARE_TO_LEN,
     &crate::int_sum::KERNEL,

@@ -1,6 +1,7 @@
 //! The block-level MD5 core that the `digest` crate wraps into [`crate::Md5`].
 
 use crate::compressor::Compressor;
+use crate::lanes::LaneStream;
 use crate::tiered::TieredEngine;
 use digest::{
     HashMarker, Output,
@@ -14,19 +15,22 @@ use schedlab_kernels::md5::INITIAL_STATE;
 use std::fmt;
 
 /// What compresses a core's blocks.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Engine {
     /// One compiled configuration.
     Fixed(&'static Compressor),
     /// Portable code until the background compile is done ([`TieredEngine`]).
     Tiered(&'static TieredEngine),
+    /// A stream of a [`crate::LaneEngine`], which keeps its chaining value.
+    Lanes(LaneStream),
 }
 
 impl Engine {
-    fn compress_blocks(self, state: &mut [u32; 4], data: &[u8]) {
+    fn compress_blocks(&self, state: &mut [u32; 4], data: &[u8]) {
         match self {
             Engine::Fixed(compressor) => compressor.compress_blocks(state, data),
             Engine::Tiered(engine) => engine.compress_blocks(state, data),
+            Engine::Lanes(stream) => stream.update(data),
         }
     }
 }
@@ -49,6 +53,11 @@ impl Md5Core {
     /// A fresh core that compresses with a tiered engine.
     pub fn with_engine(engine: &'static TieredEngine) -> Self {
         Self::with(Engine::Tiered(engine))
+    }
+
+    /// A fresh core whose blocks go through a lane engine.
+    pub(crate) fn with_lanes(stream: LaneStream) -> Self {
+        Self::with(Engine::Lanes(stream))
     }
 
     fn with(engine: Engine) -> Self {
@@ -97,8 +106,19 @@ impl FixedOutputCore for Md5Core {
             .wrapping_add(buffer.get_pos() as u64)
             .wrapping_mul(8);
         let mut state = self.state;
-        let engine = self.engine;
-        buffer.len64_padding_le(bit_len, |block| engine.compress_blocks(&mut state, block));
+        if let Engine::Lanes(stream) = &self.engine {
+            // The padded tail joins the stream's pending blocks; the engine drains them.
+            let mut tail = [0u8; 128];
+            let mut used = 0;
+            buffer.len64_padding_le(bit_len, |block| {
+                tail[used..used + 64].copy_from_slice(block);
+                used += 64;
+            });
+            state = stream.finish(&tail[..used]);
+        } else {
+            let engine = &self.engine;
+            buffer.len64_padding_le(bit_len, |block| engine.compress_blocks(&mut state, block));
+        }
         for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
             chunk.copy_from_slice(&word.to_le_bytes());
         }
@@ -107,7 +127,11 @@ impl FixedOutputCore for Md5Core {
 
 impl Reset for Md5Core {
     fn reset(&mut self) {
-        *self = Self::with(self.engine);
+        self.state = INITIAL_STATE;
+        self.blocks = 0;
+        if let Engine::Lanes(stream) = &self.engine {
+            stream.reset();
+        }
     }
 }
 

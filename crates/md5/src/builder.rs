@@ -21,8 +21,8 @@ pub enum BuildError {
     /// The JIT failed.
     #[error(transparent)]
     Jit(#[from] schedlab_backend::JitError),
-    /// The multi-buffer kernel has 4 or 8 lanes.
-    #[error("md5-mb has 4 or 8 lanes, not {0}")]
+    /// The multi-buffer kernel has 4, 8, 12 or 16 lanes.
+    #[error("md5-mb has 4, 8, 12 or 16 lanes, not {0}")]
     Lanes(usize),
     /// The host has no SIMD lowering for the multi-buffer kernel's `i32x4` vectors.
     #[error(

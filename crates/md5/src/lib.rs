@@ -7,7 +7,9 @@
 //! machine code, compiled on a background thread once enough input has been seen, is ready,
 //! then switches; if the JIT cannot compile, it stays portable and [`Md5::backend`] says why.
 //! It never waits for the compiler and never panics for it. The machine code is shared by
-//! every instance and thread and kept for the life of the process. [`Md5::digest_many`]
+//! every instance and thread and kept for the life of the process. [`LaneEngine`] hands out
+//! hashers that share the SIMD lanes of the `md5-mb` kernel as their blocks arrive, from any
+//! thread; [`Md5::digest_many`]
 //! hashes many messages at once, one per SIMD lane of the `md5-mb` kernel. Only the check-free loop is compiled up front; the checked slow path, which
 //! only out-of-range raw calls need, is compiled on first need ([`SlowPath`]). [`Md5Builder`]
 //! compiles other pipeline configurations (another scheduling strategy, another bounds-check
@@ -25,6 +27,7 @@ mod batch;
 mod block_core;
 mod builder;
 mod compressor;
+mod lanes;
 mod multi;
 mod portable;
 pub mod sha256;
@@ -35,6 +38,7 @@ pub use block_core::Md5Core;
 pub use builder::{BuildError, Md5Builder, Md5Engine};
 pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
+pub use lanes::{DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS};
 pub use multi::{Lane, MultiCompressor, state_index};
 pub use sha256::Sha256;
 pub use tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
@@ -51,6 +55,12 @@ impl Md5 {
     pub fn with_compressor(compressor: &'static Compressor) -> Self {
         use digest::block_api::CoreProxy;
         Self::compose(Md5Core::with_compressor(compressor), Default::default())
+    }
+
+    /// A hasher whose blocks go through a lane engine's shared lanes.
+    pub(crate) fn with_lanes(stream: lanes::LaneStream) -> Self {
+        use digest::block_api::CoreProxy;
+        Self::compose(Md5Core::with_lanes(stream), Default::default())
     }
 
     /// A hasher that compresses with a tiered engine.

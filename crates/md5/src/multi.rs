@@ -3,7 +3,7 @@
 use cranelift_codegen::isa::CallConv;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};
-use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES};
+use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES, MAX_GROUPS};
 use schedlab_passes::deopt::SlowPathCall;
 
 pub use schedlab_kernels::md5_mb::state_index;
@@ -80,11 +80,11 @@ impl std::fmt::Debug for MultiCompressor {
 }
 
 impl MultiCompressor {
-    /// Builds the kernel with `groups` (1 or 2) four-lane groups, runs the pipeline's IR stages
+    /// Builds the kernel with `groups` (1 to 4) four-lane groups, runs the pipeline's IR stages
     /// with `config` and JIT-compiles it. Only the check-free loop is compiled; ranges the
     /// preheader test cannot prove in bounds run the Rust model of the kernel.
     pub fn compile(config: &PipelineConfig, groups: usize) -> Result<Self, crate::BuildError> {
-        if !(1..=2).contains(&groups) {
+        if !(1..=MAX_GROUPS).contains(&groups) {
             return Err(crate::BuildError::Lanes(groups * GROUP_LANES));
         }
         let target = Target::host().ok_or(crate::BuildError::UnsupportedHost)?;
@@ -121,7 +121,7 @@ impl MultiCompressor {
         })
     }
 
-    /// Lanes per call (4 or 8).
+    /// Lanes per call (4, 8, 12 or 16).
     pub fn lanes(&self) -> usize {
         self.groups * GROUP_LANES
     }
@@ -155,7 +155,7 @@ impl MultiCompressor {
             buf: std::ptr::null(),
             len: 0,
             ofs: 0,
-        }; 2 * GROUP_LANES];
+        }; MAX_GROUPS * GROUP_LANES];
         for (d, lane) in descriptors.iter_mut().zip(lanes) {
             *d = LaneDescriptor {
                 buf: lane.buf.as_ptr(),

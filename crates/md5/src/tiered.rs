@@ -116,6 +116,15 @@ impl TieredEngine {
         out
     }
 
+    /// The compiled batch kernel if it is ready; otherwise counts `blocks` toward starting its
+    /// compile (never waits).
+    pub(crate) fn batch_kernel_or_count(
+        &'static self,
+        blocks: u64,
+    ) -> Option<&'static MultiCompressor> {
+        self.batch.code_or_count(blocks)
+    }
+
     /// Compresses whole blocks with the single-stream kernel, or portably until it is ready.
     pub(crate) fn compress_blocks(&'static self, state: &mut [u32; 4], data: &[u8]) {
         match self.single.code_or_count(data.len() as u64 / 64) {

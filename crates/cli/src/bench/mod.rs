@@ -21,6 +21,7 @@ mod multi;
 mod output;
 mod plot;
 mod sha256;
+mod streams;
 mod validate;
 
 use crate::CliError;
@@ -99,6 +100,10 @@ pub enum BenchKernel {
     /// Multi-buffer MD5 (4 or 8 lanes, aggregate) against OpenSSL's single-stream `MD5()`.
     #[value(name = "md5-mb")]
     Md5Mb,
+    /// MD5 streams at once through the library's lane engine (1, 4, 8, 16, 64 streams),
+    /// aggregate, against OpenSSL's single-stream `MD5()`.
+    #[value(name = "md5-streams")]
+    Md5Streams,
     /// SHA-256 per scheduling strategy against OpenSSL (with and without SHA extensions),
     /// `sha2` (default and portable backend) and HotSpot's SHA-256 intrinsic.
     Sha256,
@@ -184,6 +189,9 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     }
     if args.kernel == BenchKernel::Md5Mb {
         return multi::run(&args);
+    }
+    if args.kernel == BenchKernel::Md5Streams {
+        return streams::run(&args);
     }
     if args.kernel == BenchKernel::Sha256 {
         return sha256::run(&args);

@@ -139,7 +139,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let kernel = match args.kernel {
         BenchKernel::SquareToLen => BigKernel::SquareToLen,
         BenchKernel::MulAdd => BigKernel::MulAdd,
-        BenchKernel::Md5 | BenchKernel::Md5Mb | BenchKernel::Sha256 => {
+        BenchKernel::Md5 | BenchKernel::Md5Mb | BenchKernel::Md5Streams | BenchKernel::Sha256 => {
             return Err(CliError::failure(
                 "the MD5 and SHA-256 benches are not BigInteger ones",
             ));

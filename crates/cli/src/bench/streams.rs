@@ -1,0 +1,399 @@
+//! `schedlab bench --kernel md5-streams`: many MD5 streams at once through the library's
+//! streaming lane engine ([`LaneEngine`]), against OpenSSL's single-stream `MD5()` timed in the
+//! same repetition.
+//!
+//! A `xL/N streams` sample opens `N` hashers of one engine whose lane kernel has `L` lanes
+//! (`lanes/N streams`: the library's default engine and kernel), feeds each its message in
+//! pieces of [`PIECE`] bytes, round-robin over the streams (as concurrent uploads arrive), then
+//! finalizes them in order; it counts all `N` messages' bytes. Beside them: `library (1
+//! stream)`, the default `Md5` hasher fed the same pieces (the reference for the engine's
+//! one-stream row), and `block fn xL`, the lane kernel alone (`MultiCompressor::compress_lanes`
+//! over `L` buffers of the row's size in whole blocks: no padding, no engine). Every kernel is
+//! JIT-compiled with the default configuration before timing. Ratios are aggregate MB/s
+//! over OpenSSL's MB/s for one message of the same size, per repetition, then the median.
+
+use super::impls::{buffer, hex, openssl_digest};
+use super::{BenchArgs, Budgets, Format, parse_sizes};
+use crate::CliError;
+use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_bench::measure::time_loop;
+use schedlab_md5::{
+    Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, Md5, MultiCompressor, TieredEngine,
+};
+use serde_json::json;
+use std::hint::black_box;
+use std::time::Duration;
+
+/// Bytes per `update` call of a stream (the engine's default hold-back).
+pub const PIECE: usize = 16 << 10;
+
+/// Stream counts timed by default.
+const STREAM_COUNTS: [usize; 5] = [1, 4, 8, 16, 64];
+
+/// Four-lane groups of the lane kernels timed beside the library's.
+const GROUPS: [usize; 4] = [1, 2, 3, 4];
+
+/// What a row hashes.
+#[derive(Clone, Copy, Debug)]
+enum RowKind {
+    /// `streams` concurrent hashers of one lane engine (with `kernel`, or the library's).
+    Engine {
+        streams: usize,
+        kernel: Option<&'static MultiCompressor>,
+    },
+    /// One default `Md5` hasher.
+    Library,
+    /// The lane kernel alone.
+    BlockFunction { kernel: &'static MultiCompressor },
+}
+
+struct Row {
+    name: String,
+    kind: RowKind,
+}
+
+impl Row {
+    /// Messages one sample hashes.
+    fn messages(&self) -> usize {
+        match self.kind {
+            RowKind::Engine { streams, .. } => streams,
+            RowKind::Library => 1,
+            RowKind::BlockFunction { kernel } => kernel.lanes(),
+        }
+    }
+}
+
+/// Runs the streaming bench.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    openssl_sys::init();
+    let sizes = parse_sizes(args.size.as_deref().unwrap_or("4k,1m"))?;
+    let budgets = Budgets::new(args.quick, args.reps)?;
+    let tiered = TieredEngine::default_instance();
+    let (single, batch) = tiered.wait_for_jit();
+    let kernel = match (&single, &batch) {
+        (Backend::Jit, Backend::Jit) => tiered
+            .batch_compressor()
+            .ok_or_else(|| CliError::failure("the lane kernel is compiled but not ready"))?,
+        _ => {
+            return Err(CliError::failure(format!(
+                "the kernels did not compile: single-stream {single:?}, lanes {batch:?}"
+            )));
+        }
+    };
+    let wanted: Option<Vec<String>> = args
+        .impls
+        .as_deref()
+        .map(|s| crate::kernel::split_list(s).map(str::to_string).collect());
+    let selected = |name: &str| wanted.as_ref().is_none_or(|w| w.iter().any(|n| n == name));
+    let mut rows: Vec<Row> = STREAM_COUNTS
+        .iter()
+        .map(|&streams| Row {
+            name: format!("lanes/{streams} streams"),
+            kind: RowKind::Engine {
+                streams,
+                kernel: None,
+            },
+        })
+        .collect();
+    rows.push(Row {
+        name: "library (1 stream)".into(),
+        kind: RowKind::Library,
+    });
+    for groups in GROUPS {
+        let lanes = 4 * groups;
+        let names: Vec<String> = STREAM_COUNTS
+            .iter()
+            .map(|n| format!("x{lanes}/{n} streams"))
+            .chain([format!("block fn x{lanes}")])
+            .collect();
+        if !names.iter().any(|n| selected(n)) {
+            continue;
+        }
+        let compiled = if lanes == kernel.lanes() {
+            kernel
+        } else {
+            let compiled = MultiCompressor::compile(&PipelineConfig::default(), groups)
+                .map_err(|e| CliError::failure(format!("cannot compile x{lanes}: {e}")))?;
+            // Compiled code lives for the process, like the library's own kernels.
+            &*Box::leak(Box::new(compiled))
+        };
+        for (&streams, name) in STREAM_COUNTS.iter().zip(&names) {
+            rows.push(Row {
+                name: name.clone(),
+                kind: RowKind::Engine {
+                    streams,
+                    kernel: Some(compiled),
+                },
+            });
+        }
+        rows.push(Row {
+            name: format!("block fn x{lanes}"),
+            kind: RowKind::BlockFunction { kernel: compiled },
+        });
+    }
+    rows.retain(|row| selected(&row.name));
+    if rows.is_empty() {
+        return Err(CliError::usage(
+            "no md5-streams row selected (rows: lanes/N streams and xL/N streams for N in \
+             1,4,8,16,64 and L in 4,8,12,16, library (1 stream), block fn xL)",
+        ));
+    }
+    let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
+    check_digests(&rows, &buffers)?;
+
+    let mut work = StreamsWork {
+        rows: &rows,
+        buffers: &buffers,
+    };
+    let samples = schedlab_bench::run(
+        &mut work,
+        &budgets.measurement(),
+        0,
+        &indicatif::ProgressBar::hidden(),
+        |_, _| {},
+    );
+    let openssl_row = rows.len();
+    let mbs: Vec<Vec<Option<f64>>> = (0..=rows.len())
+        .map(|r| {
+            let messages = rows.get(r).map_or(1, Row::messages);
+            (0..sizes.len())
+                .map(|si| samples.median_of(r, si, |t| (messages * sizes[si]) as f64 / t / 1e6))
+                .collect()
+        })
+        .collect();
+    let ratios: Vec<Vec<Option<f64>>> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            (0..sizes.len())
+                .map(|si| {
+                    samples
+                        .speedup(r, openssl_row, si)
+                        .map(|x| x * row.messages() as f64)
+                })
+                .collect()
+        })
+        .collect();
+    // One stream through the engine against the library, per repetition.
+    let one = rows.iter().position(|r| {
+        matches!(
+            r.kind,
+            RowKind::Engine {
+                streams: 1,
+                kernel: None
+            }
+        )
+    });
+    let library = rows.iter().position(|r| matches!(r.kind, RowKind::Library));
+    let engine_vs_library: Vec<Option<f64>> = (0..sizes.len())
+        .map(|si| samples.speedup(one?, library?, si))
+        .collect();
+    let machine = super::cpu_model().unwrap_or_else(|| "unknown CPU".into());
+    let reps = budgets.reps;
+    match args.format {
+        Format::Json => {
+            let mut out = Vec::new();
+            for (r, row) in rows.iter().enumerate() {
+                for (si, &size) in sizes.iter().enumerate() {
+                    out.push(json!({
+                        "impl": row.name,
+                        "messages": row.messages(),
+                        "size": size,
+                        "mb_per_s": mbs[r][si],
+                        "ratio_to_openssl": ratios[r][si],
+                    }));
+                }
+            }
+            for (si, &size) in sizes.iter().enumerate() {
+                out.push(json!({
+                    "impl": "openssl",
+                    "messages": 1,
+                    "size": size,
+                    "mb_per_s": mbs[openssl_row][si],
+                    "ratio_to_openssl": 1.0,
+                }));
+            }
+            let doc = json!({
+                "kernel": "md5-streams",
+                "machine": machine,
+                "repetitions": reps,
+                "piece_bytes": PIECE,
+                "library_lanes": kernel.lanes(),
+                "one_stream_engine_over_library": engine_vs_library,
+                "rows": out,
+            });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).map_err(|e| CliError::failure(e.to_string()))?
+            );
+        }
+        Format::Table | Format::Markdown => {
+            println!(
+                "md5 streams: aggregate MB/s (ratio to OpenSSL MD5() single-stream, same \
+                 repetition); {machine}; {reps} repetitions; {PIECE}-byte updates round-robin"
+            );
+            let mut header = format!("{:<22}", "impl");
+            for &size in &sizes {
+                header.push_str(&format!(" {:>24}", format!("{size} B/stream")));
+            }
+            println!("{header}");
+            for (r, row) in rows.iter().enumerate() {
+                let mut line = format!("{:<22}", row.name);
+                for si in 0..sizes.len() {
+                    let cell = match (mbs[r][si], ratios[r][si]) {
+                        (Some(m), Some(q)) => format!("{m:.0} ({q:.2}x)"),
+                        _ => "-".into(),
+                    };
+                    line.push_str(&format!(" {cell:>24}"));
+                }
+                println!("{line}");
+            }
+            let mut line = format!("{:<22}", "openssl (1 stream)");
+            for mb_per_s in &mbs[openssl_row] {
+                let cell = mb_per_s.map_or("-".into(), |m| format!("{m:.0} (1.00x)"));
+                line.push_str(&format!(" {cell:>24}"));
+            }
+            println!("{line}");
+            let mut line = format!("{:<22}", "1 stream: engine/lib");
+            for x in &engine_vs_library {
+                let cell = x.map_or("-".into(), |x| format!("{x:.3}x"));
+                line.push_str(&format!(" {cell:>24}"));
+            }
+            println!("{line}");
+        }
+    }
+    Ok(())
+}
+
+/// Every row hashes every size as OpenSSL does (the block-function row: whole blocks only).
+fn check_digests(rows: &[Row], buffers: &[Vec<u8>]) -> Result<(), CliError> {
+    for data in buffers {
+        let want = hex(&openssl_digest(data));
+        let whole = &data[..data.len() - data.len() % 64];
+        for row in rows {
+            let got: Vec<String> = match row.kind {
+                RowKind::Engine { streams, kernel } => {
+                    hash_streams(&engine_of(kernel), streams, data)
+                        .iter()
+                        .map(|d| hex(d))
+                        .collect()
+                }
+                RowKind::Library => vec![hex(&hash_library(data))],
+                RowKind::BlockFunction { kernel } => {
+                    let mut state = vec![0u32; 4 * kernel.lanes()];
+                    block_function(kernel, &mut state, whole);
+                    let mut want_state = schedlab_kernels::md5::INITIAL_STATE;
+                    for block in whole.chunks_exact(64) {
+                        let block: &[u8; 64] = block.try_into().map_err(|_| {
+                            CliError::failure("a whole block is 64 bytes".to_string())
+                        })?;
+                        schedlab_kernels::md5::reference_compress(&mut want_state, block);
+                    }
+                    let lane0: [u32; 4] =
+                        std::array::from_fn(|w| state[schedlab_md5::state_index(0, w)]);
+                    if lane0 != want_state {
+                        return Err(CliError::failure(format!(
+                            "{} compresses {} bytes wrongly",
+                            row.name,
+                            whole.len()
+                        )));
+                    }
+                    continue;
+                }
+            };
+            if let Some(bad) = got.iter().find(|g| **g != want) {
+                return Err(CliError::failure(format!(
+                    "{} hashes {} bytes to {bad}, OpenSSL to {want}",
+                    row.name,
+                    data.len()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A fresh engine with `kernel`'s lanes, or the library's default engine.
+fn engine_of(kernel: Option<&'static MultiCompressor>) -> LaneEngine {
+    match kernel {
+        Some(kernel) => LaneEngine::with_kernel(
+            TieredEngine::default_instance(),
+            kernel,
+            DEFAULT_HOLD_BACK_BLOCKS,
+        ),
+        None => LaneEngine::new(),
+    }
+}
+
+/// `streams` hashers of `engine`, each fed `data` in [`PIECE`]-byte pieces round-robin, then
+/// finalized in order.
+fn hash_streams(engine: &LaneEngine, streams: usize, data: &[u8]) -> Vec<[u8; 16]> {
+    let mut hashers: Vec<Md5> = (0..streams).map(|_| engine.hasher()).collect();
+    for piece in data.chunks(PIECE) {
+        for h in &mut hashers {
+            h.update(piece);
+        }
+    }
+    hashers.into_iter().map(|h| h.finalize().into()).collect()
+}
+
+/// The default hasher fed `data` in [`PIECE`]-byte pieces.
+fn hash_library(data: &[u8]) -> [u8; 16] {
+    let mut h = Md5::new();
+    for piece in data.chunks(PIECE) {
+        h.update(piece);
+    }
+    h.finalize().into()
+}
+
+/// Every lane of `kernel` compresses `whole` (whole blocks) from MD5's initial state.
+fn block_function(kernel: &MultiCompressor, state: &mut [u32], whole: &[u8]) {
+    for lane in 0..kernel.lanes() {
+        for (w, word) in schedlab_kernels::md5::INITIAL_STATE.into_iter().enumerate() {
+            state[schedlab_md5::state_index(lane, w)] = word;
+        }
+    }
+    let lanes: Vec<Lane<'_>> = (0..kernel.lanes())
+        .map(|_| Lane { buf: whole, ofs: 0 })
+        .collect();
+    kernel.compress_lanes(state, &lanes, (whole.len() / 64) as i32);
+}
+
+/// The rows as the measurement loop sees them, then OpenSSL, × message size.
+struct StreamsWork<'a> {
+    rows: &'a [Row],
+    buffers: &'a [Vec<u8>],
+}
+
+impl schedlab_bench::Workload for StreamsWork<'_> {
+    fn rows(&self) -> usize {
+        self.rows.len() + 1
+    }
+
+    fn sizes(&self) -> usize {
+        self.buffers.len()
+    }
+
+    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
+        let data = self.buffers[size].as_slice();
+        match self.rows.get(row).map(|r| r.kind) {
+            Some(RowKind::Engine { streams, kernel }) => {
+                let engine = engine_of(kernel);
+                time_loop(
+                    || hash_streams(&engine, streams, black_box(data)),
+                    iterations,
+                )
+            }
+            Some(RowKind::Library) => time_loop(|| hash_library(black_box(data)), iterations),
+            Some(RowKind::BlockFunction { kernel }) => {
+                let whole = &data[..data.len() - data.len() % 64];
+                let mut state = vec![0u32; 4 * kernel.lanes()];
+                time_loop(
+                    || block_function(kernel, black_box(&mut state), black_box(whole)),
+                    iterations,
+                )
+            }
+            None => time_loop(|| openssl_digest(black_box(data)), iterations),
+        }
+    }
+}

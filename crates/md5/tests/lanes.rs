@@ -1,0 +1,268 @@
+//! The streaming lane engine against the `md-5` crate: interleaved streams with random splits of
+//! `update`, many threads, hostile sizes fed a byte at a time, clones, resets and drops mid-stream,
+//! a lone stream on the single-stream path and a JIT that cannot compile. Inputs stay small:
+//! these tests also run under qemu (scripts/test-hosts).
+
+use digest::Digest;
+use proptest::prelude::*;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use schedlab_md5::{Backend, LaneEngine, Md5, Md5Builder, TieredEngine};
+use std::sync::OnceLock;
+
+/// The default tiered engine with both kernels compiled (once per test binary).
+fn ready_tiered() -> &'static TieredEngine {
+    static READY: OnceLock<&'static TieredEngine> = OnceLock::new();
+    READY.get_or_init(|| {
+        let tiered = TieredEngine::default_instance();
+        let (single, batch) = tiered.wait_for_jit();
+        assert_eq!(single, Backend::Jit);
+        if cfg!(target_arch = "riscv64") {
+            assert!(matches!(batch, Backend::Failed(_)), "{batch:?}");
+        } else {
+            assert_eq!(batch, Backend::Jit);
+        }
+        tiered
+    })
+}
+
+/// Whether this host runs the lane kernel (RV64GC has no SIMD lowering for it).
+fn host_has_lanes() -> bool {
+    !cfg!(target_arch = "riscv64")
+}
+
+fn message(len: usize, seed: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i.wrapping_mul(131) ^ seed.wrapping_mul(7919) ^ (i >> 8)) as u8)
+        .collect()
+}
+
+/// Splits `len` bytes into pieces of random sizes up to `most`.
+fn pieces(rng: &mut StdRng, len: usize, most: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < len {
+        let n = rng.random_range(1..=most).min(len - at);
+        out.push(at..at + n);
+        at += n;
+    }
+    out
+}
+
+/// Hashes `messages` as concurrent streams of `engine`: their pieces interleaved in a random
+/// order, each stream finalized right after its last piece.
+fn hash_interleaved(
+    engine: &LaneEngine,
+    messages: &[Vec<u8>],
+    seed: u64,
+    most: usize,
+) -> Vec<[u8; 16]> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let plans: Vec<Vec<std::ops::Range<usize>>> = messages
+        .iter()
+        .map(|m| pieces(&mut rng, m.len(), most))
+        .collect();
+    let mut order: Vec<usize> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(s, plan)| std::iter::repeat_n(s, plan.len()))
+        .collect();
+    order.shuffle(&mut rng);
+    let mut hashers: Vec<Option<Md5>> = messages.iter().map(|_| Some(engine.hasher())).collect();
+    let mut next = vec![0usize; messages.len()];
+    let mut out = vec![[0u8; 16]; messages.len()];
+    for s in order {
+        let range = plans[s][next[s]].clone();
+        next[s] += 1;
+        if let Some(h) = hashers[s].as_mut() {
+            h.update(&messages[s][range]);
+        }
+        if next[s] == plans[s].len()
+            && let Some(h) = hashers[s].take()
+        {
+            out[s] = h.finalize().into();
+        }
+    }
+    // Empty messages have no pieces.
+    for (s, h) in hashers.iter_mut().enumerate() {
+        if let Some(h) = h.take() {
+            out[s] = h.finalize().into();
+        }
+    }
+    out
+}
+
+fn check_all(messages: &[Vec<u8>], got: &[[u8; 16]], what: &str) {
+    for (s, (m, g)) in messages.iter().zip(got).enumerate() {
+        let want: [u8; 16] = md5::Md5::digest(m).into();
+        assert_eq!(*g, want, "{what}: stream {s} of {} bytes", m.len());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn interleaved_streams_match_md5_crate(
+        sizes in prop::collection::vec(0usize..=1500, 1..=12),
+        hold_back in 1usize..=12,
+        most in 1usize..=700,
+        seed in any::<u64>(),
+    ) {
+        let engine = LaneEngine::with_tiered(ready_tiered(), hold_back);
+        let messages: Vec<Vec<u8>> =
+            sizes.iter().enumerate().map(|(k, &n)| message(n, k + seed as usize)).collect();
+        let got = hash_interleaved(&engine, &messages, seed, most);
+        for (s, (m, g)) in messages.iter().zip(&got).enumerate() {
+            let want: [u8; 16] = md5::Md5::digest(m).into();
+            prop_assert_eq!(*g, want, "stream {} of {} bytes", s, m.len());
+        }
+        prop_assert_eq!(engine.streams(), 0);
+    }
+}
+
+#[test]
+fn interleaved_streams_share_lanes() {
+    let engine = LaneEngine::with_tiered(ready_tiered(), 16);
+    let messages: Vec<Vec<u8>> = (0..8).map(|s| message(64 * 40 + s, s)).collect();
+    let got = hash_interleaved(&engine, &messages, 7, 512);
+    check_all(&messages, &got, "8 streams");
+    let stats = engine.stats();
+    let total: u64 = messages.iter().map(|m| m.len() as u64 / 64 + 1).sum();
+    assert_eq!(stats.lane_blocks + stats.single_blocks, total, "{stats:?}");
+    if host_has_lanes() {
+        assert!(
+            stats.lane_blocks > total / 2,
+            "most blocks in lanes: {stats:?}"
+        );
+    } else {
+        assert_eq!(stats.lane_rounds, 0, "{stats:?}");
+    }
+}
+
+#[test]
+fn a_lone_stream_uses_the_single_stream_kernel() {
+    let engine = LaneEngine::with_tiered(ready_tiered(), 4);
+    let data = message(10_000, 3);
+    let mut h = engine.hasher();
+    for piece in data.chunks(333) {
+        h.update(piece);
+    }
+    assert_eq!(h.finalize(), md5::Md5::digest(&data));
+    let stats = engine.stats();
+    assert_eq!(stats.lane_rounds, 0, "{stats:?}");
+    assert_eq!(stats.single_blocks, 10_000 / 64 + 1, "{stats:?}");
+}
+
+#[test]
+fn hostile_sizes_a_byte_at_a_time() {
+    let sizes = [
+        0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 121, 127, 128, 129, 191, 192,
+    ];
+    for hold_back in [1, 2, 3] {
+        let engine = LaneEngine::with_tiered(ready_tiered(), hold_back);
+        let messages: Vec<Vec<u8>> = sizes.iter().map(|&n| message(n, n)).collect();
+        let got = hash_interleaved(&engine, &messages, hold_back as u64, 1);
+        check_all(&messages, &got, &format!("hold-back {hold_back}"));
+    }
+}
+
+/// Messages and their digests.
+type Hashed = (Vec<Vec<u8>>, Vec<[u8; 16]>);
+
+#[test]
+fn many_threads_share_one_engine() {
+    let engine = LaneEngine::with_tiered(ready_tiered(), 8);
+    let threads = 4;
+    let per_thread = 3;
+    let results: Vec<Hashed> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let engine = engine.clone();
+                scope.spawn(move || {
+                    let messages: Vec<Vec<u8>> = (0..per_thread)
+                        .map(|k| message(3000 + 97 * (t * per_thread + k), t * 10 + k))
+                        .collect();
+                    let got = hash_interleaved(&engine, &messages, t as u64, 400);
+                    (messages, got)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("hashing thread"))
+            .collect()
+    });
+    for (t, (messages, got)) in results.iter().enumerate() {
+        check_all(messages, got, &format!("thread {t}"));
+    }
+    assert_eq!(engine.streams(), 0);
+}
+
+#[test]
+fn a_stream_moves_between_threads() {
+    let engine = LaneEngine::with_tiered(ready_tiered(), 2);
+    let data = message(5000, 11);
+    let mut others: Vec<Md5> = (0..5).map(|_| engine.hasher()).collect();
+    let mut h = engine.hasher();
+    h.update(&data[..1000]);
+    for o in &mut others {
+        o.update(&data[..700]);
+    }
+    let h = std::thread::spawn(move || {
+        let mut h = h;
+        h.update(&data[1000..]);
+        (h.finalize(), data)
+    });
+    let (got, data) = h.join().expect("hashing thread");
+    assert_eq!(got, md5::Md5::digest(&data));
+    for o in others {
+        assert_eq!(o.finalize(), md5::Md5::digest(&data[..700]));
+    }
+}
+
+#[test]
+fn clones_resets_and_drops_mid_stream() {
+    let engine = LaneEngine::with_tiered(ready_tiered(), 3);
+    let data = message(4000, 5);
+    let mut busy: Vec<Md5> = (0..4).map(|_| engine.hasher()).collect();
+    let mut a = engine.hasher();
+    a.update(&data[..1500]);
+    for b in &mut busy {
+        b.update(&data[..900]);
+    }
+    let mut b = a.clone();
+    assert_eq!(engine.streams(), 6);
+    a.update(&data[1500..]);
+    b.update(b"tail");
+    let mut expected_b = data[..1500].to_vec();
+    expected_b.extend_from_slice(b"tail");
+    // Dropping streams with pending blocks leaves the others right.
+    busy.truncate(2);
+    assert_eq!(engine.streams(), 4);
+    assert_eq!(a.finalize_reset(), md5::Md5::digest(&data));
+    a.update(b"abc");
+    assert_eq!(
+        a.finalize_reset(),
+        md5::Md5::digest(b"abc"),
+        "after finalize_reset"
+    );
+    assert_eq!(b.finalize(), md5::Md5::digest(&expected_b));
+    for h in busy {
+        assert_eq!(h.finalize(), md5::Md5::digest(&data[..900]));
+    }
+    drop(a);
+    assert_eq!(engine.streams(), 0);
+}
+
+#[test]
+fn a_failing_jit_leaves_every_stream_right_and_alone() {
+    let tiered = Md5Builder::new().strategy("no-such-strategy").tiered();
+    let (_, batch) = tiered.wait_for_jit();
+    assert!(matches!(batch, Backend::Failed(_)), "{batch:?}");
+    let engine = LaneEngine::with_tiered(tiered, 4);
+    let messages: Vec<Vec<u8>> = (0..6).map(|s| message(700 * s + 3, s)).collect();
+    let got = hash_interleaved(&engine, &messages, 1, 300);
+    check_all(&messages, &got, "no JIT");
+    assert_eq!(engine.stats().lane_rounds, 0);
+}
