@@ -1,6 +1,7 @@
 //! Solved blocks, keyed by [`BlockProblem::key`]: a process-wide memo, the committed table of
-//! the built-in kernels' blocks (`known.tsv`, compiled in) and, when `SCHEDLAB_OPTIMUM_CACHE`
-//! names a file, that file (read at start, appended to after every solve).
+//! the built-in kernels' blocks (`known.tsv`, compiled in; left out when
+//! `SCHEDLAB_OPTIMUM_FRESH=1`) and, when `SCHEDLAB_OPTIMUM_CACHE` names a file, that file (read
+//! at start, appended to after every solve).
 //!
 //! Nothing read from a table is trusted: an entry is used only if its orders are legal orders
 //! of the problem and re-evaluating them gives the figures the entry states (a stale or
@@ -24,6 +25,10 @@ const KNOWN: &str = include_str!("known.tsv");
 /// The environment variable naming a cache file to read and append to.
 pub const CACHE_ENV: &str = "SCHEDLAB_OPTIMUM_CACHE";
 
+/// The environment variable that, set to `1`, leaves the committed table out (to regenerate
+/// it: every block solved afresh).
+pub const FRESH_ENV: &str = "SCHEDLAB_OPTIMUM_FRESH";
+
 fn memo() -> &'static Mutex<HashMap<u64, BlockOptimum>> {
     static MEMO: OnceLock<Mutex<HashMap<u64, BlockOptimum>>> = OnceLock::new();
     MEMO.get_or_init(|| {
@@ -35,7 +40,9 @@ fn memo() -> &'static Mutex<HashMap<u64, BlockOptimum>> {
                 }
             }
         };
-        load(KNOWN);
+        if std::env::var(FRESH_ENV).as_deref() != Ok("1") {
+            load(KNOWN);
+        }
         if let Some(text) =
             std::env::var_os(CACHE_ENV).and_then(|p| std::fs::read_to_string(p).ok())
         {

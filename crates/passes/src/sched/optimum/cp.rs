@@ -59,8 +59,10 @@ enum Answer {
     Unknown,
 }
 
-/// Minimises `objective` from the proven `bound` up to the incumbent's `upper` (reached by
-/// `incumbent`), within `limit`.
+/// Minimises `objective` between the proven `bound` and the incumbent's `upper` (reached by
+/// `incumbent`) within `limit`, by bisection: each question "value ≤ k?" either improves the
+/// incumbent, raises the bound, or (out of time for its share) sends the next question
+/// above `k`, where an order is easier to find.
 pub fn minimise(
     problem: &BlockProblem,
     objective: Objective,
@@ -70,40 +72,42 @@ pub fn minimise(
     limit: Duration,
 ) -> Bounded {
     let deadline = Instant::now() + limit;
-    let mut bound = bound;
+    let (mut bound, mut best, mut order) = (bound, upper, incumbent);
     let mut steps = 0;
-    while bound < upper {
+    // Questions at or below this value ran out of time.
+    let mut timed_out: Option<u32> = None;
+    loop {
+        let lo = timed_out.map_or(bound, |k| bound.max(k + 1));
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if lo >= best || remaining.is_zero() {
+            break;
+        }
+        let k = lo + (best - 1 - lo) / 2;
+        // The last open question may take all the time left; others half of it.
+        let share = if k + 1 == best {
+            remaining
+        } else {
+            remaining / 2
+        };
         steps += 1;
-        match ask(problem, objective, bound, Some(&incumbent), deadline) {
-            Answer::Found(order) => {
-                let value = figure(problem, objective, &order);
-                return Bounded {
-                    value: Some(value),
-                    bound: value,
-                    status: Status::Optimal,
-                    order,
-                    seconds: 0.0,
-                    steps,
-                };
+        match ask(problem, objective, k, Some(&order), Instant::now() + share) {
+            Answer::Found(found) => {
+                best = figure(problem, objective, &found);
+                order = found;
             }
-            Answer::Proven => bound += 1,
-            Answer::Unknown => {
-                return Bounded {
-                    value: Some(upper),
-                    bound,
-                    status: Status::Gap,
-                    order: incumbent,
-                    seconds: 0.0,
-                    steps,
-                };
-            }
+            Answer::Proven => bound = k + 1,
+            Answer::Unknown => timed_out = Some(k),
         }
     }
     Bounded {
-        value: Some(upper),
-        bound: upper,
-        status: Status::Optimal,
-        order: incumbent,
+        value: Some(best),
+        bound: bound.min(best),
+        status: if bound >= best {
+            Status::Optimal
+        } else {
+            Status::Gap
+        },
+        order,
         seconds: 0.0,
         steps,
     }

@@ -434,38 +434,33 @@ impl BitSet {
 }
 
 /// A lower bound on the peak pressure of every legal order: the entry count, and per node the
-/// values that are live right before it and right after it in *every* order — started by the
-/// block's entry, an ancestor (or, after it, the node itself) and read by the node or a
-/// descendant, or live out.
+/// values that are live right before it and right after it in *every* order. A value is
+/// certainly started before a node when it is live on entry, or its definition, the node
+/// itself (as a reader) or another reader is an ancestor of the node — a definition precedes
+/// all its readers; it is certainly still needed when the node or a descendant reads it, or it
+/// is live out. (So a message word read in MD5's first and last rounds counts in between,
+/// wherever its load goes.)
 pub fn pressure_lower_bound(problem: &BlockProblem) -> u32 {
     let (anc, desc) = closures(problem);
     let mut best = problem.entry_pressure();
     for u in 0..problem.len() {
         let (mut before, mut after) = (problem.idle, problem.idle);
         for v in &problem.values {
-            let read_at_or_below = |strict: bool| {
-                v.live_out
-                    || v.users
-                        .iter()
-                        .any(|&w| desc[u].contains(w as usize) || (!strict && w as usize == u))
-            };
-            let started_before = match v.def {
-                Def::Entry => true,
-                Def::Node(d) => anc[u].contains(d as usize),
-                // A constant is live before any of its users that is not its first.
-                Def::FirstUse => v
-                    .users
-                    .iter()
-                    .any(|&w| w as usize == u || anc[u].contains(w as usize)),
-            };
-            let started_by_u = match v.def {
-                Def::Node(d) => d as usize == u,
-                _ => false,
-            };
-            if started_before && read_at_or_below(false) {
+            let reads_u = v.users.iter().any(|&w| w as usize == u);
+            let read_below = v.live_out || v.users.iter().any(|&w| desc[u].contains(w as usize));
+            let read_above = v.users.iter().any(|&w| anc[u].contains(w as usize));
+            let started_before = reads_u
+                || read_above
+                || match v.def {
+                    Def::Entry => true,
+                    Def::Node(d) => anc[u].contains(d as usize),
+                    Def::FirstUse => false,
+                };
+            let started_by_u = v.def == Def::Node(u as u32);
+            if started_before && (reads_u || read_below) {
                 before += 1;
             }
-            if (started_before || started_by_u) && read_at_or_below(true) {
+            if (started_before || started_by_u) && read_below {
                 after += 1;
             }
         }
@@ -629,13 +624,13 @@ pub struct SolveLimits {
 
 impl SolveLimits {
     /// The limits the `optimal` strategy uses: `SCHEDLAB_OPTIMUM_SECONDS` seconds per problem
-    /// (default 2; a block of the committed cache costs nothing).
+    /// (default 1; a block of the committed cache costs nothing).
     pub fn from_env() -> SolveLimits {
         let seconds = std::env::var("SCHEDLAB_OPTIMUM_SECONDS")
             .ok()
             .and_then(|s| s.trim().parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s > 0.0)
-            .unwrap_or(2.0);
+            .unwrap_or(1.0);
         SolveLimits {
             per_problem: Duration::from_secs_f64(seconds),
         }
@@ -678,9 +673,8 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
 
     // (b) the minimum length within the budget.
     let start = Instant::now();
-    let length = if pressure.status == Status::Optimal
-        && !problem.within_budget(pressure.value.unwrap_or(u32::MAX))
-    {
+    // No order within the budget when even the proven minimum pressure exceeds it.
+    let length = if !problem.within_budget(pressure.bound) {
         Bounded {
             value: None,
             bound: 0,
@@ -729,4 +723,64 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         pressure,
         length,
     }
+}
+
+/// One block's optimum beside every compared strategy's figures.
+#[derive(Clone, Debug)]
+pub struct BlockComparison {
+    /// The block.
+    pub block: Block,
+    /// Its problem (before scheduling).
+    pub problem: BlockProblem,
+    /// Both problems' answers.
+    pub optimum: BlockOptimum,
+    /// Per strategy: its figures for the block, and whether it scheduled the same
+    /// instructions (`false` for the load-rematerialising strategies, whose copies change the
+    /// problem).
+    pub strategies: Vec<(&'static str, Figures, bool)>,
+}
+
+/// Solves every block of `func` (a function about to be scheduled, e.g. the pipeline's text
+/// after its rewrites) and measures each strategy of `strategies` on it.
+pub fn compare(
+    func: &Function,
+    model: &MachineModel,
+    strategies: &[&'static str],
+    limits: SolveLimits,
+) -> Result<Vec<BlockComparison>, super::SchedError> {
+    let mut optimal = super::strategies::optimal::Optimal::with_limits(limits);
+    let mut scheduled = func.clone();
+    super::schedule_with_strategy(
+        &mut scheduled,
+        "optimal",
+        &mut optimal,
+        model,
+        &super::ScheduleOptions::default(),
+    )?;
+    let problems = BlockProblem::of_function(func, model);
+    let mut out: Vec<BlockComparison> = problems
+        .into_iter()
+        .zip(optimal.solved())
+        .map(|((block, problem), (solved_block, optimum))| {
+            debug_assert_eq!(block, *solved_block);
+            BlockComparison {
+                block,
+                problem,
+                optimum: optimum.clone(),
+                strategies: Vec::new(),
+            }
+        })
+        .collect();
+    for &name in strategies {
+        let mut g = func.clone();
+        super::schedule_with_options(&mut g, name, model, &super::ScheduleOptions::default())?;
+        for (block, problem) in BlockProblem::of_function(&g, model) {
+            if let Some(c) = out.iter_mut().find(|c| c.block == block) {
+                let same = problem.len() == c.problem.len();
+                let figures = problem.evaluate(&problem.source_order());
+                c.strategies.push((name, figures, same));
+            }
+        }
+    }
+    Ok(out)
 }

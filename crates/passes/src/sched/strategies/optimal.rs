@@ -4,7 +4,7 @@
 //!
 //! The warm start is every other built-in strategy's order for the block (a trial run of the
 //! driver each, `shuffle` excepted); blocks already solved come from the cache
-//! ([`optimum::cache`]); the time limit per problem is `SCHEDLAB_OPTIMUM_SECONDS` (default 2).
+//! ([`optimum::cache`]); the time limit per problem is `SCHEDLAB_OPTIMUM_SECONDS` (default 1).
 //! The picks replay the solved order; the driver places the constants and checks every pick.
 
 use crate::sched::driver::trial_block;
