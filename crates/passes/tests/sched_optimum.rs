@@ -107,3 +107,13 @@ fn problem_figures_are_the_drivers_for_every_strategy_and_kernel() {
         }
     }
 }
+
+#[test]
+fn committed_table_lines_parse_and_format_back() {
+    use schedlab_passes::sched::optimum::cache::{KNOWN, format_line, parse_line};
+    for line in KNOWN.lines() {
+        let (key, entry) = parse_line(line).unwrap_or_else(|| panic!("malformed: {line}"));
+        assert_eq!(format_line(key, &entry).trim_end(), line, "round trip");
+        assert!(entry.pressure.bound <= entry.pressure.value.unwrap_or(u32::MAX));
+    }
+}

@@ -20,7 +20,7 @@ use std::io::Write as _;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The committed table of the built-in kernels' blocks.
-const KNOWN: &str = include_str!("known.tsv");
+pub const KNOWN: &str = include_str!("known.tsv");
 
 /// The environment variable naming a cache file to read and append to.
 pub const CACHE_ENV: &str = "SCHEDLAB_OPTIMUM_CACHE";
@@ -122,7 +122,7 @@ pub fn format_line(key: u64, optimum: &BlockOptimum) -> String {
 }
 
 /// Parses one table line; `None` for a malformed one.
-fn parse_line(line: &str) -> Option<(u64, BlockOptimum)> {
+pub fn parse_line(line: &str) -> Option<(u64, BlockOptimum)> {
     let fields: Vec<&str> = line.split('\t').collect();
     if fields.len() != 14 {
         return None;
