@@ -185,16 +185,19 @@ fn ask(
     if remaining.is_zero() {
         return Answer::Unknown;
     }
-    let mut model = Model::new(problem);
+    let mut model = Model::new(problem, deadline);
+    // Building a large block's model takes time too: it stops at the deadline.
     let feasible = match objective {
         Objective::Pressure => model.pressure_at_most(k),
-        Objective::Length => {
-            model.pressure_at_most(problem.register_budget + problem.idle)
-                && model.length_at_most(k)
-        }
+        Objective::Length => match model.pressure_at_most(problem.register_budget + problem.idle) {
+            Some(true) => model.length_at_most(k),
+            other => other,
+        },
     };
-    if !feasible {
-        return Answer::Proven;
+    match feasible {
+        None => return Answer::Unknown,
+        Some(false) => return Answer::Proven,
+        Some(true) => {}
     }
     let mut brancher = DynamicBrancher::new(Vec::new());
     if let Some(order) = incumbent {
@@ -295,6 +298,8 @@ struct Model<'a> {
     issue: Option<Vec<DomainId>>,
     /// Literals of bound predicates, by (variable, is upper bound, bound).
     predicates: HashMap<(DomainId, bool, i32), Literal>,
+    /// When the question's time runs out (model building included).
+    deadline: Instant,
 }
 
 /// A value's start or last use: a position variable and its bounds, or unbounded.
@@ -309,7 +314,7 @@ enum End {
 }
 
 impl<'a> Model<'a> {
-    fn new(problem: &'a BlockProblem) -> Model<'a> {
+    fn new(problem: &'a BlockProblem, deadline: Instant) -> Model<'a> {
         let mut solver = Solver::default();
         let tag = solver.new_constraint_tag();
         let n = problem.len();
@@ -345,6 +350,7 @@ impl<'a> Model<'a> {
             desc,
             issue: None,
             predicates: HashMap::new(),
+            deadline,
         }
     }
 
@@ -396,11 +402,12 @@ impl<'a> Model<'a> {
         End::At(var, lo, hi)
     }
 
-    /// Posts "pressure at most `k`"; false when that is impossible before any search.
-    fn pressure_at_most(&mut self, k: u32) -> bool {
+    /// Posts "pressure at most `k`"; false when that is impossible before any search, `None`
+    /// when the deadline passed while building.
+    fn pressure_at_most(&mut self, k: u32) -> Option<bool> {
         let problem = self.problem;
         if problem.entry_pressure() > k {
-            return false;
+            return Some(false);
         }
         let cap = i64::from(k) - i64::from(problem.idle);
         let n = problem.len();
@@ -424,6 +431,9 @@ impl<'a> Model<'a> {
         }
         let has_constants = lives.iter().any(|l| l.2);
         for t in 0..n as i32 {
+            if Instant::now() >= self.deadline {
+                return None;
+            }
             // (start ≤ a, last ≥ b) for the point right after t, and right before t.
             let mut points = vec![(t, t + 1, false)];
             if has_constants {
@@ -467,7 +477,7 @@ impl<'a> Model<'a> {
                 }
                 let room = cap - sure;
                 if room < 0 {
-                    return false;
+                    return Some(false);
                 }
                 if (lits.len() as i64) > room {
                     let weights = vec![1i32; lits.len()];
@@ -482,11 +492,12 @@ impl<'a> Model<'a> {
                 }
             }
         }
-        true
+        Some(true)
     }
 
-    /// Posts "length at most `l`"; false when that is impossible before any search.
-    fn length_at_most(&mut self, l: u32) -> bool {
+    /// Posts "length at most `l`"; false when that is impossible before any search, `None`
+    /// when the deadline passed while building.
+    fn length_at_most(&mut self, l: u32) -> Option<bool> {
         let problem = self.problem;
         let n = problem.len();
         let preds = problem.preds();
@@ -511,7 +522,7 @@ impl<'a> Model<'a> {
         let mut window = Vec::with_capacity(n);
         for i in 0..n {
             if head[i] + tail[i] > l {
-                return false;
+                return Some(false);
             }
             window.push((head[i] as i32, (l - tail[i]) as i32));
         }
@@ -542,6 +553,9 @@ impl<'a> Model<'a> {
         }
         // The order sorted by position is sorted by issue cycle.
         for i in 0..n {
+            if Instant::now() >= self.deadline {
+                return None;
+            }
             for j in i + 1..n {
                 if self.anc[j].contains(i) || self.desc[j].contains(i) {
                     continue; // ordered by an edge path, latencies are not negative
@@ -576,7 +590,7 @@ impl<'a> Model<'a> {
             }
         }
         self.issue = Some(issue);
-        true
+        Some(true)
     }
 
     /// Posts `a < b` (`strict`) or `a ≤ b`.
