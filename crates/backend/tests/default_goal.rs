@@ -68,10 +68,11 @@ fn default_is_best_within_one_percent_and_spills_least_on_out_of_order_targets()
         return;
     }
     let kernels = goal_kernels();
-    // `shuffle` is a random order for testing the DAG, not a candidate default.
+    // `shuffle` is a random order for testing the DAG, not a candidate default; `optimal` is the
+    // exact reference on the IR model (`report --optimum` states every strategy's distance).
     let others: Vec<&'static str> = strategy_names()
         .into_iter()
-        .filter(|&s| s != DEFAULT_STRATEGY && s != "shuffle")
+        .filter(|&s| s != DEFAULT_STRATEGY && s != "shuffle" && s != "optimal")
         .collect();
     assert!(others.len() >= 5, "the built-in strategies are registered");
     let mut failures = Vec::new();
@@ -150,7 +151,7 @@ fn default_cycles_are_best_within_one_percent_on_s390x_z15() {
             .bound();
         for other in strategy_names()
             .into_iter()
-            .filter(|&s| s != DEFAULT_STRATEGY && s != "shuffle")
+            .filter(|&s| s != DEFAULT_STRATEGY && s != "shuffle" && s != "optimal")
         {
             let theirs = figures(kernel, build, target, other);
             let Some(best) = theirs.cost.bounds.iter().find(|b| b.cpu == "z15") else {

@@ -16,6 +16,7 @@ mod reference;
 mod report;
 mod report_baseline;
 mod report_cost;
+mod report_optimum;
 mod report_plot;
 mod report_pressure;
 mod report_summary;

@@ -70,6 +70,12 @@ pub struct ReportArgs {
     /// no schedlab pass.
     #[arg(long)]
     baseline: bool,
+    /// After the rows, per block the exact optimum (lowest peak pressure; shortest length
+    /// within the register budget; proven, or with the gap to a proven bound) beside each
+    /// strategy's pressure and length; with `--summary`, each strategy's mean distance from it
+    /// (time limit per block and problem: `SCHEDLAB_OPTIMUM_SECONDS`, default 1).
+    #[arg(long)]
+    optimum: bool,
 }
 
 /// Output formats.
@@ -230,6 +236,23 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     if args.summary && args.format != Format::Json {
         println!();
         println!("{}", crate::report_summary::summary(&rows, args.format));
+    }
+    if args.optimum {
+        let slow_path = args.slow_path;
+        let isa = args.isa;
+        let settings = crate::report_optimum::Settings {
+            config: PipelineConfig {
+                bce: args.bce,
+                forward_stores: args.forward_stores.enabled(),
+                optimize: args.optimize,
+                rewrites: !args.no_rewrites,
+                ..PipelineConfig::default()
+            },
+            options: Box::new(move |target| slow_path.stage_options_isa(target, isa)),
+            format: args.format,
+            summary: args.summary,
+        };
+        crate::report_optimum::section(&kernels, &targets, &strategies, &settings)?;
     }
     if let Some(path) = &args.plot {
         crate::report_plot::draw(path, &rows)

@@ -58,7 +58,8 @@ fn registry_is_stable_and_unknown_names_list_the_valid_ones() {
             "pressure-remat",
             "latency-pressure",
             "balanced",
-            "shuffle"
+            "shuffle",
+            "optimal"
         ]
     );
     let mut f = schedlab_kernels::md5::compress_multi_block();

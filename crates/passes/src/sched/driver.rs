@@ -367,7 +367,7 @@ impl ReasonCounts {
 
 /// Whether `node` may be bound to its users: it has users in the block, and apart from them
 /// nothing but the terminator depends on it (so placing it late breaks no memory order).
-fn bindable(dag: &DepDag, node: NodeId) -> bool {
+pub(crate) fn bindable(dag: &DepDag, node: NodeId) -> bool {
     let mut has_user = false;
     for (succ, edge) in dag.succs(node) {
         if edge.kind == EdgeKind::Data {
@@ -380,7 +380,7 @@ fn bindable(dag: &DepDag, node: NodeId) -> bool {
 }
 
 /// An integer constant: rematerialisable for free, so bound to its users for every strategy.
-fn is_constant(func: &Function, dag: &DepDag, node: NodeId) -> bool {
+pub(crate) fn is_constant(func: &Function, dag: &DepDag, node: NodeId) -> bool {
     func.dfg.insts[dag.inst(node)].opcode() == Opcode::Iconst && dag.preds(node).next().is_none()
 }
 

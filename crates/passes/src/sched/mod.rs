@@ -28,6 +28,7 @@
 //! | `latency-pressure` | critical path within the budget, slack work just in time, pressure above |
 //! | `balanced` | `remat-loads` out of order while the block's working set fits the registers, else `latency-pressure` (the default) |
 //! | `shuffle` | seeded random legal order, for testing |
+//! | `optimal` | exact ([`optimum`]): shortest order within the register budget, else lowest pressure, proven or with a stated gap |
 //!
 //! Every schedule can be checked against a DAG rebuilt from the unscheduled function
 //! ([`check_schedule`]); [`ScheduleOptions::verify`] makes the driver do so itself.
@@ -35,6 +36,7 @@
 pub mod dag;
 pub mod driver;
 pub mod latency;
+pub mod optimum;
 pub mod pressure;
 pub mod ready;
 pub mod registry;

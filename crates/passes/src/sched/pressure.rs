@@ -182,6 +182,21 @@ pub struct PressureTracker {
     max: usize,
     /// Values live through the block without a use in it (see [`PressureTracker::idle_through`]).
     idle: usize,
+    /// Per instruction, flat: its results' value ids (`results[result_start[i]..result_start[i + 1]]`).
+    results: Vec<u32>,
+    result_start: Vec<u32>,
+}
+
+/// The values a [`PressureTracker`] follows, by dense id: who defines and reads each, and
+/// whether it is live out (the exact problem's view of the count, `optimum::BlockProblem`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ValueTable {
+    /// Per value: the position of the instruction defining it (`None`: live on entry).
+    pub(crate) def: Vec<Option<u32>>,
+    /// Per value: the positions of the instructions that read it, ascending.
+    pub(crate) users: Vec<Vec<u32>>,
+    /// Per value: live on exit from the block.
+    pub(crate) live_out: Vec<bool>,
 }
 
 impl PressureTracker {
@@ -307,6 +322,33 @@ impl PressureTracker {
             live,
             max: live,
             idle,
+            results: result_ids,
+            result_start,
+        }
+    }
+
+    /// The values this tracker follows, as of its creation (only `live_out` and the operand
+    /// and result lists are read, which placing instructions does not change).
+    pub(crate) fn value_table(&self) -> ValueTable {
+        let count = self.live_out.len();
+        let mut def = vec![None; count];
+        let mut users = vec![Vec::new(); count];
+        for i in 0..self.use_start.len() - 1 {
+            for &v in self.uses_of(i) {
+                users[v as usize].push(i as u32);
+            }
+            let (a, b) = (
+                self.result_start[i] as usize,
+                self.result_start[i + 1] as usize,
+            );
+            for &v in &self.results[a..b] {
+                def[v as usize] = Some(i as u32);
+            }
+        }
+        ValueTable {
+            def,
+            users,
+            live_out: self.live_out.clone(),
         }
     }
 

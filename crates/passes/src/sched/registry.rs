@@ -60,6 +60,7 @@ pub static STRATEGIES: &[StrategyEntry] = &[
     strategies::latency_pressure::ENTRY,
     strategies::balanced::ENTRY,
     strategies::shuffle::ENTRY,
+    strategies::optimal::ENTRY,
 ];
 
 /// Strategies added at run time by [`register`], in registration order.

@@ -1,0 +1,786 @@
+//! Exact in-block schedules: the lowest peak register pressure any legal order reaches, and the
+//! shortest schedule within the target's register budget, each proven optimal or reported
+//! with the gap to a proven lower bound.
+//!
+//! The problem is the one the heuristic strategies face, on the same [`DepDag`], latencies and
+//! pressure count ([`BlockProblem::from_view`]):
+//!
+//! * **Order space.** Every topological order of the block's *free* nodes. Integer constants
+//!   are not free: the driver places each right before its first user, for every strategy
+//!   (`driver::is_constant`), so they are part of the pressure count but not of the choice.
+//! * **Pressure** is [`PressureTracker`](super::pressure::PressureTracker)'s count, exactly:
+//!   values live at the block's entry (live-ins and used parameters, the idle ones included),
+//!   a result live from its definition to its last use in the block (or to the end when live
+//!   out), a constant from just before its first user to its last use. The peak is the
+//!   largest count at the entry, right before each free node (its constants placed) and right
+//!   after it. Every value counts as one: one register class, as the heuristics count.
+//! * **Length** is the driver's in-order issue model: the next node issues when its operands
+//!   are ready (edge latencies) and the cycle has an issue slot left (the model's issue
+//!   width); a constant costs neither a slot nor latency, as in the driver. The length is the
+//!   cycle by which every node's own latency has elapsed.
+//! * **Budget.** A schedule is *within budget* when its working set — peak pressure minus the
+//!   values idle through the block, which the allocator can keep in a spill slot off every
+//!   chain — fits the model's allocatable registers (`balanced`'s test, the same figure).
+//!
+//! Two problems per block ([`solve`]): **(a)** the minimum peak pressure; **(b)** the minimum
+//! length among the orders within budget, or a proof that no order is within budget (then the
+//! order of (a) is the schedule). Both start from the best order of the heuristic strategies
+//! (a warm start and an upper bound) and from lower bounds computed from the DAG
+//! ([`pressure_lower_bound`], [`length_lower_bound`]); the constraint solver
+//! ([`cp`], Pumpkin: lazy clause generation) only closes the gap between the two, one
+//! candidate value at a time from the bound upward, so every unsatisfiable step raises the
+//! proven bound and a time limit leaves the best order found with a stated gap.
+//!
+//! Nothing the solver returns is trusted: its order is re-checked as a topological order and
+//! re-evaluated with [`BlockProblem::evaluate`] before it is used, and the strategy built on
+//! it runs through the same driver and verifier as every other.
+
+pub mod brute;
+pub mod cache;
+pub mod cp;
+
+use super::dag::{DepDag, NodeId};
+use super::driver;
+use super::latency::MachineModel;
+use super::pressure::{Liveness, PressureTracker};
+use super::ready::SchedView;
+use super::remat;
+use cranelift_codegen::entity::SecondaryMap;
+use cranelift_codegen::ir::{Block, Function};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// Where a value's live range starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Def {
+    /// Live on entry to the block (a live-in or a used block parameter).
+    Entry,
+    /// A result of the free node with this index.
+    Node(u32),
+    /// A constant the driver places right before its first user.
+    FirstUse,
+}
+
+/// One value the pressure count follows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ValueLife {
+    /// Where it starts.
+    pub def: Def,
+    /// The free nodes that read it (distinct, ascending).
+    pub users: Vec<u32>,
+    /// Whether it is live on exit from the block.
+    pub live_out: bool,
+}
+
+/// One block's scheduling problem over its free nodes, indexed `0..len()` in source order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BlockProblem {
+    /// Per free node: the DAG node it is.
+    pub nodes: Vec<NodeId>,
+    /// Per free node: its own latency.
+    pub latency: Vec<u32>,
+    /// Dependences between free nodes: `(from, to, latency)`, `from < to`.
+    pub edges: Vec<(u32, u32, u32)>,
+    /// The values whose live ranges depend on the order.
+    pub values: Vec<ValueLife>,
+    /// Values live through the block that no instruction of it reads.
+    pub idle: u32,
+    /// Instructions issued per cycle.
+    pub issue_width: u32,
+    /// Registers the working set may use.
+    pub register_budget: u32,
+}
+
+/// The pressure and length of one order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Figures {
+    /// Peak live values (the tracker's maximum).
+    pub pressure: u32,
+    /// Cycles on the in-order issue model.
+    pub length: u32,
+}
+
+impl BlockProblem {
+    /// The problem of the block `view` shows, before anything is placed: the view handed to
+    /// [`Strategy::init_block`](super::Strategy::init_block).
+    pub fn from_view(view: &SchedView<'_>) -> BlockProblem {
+        Self::from_parts(view.func, view.dag, view.pressure, view.model)
+    }
+
+    /// The problem of `dag`'s block from the tracker at its entry.
+    fn from_parts(
+        func: &Function,
+        dag: &DepDag,
+        pressure: &PressureTracker,
+        model: &MachineModel,
+    ) -> BlockProblem {
+        let free: Vec<bool> = dag
+            .nodes()
+            .map(|n| !driver::is_constant(func, dag, n) || !driver::bindable(dag, n))
+            .collect();
+        let mut index = vec![u32::MAX; dag.len()];
+        let mut nodes = Vec::new();
+        for n in dag.nodes().filter(|n| free[n.index()]) {
+            index[n.index()] = nodes.len() as u32;
+            nodes.push(n);
+        }
+        let latency = nodes.iter().map(|&n| dag.node(n).latency).collect();
+        let mut edges: Vec<(u32, u32, u32)> = dag
+            .edges()
+            .filter(|(a, b, _)| free[a.index()] && free[b.index()])
+            .map(|(a, b, e)| (index[a.index()], index[b.index()], e.latency))
+            .collect();
+        edges.sort_unstable();
+        edges.dedup_by(|a, b| {
+            if (a.0, a.1) == (b.0, b.1) {
+                b.2 = b.2.max(a.2);
+                true
+            } else {
+                false
+            }
+        });
+        let table = pressure.value_table();
+        let mut values = Vec::new();
+        for v in 0..table.live_out.len() {
+            let users: Vec<u32> = table.users[v].iter().map(|&i| index[i as usize]).collect();
+            debug_assert!(
+                users.iter().all(|&u| u != u32::MAX),
+                "a constant reads nothing"
+            );
+            let def = match table.def[v] {
+                None => Def::Entry,
+                Some(i) if free[i as usize] => Def::Node(index[i as usize]),
+                Some(_) => Def::FirstUse,
+            };
+            let live_out = table.live_out[v];
+            let needed = !users.is_empty() || live_out;
+            // Entry values without a use are the idle ones, counted in `idle`.
+            if needed && !(def == Def::Entry && users.is_empty()) {
+                values.push(ValueLife {
+                    def,
+                    users,
+                    live_out,
+                });
+            }
+        }
+        BlockProblem {
+            nodes,
+            latency,
+            edges,
+            values,
+            idle: pressure.idle_through() as u32,
+            issue_width: model.issue_width.max(1),
+            register_budget: model.allocatable_gprs as u32,
+        }
+    }
+
+    /// The problem of every block of `func` as the driver would see it (constants copied to
+    /// their users first, as for every strategy), in layout order. For a function a strategy
+    /// has scheduled, [`BlockProblem::evaluate`] of the identity order gives its figures.
+    pub fn of_function(func: &Function, model: &MachineModel) -> Vec<(Block, BlockProblem)> {
+        let mut func = func.clone();
+        func.dfg.resolve_all_aliases();
+        let _ = remat::remat_resolved(&mut func, false, true);
+        let blocks: Vec<Block> = func.layout.blocks().collect();
+        let dags = DepDag::build_all_resolved(&func, &blocks, model);
+        let liveness = Liveness::from_dags(&func, &dags);
+        let mut ids = SecondaryMap::with_capacity(func.dfg.num_values());
+        ids.resize(func.dfg.num_values());
+        blocks
+            .iter()
+            .zip(&dags)
+            .map(|(&block, dag)| {
+                let tracker = PressureTracker::for_dag(&func, &liveness, dag, &mut ids);
+                (block, Self::from_parts(&func, dag, &tracker, model))
+            })
+            .collect()
+    }
+
+    /// The identity order `0..len()`: the block's current order.
+    pub fn source_order(&self) -> Vec<u32> {
+        (0..self.len() as u32).collect()
+    }
+
+    /// Free nodes.
+    pub fn len(&self) -> usize {
+        self.latency.len()
+    }
+
+    /// Whether the block has no free node.
+    pub fn is_empty(&self) -> bool {
+        self.latency.is_empty()
+    }
+
+    /// Per node: its predecessors `(from, latency)`.
+    pub fn preds(&self) -> Vec<Vec<(u32, u32)>> {
+        let mut p = vec![Vec::new(); self.len()];
+        for &(a, b, l) in &self.edges {
+            p[b as usize].push((a, l));
+        }
+        p
+    }
+
+    /// Per node: its successors `(to, latency)`.
+    pub fn succs(&self) -> Vec<Vec<(u32, u32)>> {
+        let mut s = vec![Vec::new(); self.len()];
+        for &(a, b, l) in &self.edges {
+            s[a as usize].push((b, l));
+        }
+        s
+    }
+
+    /// Whether `order` holds every free node once and puts every edge forward.
+    pub fn is_legal(&self, order: &[u32]) -> bool {
+        if order.len() != self.len() {
+            return false;
+        }
+        let mut pos = vec![u32::MAX; self.len()];
+        for (at, &n) in order.iter().enumerate() {
+            match pos.get_mut(n as usize) {
+                Some(p) if *p == u32::MAX => *p = at as u32,
+                _ => return false,
+            }
+        }
+        self.edges
+            .iter()
+            .all(|&(a, b, _)| pos[a as usize] < pos[b as usize])
+    }
+
+    /// The pressure and length of a legal `order` (the tracker's count and the driver's issue
+    /// model; see the module documentation).
+    pub fn evaluate(&self, order: &[u32]) -> Figures {
+        Figures {
+            pressure: self.pressure_of(order),
+            length: self.length_of(order),
+        }
+    }
+
+    /// The entry pressure: idle values and entry values that are read in the block.
+    pub fn entry_pressure(&self) -> u32 {
+        self.idle + self.values.iter().filter(|v| v.def == Def::Entry).count() as u32
+    }
+
+    /// Peak pressure of a legal `order`.
+    pub fn pressure_of(&self, order: &[u32]) -> u32 {
+        let n = self.len();
+        // Per node: values it defines, constants it may start, values it reads.
+        let mut defines = vec![0u32; n];
+        let mut reads: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut remaining: Vec<u32> = Vec::with_capacity(self.values.len());
+        for (v, life) in self.values.iter().enumerate() {
+            if let Def::Node(d) = life.def {
+                defines[d as usize] += 1;
+            }
+            for &u in &life.users {
+                reads[u as usize].push(v);
+            }
+            remaining.push(life.users.len() as u32);
+        }
+        let mut born: Vec<bool> = self.values.iter().map(|v| v.def != Def::FirstUse).collect();
+        let mut live = self.entry_pressure();
+        let mut max = live;
+        for &u in order {
+            let u = u as usize;
+            for &v in &reads[u] {
+                if !born[v] {
+                    born[v] = true;
+                    live += 1;
+                }
+            }
+            max = max.max(live);
+            let mut dying = 0;
+            for &v in &reads[u] {
+                remaining[v] -= 1;
+                if remaining[v] == 0 && !self.values[v].live_out {
+                    dying += 1;
+                }
+            }
+            live = live + defines[u] - dying;
+            max = max.max(live);
+        }
+        max
+    }
+
+    /// Length of a legal `order` on the in-order issue model.
+    pub fn length_of(&self, order: &[u32]) -> u32 {
+        let succs = self.succs();
+        let mut ready = vec![0u32; self.len()];
+        let (mut cycle, mut issued, mut end) = (0u32, 0u32, 0u32);
+        for &u in order {
+            let u = u as usize;
+            let at = cycle.max(ready[u]);
+            if at > cycle {
+                cycle = at;
+                issued = 0;
+            }
+            for &(s, l) in &succs[u] {
+                ready[s as usize] = ready[s as usize].max(at + l);
+            }
+            end = end.max(at + self.latency[u]);
+            issued += 1;
+            if issued >= self.issue_width {
+                cycle += 1;
+                issued = 0;
+            }
+        }
+        end
+    }
+
+    /// Whether figures with this pressure keep the working set within the register budget.
+    pub fn within_budget(&self, pressure: u32) -> bool {
+        pressure.saturating_sub(self.idle) <= self.register_budget
+    }
+
+    /// A stable 64-bit digest of the problem (FNV-1a over its fields): the cache key. Two
+    /// blocks with the same key have the same free nodes, edges, latencies, values, issue width
+    /// and budget, so the same optimum.
+    pub fn key(&self) -> u64 {
+        let mut h = Fnv::default();
+        h.word(self.len() as u64);
+        for &l in &self.latency {
+            h.word(u64::from(l));
+        }
+        h.word(self.edges.len() as u64);
+        for &(a, b, l) in &self.edges {
+            h.word(u64::from(a));
+            h.word(u64::from(b));
+            h.word(u64::from(l));
+        }
+        h.word(self.values.len() as u64);
+        for v in &self.values {
+            h.word(match v.def {
+                Def::Entry => u64::MAX,
+                Def::FirstUse => u64::MAX - 1,
+                Def::Node(d) => u64::from(d),
+            });
+            h.word(u64::from(v.live_out));
+            h.word(v.users.len() as u64);
+            for &u in &v.users {
+                h.word(u64::from(u));
+            }
+        }
+        h.word(u64::from(self.idle));
+        h.word(u64::from(self.issue_width));
+        h.word(u64::from(self.register_budget));
+        h.0
+    }
+}
+
+/// FNV-1a, 64 bits: a digest that does not change between Rust releases or hosts.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn word(&mut self, w: u64) {
+        for b in w.to_le_bytes() {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// Per node, as bit sets over the free nodes: its ancestors and its descendants.
+fn closures(problem: &BlockProblem) -> (Vec<BitSet>, Vec<BitSet>) {
+    let n = problem.len();
+    let preds = problem.preds();
+    let succs = problem.succs();
+    // Source order is topological: edges go from lower to higher indices.
+    let mut anc = vec![BitSet::new(n); n];
+    for (i, node_preds) in preds.iter().enumerate() {
+        for &(p, _) in node_preds {
+            let (lo, hi) = anc.split_at_mut(i);
+            hi[0].union_with(&lo[p as usize]);
+            hi[0].insert(p as usize);
+        }
+    }
+    let mut desc = vec![BitSet::new(n); n];
+    for i in (0..n).rev() {
+        for &(s, _) in &succs[i] {
+            let (lo, hi) = desc.split_at_mut(s as usize);
+            lo[i].union_with(&hi[0]);
+            lo[i].insert(s as usize);
+        }
+    }
+    (anc, desc)
+}
+
+/// A fixed-size bit set.
+#[derive(Clone, Debug)]
+struct BitSet(Vec<u64>);
+
+impl BitSet {
+    fn new(n: usize) -> Self {
+        BitSet(vec![0; n.div_ceil(64)])
+    }
+    fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+    fn union_with(&mut self, other: &BitSet) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+    fn count(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// A lower bound on the peak pressure of every legal order: the entry count, and per node the
+/// values that are live right before it and right after it in *every* order. A value is
+/// certainly started before a node when it is live on entry, or its definition, the node
+/// itself (as a reader) or another reader is an ancestor of the node — a definition precedes
+/// all its readers; it is certainly still needed when the node or a descendant reads it, or it
+/// is live out. (So a message word read in MD5's first and last rounds counts in between,
+/// wherever its load goes.)
+pub fn pressure_lower_bound(problem: &BlockProblem) -> u32 {
+    let (anc, desc) = closures(problem);
+    let mut best = problem.entry_pressure();
+    for u in 0..problem.len() {
+        let (mut before, mut after) = (problem.idle, problem.idle);
+        for v in &problem.values {
+            let reads_u = v.users.iter().any(|&w| w as usize == u);
+            let read_below = v.live_out || v.users.iter().any(|&w| desc[u].contains(w as usize));
+            let read_above = v.users.iter().any(|&w| anc[u].contains(w as usize));
+            let started_before = reads_u
+                || read_above
+                || match v.def {
+                    Def::Entry => true,
+                    Def::Node(d) => anc[u].contains(d as usize),
+                    Def::FirstUse => false,
+                };
+            let started_by_u = v.def == Def::Node(u as u32);
+            if started_before && (reads_u || read_below) {
+                before += 1;
+            }
+            if (started_before || started_by_u) && read_below {
+                after += 1;
+            }
+        }
+        best = best.max(before).max(after);
+    }
+    best
+}
+
+/// A lower bound on the length of every legal order on the in-order issue model: the
+/// critical path, and for every `k` the `k` nodes with the longest tails (own latency plus the
+/// longest path below), of which the last issued starts no earlier than cycle `⌈k/W⌉ - 1`.
+/// The same with heads: the `k` nodes with the longest paths above them cannot all issue
+/// before that path and `⌈k/W⌉ - 1` more cycles, plus the smallest tail among them.
+pub fn length_lower_bound(problem: &BlockProblem) -> u32 {
+    let n = problem.len();
+    if n == 0 {
+        return 0;
+    }
+    let preds = problem.preds();
+    let succs = problem.succs();
+    let mut head = vec![0u32; n];
+    for i in 0..n {
+        head[i] = preds[i]
+            .iter()
+            .map(|&(p, l)| head[p as usize] + l)
+            .max()
+            .unwrap_or(0);
+    }
+    let mut tail = vec![0u32; n];
+    for i in (0..n).rev() {
+        tail[i] = succs[i]
+            .iter()
+            .map(|&(s, l)| l + tail[s as usize])
+            .max()
+            .unwrap_or(0)
+            .max(problem.latency[i]);
+    }
+    let w = problem.issue_width.max(1) as usize;
+    let critical = (0..n).map(|i| head[i] + tail[i]).max().unwrap_or(0);
+    let mut tails = tail.clone();
+    tails.sort_unstable_by(|a, b| b.cmp(a));
+    let by_tail = tails
+        .iter()
+        .enumerate()
+        .map(|(k, &t)| (k / w) as u32 + t)
+        .max()
+        .unwrap_or(0);
+    // Heads: sort by head descending; the k nodes with head >= h: the last of them issues at
+    // >= h + ceil(k/W) - 1 only if they all become ready no earlier than h, which holds.
+    let mut by_head_nodes: Vec<usize> = (0..n).collect();
+    by_head_nodes.sort_unstable_by(|&a, &b| head[b].cmp(&head[a]));
+    let mut min_tail = u32::MAX;
+    let mut by_head = 0;
+    for (k, &i) in by_head_nodes.iter().enumerate() {
+        min_tail = min_tail.min(tail[i]);
+        by_head = by_head.max(head[i] + (k / w) as u32 + min_tail);
+    }
+    critical.max(by_tail).max(by_head)
+}
+
+/// How a figure was settled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// The best order meets a proven lower bound.
+    Optimal,
+    /// The time limit ran out: the best order found and the proven lower bound differ.
+    Gap,
+    /// Proven: no order keeps the working set within the register budget.
+    Infeasible,
+    /// The time limit ran out before any order within the budget was found or excluded.
+    Unknown,
+}
+
+impl Status {
+    /// Short name used in reports and the cache.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Optimal => "optimal",
+            Status::Gap => "gap",
+            Status::Infeasible => "infeasible",
+            Status::Unknown => "unknown",
+        }
+    }
+
+    /// The status called `name`.
+    pub fn from_name(name: &str) -> Option<Status> {
+        [
+            Status::Optimal,
+            Status::Gap,
+            Status::Infeasible,
+            Status::Unknown,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One problem's answer: the best value found, the proven bound, and the order that reaches
+/// the value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bounded {
+    /// The best value any order found reaches (`None`: no order satisfies the constraint).
+    pub value: Option<u32>,
+    /// A proven lower bound (for an infeasible problem, meaningless).
+    pub bound: u32,
+    /// How it was settled.
+    pub status: Status,
+    /// The order reaching `value` (free-node indices).
+    pub order: Vec<u32>,
+    /// Wall time spent in the solver.
+    pub seconds: f64,
+    /// Satisfiability questions the solver was asked (0: the bounds settled it).
+    pub steps: u32,
+}
+
+impl Bounded {
+    /// The relative gap `(value - bound) / value`, 0 when optimal.
+    pub fn gap(&self) -> f64 {
+        match self.value {
+            Some(v) if v > 0 && v > self.bound => f64::from(v - self.bound) / f64::from(v),
+            _ => 0.0,
+        }
+    }
+}
+
+/// Both problems' answers for one block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockOptimum {
+    /// Free nodes.
+    pub nodes: usize,
+    /// (a) the minimum peak pressure.
+    pub pressure: Bounded,
+    /// (b) the minimum length within the register budget.
+    pub length: Bounded,
+}
+
+impl BlockOptimum {
+    /// The order the `optimal` strategy takes: (b)'s when some order is within budget, else
+    /// (a)'s.
+    pub fn schedule(&self) -> &[u32] {
+        if self.length.value.is_some() {
+            &self.length.order
+        } else {
+            &self.pressure.order
+        }
+    }
+}
+
+/// Limits of one solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolveLimits {
+    /// Wall time per problem (pressure, then length).
+    pub per_problem: Duration,
+}
+
+impl SolveLimits {
+    /// The limits the `optimal` strategy uses: `SCHEDLAB_OPTIMUM_SECONDS` seconds per problem
+    /// (default 1; a block of the committed cache costs nothing).
+    pub fn from_env() -> SolveLimits {
+        let seconds = std::env::var("SCHEDLAB_OPTIMUM_SECONDS")
+            .ok()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .unwrap_or(1.0);
+        SolveLimits {
+            per_problem: Duration::from_secs_f64(seconds),
+        }
+    }
+}
+
+/// Solves both problems of `problem`, starting from the `candidates` (legal orders, e.g. the
+/// heuristic strategies'; illegal ones are ignored).
+pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimits) -> BlockOptimum {
+    let legal: Vec<(&Vec<u32>, Figures)> = candidates
+        .iter()
+        .filter(|o| problem.is_legal(o))
+        .map(|o| (o, problem.evaluate(o)))
+        .collect();
+    let source: Vec<u32> = (0..problem.len() as u32).collect();
+    let source_figures = problem.evaluate(&source);
+
+    // (a) the minimum peak pressure.
+    let start = Instant::now();
+    let (mut best_p, mut best_p_order) = (source_figures.pressure, source.clone());
+    for (o, f) in &legal {
+        if f.pressure < best_p {
+            best_p = f.pressure;
+            best_p_order = o.to_vec();
+        }
+    }
+    let p_bound = pressure_lower_bound(problem).min(best_p);
+    let pressure = cp::minimise(
+        problem,
+        cp::Objective::Pressure,
+        p_bound,
+        best_p,
+        best_p_order,
+        limits.per_problem,
+    );
+    let pressure = Bounded {
+        seconds: start.elapsed().as_secs_f64(),
+        ..pressure
+    };
+
+    // (b) the minimum length within the budget.
+    let start = Instant::now();
+    // No order within the budget when even the proven minimum pressure exceeds it.
+    let length = if !problem.within_budget(pressure.bound) {
+        Bounded {
+            value: None,
+            bound: 0,
+            status: Status::Infeasible,
+            order: Vec::new(),
+            seconds: 0.0,
+            steps: 0,
+        }
+    } else {
+        let mut incumbent: Option<(u32, Vec<u32>)> = None;
+        let pressure_order_figures = problem.evaluate(&pressure.order);
+        let mut consider = |o: &[u32], f: Figures| {
+            if problem.within_budget(f.pressure)
+                && incumbent.as_ref().is_none_or(|(l, _)| f.length < *l)
+            {
+                incumbent = Some((f.length, o.to_vec()));
+            }
+        };
+        consider(&source, source_figures);
+        for (o, f) in &legal {
+            consider(o, *f);
+        }
+        consider(&pressure.order, pressure_order_figures);
+        let l_bound = length_lower_bound(problem);
+        let (upper, order) = match incumbent {
+            Some((l, o)) => (Some(l), o),
+            None => (None, Vec::new()),
+        };
+        let l_bound = upper.map_or(l_bound, |u| l_bound.min(u));
+        let mut result = match upper {
+            Some(u) => cp::minimise(
+                problem,
+                cp::Objective::Length,
+                l_bound,
+                u,
+                order,
+                limits.per_problem,
+            ),
+            None => cp::first_within_budget(problem, l_bound, limits.per_problem),
+        };
+        result.seconds = start.elapsed().as_secs_f64();
+        result
+    };
+    BlockOptimum {
+        nodes: problem.len(),
+        pressure,
+        length,
+    }
+}
+
+/// One block's optimum beside every compared strategy's figures.
+#[derive(Clone, Debug)]
+pub struct BlockComparison {
+    /// The block.
+    pub block: Block,
+    /// Its problem (before scheduling).
+    pub problem: BlockProblem,
+    /// Both problems' answers.
+    pub optimum: BlockOptimum,
+    /// Per strategy: its figures for the block, and whether it scheduled the same
+    /// instructions (`false` for the load-rematerialising strategies, whose copies change the
+    /// problem).
+    pub strategies: Vec<(&'static str, Figures, bool)>,
+}
+
+/// Solves every block of `func` (a function about to be scheduled, e.g. the pipeline's text
+/// after its rewrites) and measures each strategy of `strategies` on it.
+pub fn compare(
+    func: &Function,
+    model: &MachineModel,
+    strategies: &[&'static str],
+    limits: SolveLimits,
+) -> Result<Vec<BlockComparison>, super::SchedError> {
+    let mut optimal = super::strategies::optimal::Optimal::with_limits(limits);
+    let mut scheduled = func.clone();
+    super::schedule_with_strategy(
+        &mut scheduled,
+        "optimal",
+        &mut optimal,
+        model,
+        &super::ScheduleOptions::default(),
+    )?;
+    let problems = BlockProblem::of_function(func, model);
+    let mut out: Vec<BlockComparison> = problems
+        .into_iter()
+        .zip(optimal.solved())
+        .map(|((block, problem), (solved_block, optimum))| {
+            debug_assert_eq!(block, *solved_block);
+            BlockComparison {
+                block,
+                problem,
+                optimum: optimum.clone(),
+                strategies: Vec::new(),
+            }
+        })
+        .collect();
+    for &name in strategies {
+        let mut g = func.clone();
+        super::schedule_with_options(&mut g, name, model, &super::ScheduleOptions::default())?;
+        for (block, problem) in BlockProblem::of_function(&g, model) {
+            if let Some(c) = out.iter_mut().find(|c| c.block == block) {
+                let same = problem.len() == c.problem.len();
+                let figures = problem.evaluate(&problem.source_order());
+                c.strategies.push((name, figures, same));
+            }
+        }
+    }
+    Ok(out)
+}
