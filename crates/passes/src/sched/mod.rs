@@ -36,6 +36,7 @@
 pub mod dag;
 pub mod driver;
 pub mod latency;
+#[cfg(feature = "optimal")]
 pub mod optimum;
 pub mod pressure;
 pub mod ready;

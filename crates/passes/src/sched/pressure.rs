@@ -183,12 +183,15 @@ pub struct PressureTracker {
     /// Values live through the block without a use in it (see [`PressureTracker::idle_through`]).
     idle: usize,
     /// Per instruction, flat: its results' value ids (`results[result_start[i]..result_start[i + 1]]`).
+    #[cfg_attr(not(feature = "optimal"), allow(dead_code))]
     results: Vec<u32>,
+    #[cfg_attr(not(feature = "optimal"), allow(dead_code))]
     result_start: Vec<u32>,
 }
 
 /// The values a [`PressureTracker`] follows, by dense id: who defines and reads each, and
 /// whether it is live out (the exact problem's view of the count, `optimum::BlockProblem`).
+#[cfg_attr(not(feature = "optimal"), allow(dead_code))]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ValueTable {
     /// Per value: the position of the instruction defining it (`None`: live on entry).
@@ -329,6 +332,7 @@ impl PressureTracker {
 
     /// The values this tracker follows, as of its creation (only `live_out` and the operand
     /// and result lists are read, which placing instructions does not change).
+    #[cfg_attr(not(feature = "optimal"), allow(dead_code))]
     pub(crate) fn value_table(&self) -> ValueTable {
         let count = self.live_out.len();
         let mut def = vec![None; count];

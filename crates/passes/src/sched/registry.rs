@@ -60,6 +60,7 @@ pub static STRATEGIES: &[StrategyEntry] = &[
     strategies::latency_pressure::ENTRY,
     strategies::balanced::ENTRY,
     strategies::shuffle::ENTRY,
+    #[cfg(feature = "optimal")]
     strategies::optimal::ENTRY,
 ];
 

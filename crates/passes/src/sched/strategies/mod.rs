@@ -4,6 +4,7 @@ pub mod balanced;
 pub mod hoist_loads;
 pub mod latency_pressure;
 pub mod list_latency;
+#[cfg(feature = "optimal")]
 pub mod optimal;
 pub mod pressure;
 pub mod pressure_remat;
