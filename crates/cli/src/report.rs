@@ -90,7 +90,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE.svg")]
     plot_pressure: Option<PathBuf>,
     /// Add a `cranelift-speed` row per kernel × target: stock Cranelift at `opt_level=speed`,
-    /// no schedlab pass.
+    /// no schedlab pass (for a `.wasm` function with Wasmtime's flags); every row then carries
+    /// its compile time per stage (`ir_us`, `codegen_us`).
     #[arg(long)]
     baseline: bool,
 }
@@ -410,12 +411,15 @@ fn report_row(
                 .is_some()
                 .then(|| crate::report_pressure::profile(&k.name, strategy, target, &artifact));
             let mut row = row(k, strategy, target, &artifact, mca, cost);
+            // Times only beside stock's (`--baseline`): without it the rows stay byte-identical
+            // from run to run.
+            let timed = |us: u64| args.baseline.then_some(us);
             row.real = crate::report_real::RealColumns::measure(
                 optimize,
                 &k.func,
                 &artifact.func,
-                Some(times.ir_us),
-                Some(times.codegen_us),
+                timed(times.ir_us),
+                timed(times.codegen_us),
             );
             (row, profile)
         }

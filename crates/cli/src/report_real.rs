@@ -24,10 +24,10 @@ pub struct RealColumns {
     pub loop_heap_checks: Option<usize>,
     /// Microseconds in schedlab's IR stages (for `.wasm` functions without the verifier, as
     /// [`measuring_options`] says); `None` for the stock row, whose e-graph runs inside code
-    /// generation.
+    /// generation, and without `--baseline` (rows then repeat byte for byte).
     pub ir_us: Option<u64>,
     /// Microseconds in code generation (Cranelift's `compile`: for the stock row, with its
-    /// e-graph; lowering, register allocation, emission).
+    /// e-graph; lowering, register allocation, emission); `None` without `--baseline`.
     pub codegen_us: Option<u64>,
 }
 
