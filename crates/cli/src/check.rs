@@ -14,8 +14,10 @@ use schedlab_kernels::registry::CaseOptions;
 /// Arguments of `schedlab check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Kernel(s): a registered name or alias (`schedlab list`), `.clif` files or directories of
-    /// them (comma-separated); a `.clif` file's run lines are its checks.
+    /// Kernel(s): a registered name or alias (`schedlab list`), `.clif` files, `.wasm` modules
+    /// or directories of them (comma-separated); a `.clif` file's run lines are its checks, a
+    /// module's functions are verified, checked for legal schedules and, where they need only
+    /// their arguments, interpreted before vs after (`--random` calls each).
     #[arg(long, default_value = "md5")]
     kernel: String,
     /// Scheduling strategies, comma-separated, or `all`.
@@ -84,9 +86,11 @@ impl Tally {
 
 /// Runs `schedlab check`.
 pub fn run(args: CheckArgs) -> Result<(), CliError> {
-    let (clif_kernels, kernels): (Vec<Kernel>, Vec<Kernel>) = kernel::resolve_list(&args.kernel)?
+    let (wasm_kernels, other): (Vec<Kernel>, Vec<Kernel>) = kernel::resolve_list(&args.kernel)?
         .into_iter()
-        .partition(|k| k.builtin.is_none());
+        .partition(crate::wasm_source::is_wasm_kernel);
+    let (clif_kernels, kernels): (Vec<Kernel>, Vec<Kernel>) =
+        other.into_iter().partition(|k| k.builtin.is_none());
     // `off` (no IR stages) is always part of a `.clif` check; accept it by name too.
     let strategy_spec = args.strategy.as_deref().map(|s| {
         kernel::split_list(s)
@@ -99,11 +103,23 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         spec => kernel::strategies(spec)?,
     };
     let targets = kernel::targets(args.target.as_deref())?;
-    if kernels.is_empty() && args.random.is_some() {
+    if kernels.is_empty() && wasm_kernels.is_empty() && args.random.is_some() {
         return Err(CliError::usage(
             "--random applies to built-in kernels; a .clif file's checks are its `; run:` lines",
         ));
     }
+    let wasm_result = if wasm_kernels.is_empty() {
+        Ok(())
+    } else {
+        let check = crate::check_wasm::WasmCheck {
+            strategies: strategies.clone(),
+            targets: targets.clone(),
+            calls: args.random.unwrap_or(DEFAULT_RANDOM),
+            seed: args.seed,
+            quiet: args.quiet,
+        };
+        crate::check_wasm::run(&wasm_kernels, &check)
+    };
     let clif_result = if clif_kernels.is_empty() {
         Ok(())
     } else {
@@ -121,6 +137,7 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         };
         crate::check_clif::run(&files, &check)
     };
+    let clif_result = wasm_result.and(clif_result);
     if kernels.is_empty() {
         return clif_result;
     }

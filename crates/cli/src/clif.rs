@@ -19,6 +19,9 @@ pub struct ClifFile {
     /// The targets the file is compiled for (its `target` lines, or all four), each with the
     /// ISA built from the file's flags (or why it could not be built).
     pub targets: Vec<(Target, Result<OwnedTargetIsa, String>)>,
+    /// The ISAs the stock-Cranelift baseline compiles with, where the source has its own
+    /// (a `.wasm` module's: Wasmtime's flags at `opt_level=speed`); empty for `.clif` files.
+    pub stock: Vec<(Target, Result<OwnedTargetIsa, String>)>,
     /// `target` lines naming an architecture schedlab does not compile for.
     pub foreign_targets: Vec<String>,
     /// The functions, in file order.
@@ -92,6 +95,14 @@ impl ClifFile {
             .map(|(_, isa)| isa)
     }
 
+    /// The baseline's own ISA for `target`, if the source has one ([`ClifFile::stock`]).
+    pub fn stock_isa(&self, target: Target) -> Option<&Result<OwnedTargetIsa, String>> {
+        self.stock
+            .iter()
+            .find(|(t, _)| *t == target)
+            .map(|(_, isa)| isa)
+    }
+
     /// The file's targets, for messages.
     pub fn target_names(&self) -> String {
         self.targets
@@ -128,7 +139,7 @@ impl ClifFile {
     }
 }
 
-/// Every `.clif` file below `dir`, sorted.
+/// Every `.clif` file and `.wasm` module below `dir`, sorted.
 pub fn files_below(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     let mut out = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
@@ -141,7 +152,9 @@ pub fn files_below(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
                 .path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "clif") {
+            } else if path.extension().is_some_and(|e| e == "clif")
+                || crate::wasm_source::is_wasm(&path)
+            {
                 out.push(path);
             }
         }
@@ -149,7 +162,7 @@ pub fn files_below(dir: &Path) -> Result<Vec<PathBuf>, CliError> {
     out.sort();
     if out.is_empty() {
         return Err(CliError::usage(format!(
-            "{}: no .clif files below this directory",
+            "{}: no .clif or .wasm files below this directory",
             dir.display()
         )));
     }
@@ -274,6 +287,7 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
     Ok(ClifFile {
         name,
         targets,
+        stock: Vec::new(),
         foreign_targets,
         functions,
         run_lines,

@@ -1,4 +1,5 @@
-//! Resolving `--kernel` to Cranelift functions: a built-in name or a `.clif` file.
+//! Resolving `--kernel` to Cranelift functions: a built-in name, a `.clif` file or a `.wasm`
+//! module ([`crate::wasm_source`]).
 
 use crate::CliError;
 use crate::clif::ClifFile;
@@ -28,6 +29,9 @@ pub struct Kernel {
     pub func: Function,
     /// For a `.clif` kernel: its file (targets, ISA flags, run lines) and function index.
     pub clif: Option<(Arc<ClifFile>, usize)>,
+    /// Why the function could not be read (a `.wasm` function whose IR text did not parse):
+    /// every row of the kernel is then an error row with this reason.
+    pub load_error: Option<String>,
 }
 
 impl Kernel {
@@ -38,6 +42,7 @@ impl Kernel {
             builtin: Some(entry),
             func: entry.build(),
             clif: None,
+            load_error: None,
         }
     }
 
@@ -79,11 +84,22 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
     if !builtins.is_empty() {
         return Ok(builtins.into_iter().map(Kernel::builtin).collect());
     }
+    if let Some(wasm) = crate::wasm_source::parse_spec(spec).filter(|_| !spec.contains(['*', '?']))
+    {
+        let wasm = wasm?;
+        let name = file_name(wasm.path);
+        return crate::wasm_source::kernels(
+            Path::new(wasm.path),
+            &name,
+            &wasm.modes,
+            wasm.function,
+        );
+    }
     match spec {
         pattern if pattern.contains(['*', '?']) => {
             let mut kernels = Vec::new();
             for file in crate::clif::files_matching(pattern)? {
-                kernels.extend(clif_kernels(&file, file.display().to_string(), true)?);
+                kernels.extend(file_kernels(&file, file.display().to_string(), true)?);
             }
             Ok(kernels)
         }
@@ -93,7 +109,7 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
                 let name = file
                     .strip_prefix(path)
                     .map_or_else(|_| file.display().to_string(), |p| p.display().to_string());
-                kernels.extend(clif_kernels(&file, name, true)?);
+                kernels.extend(file_kernels(&file, name, true)?);
             }
             Ok(kernels)
         }
@@ -101,8 +117,9 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
             clif_kernels(Path::new(path), file_name(path), false)
         }
         other => Err(CliError::usage(format!(
-            "unknown kernel `{other}`; valid kernels: {}, a path to a .clif file, a \
-             directory of .clif files, or a pattern like `dir/*.clif`",
+            "unknown kernel `{other}`; valid kernels: {}, a path to a .clif file or a .wasm \
+             module (`FILE.wasm[:guard|explicit[:FUNCTION]]`), a directory of them, or a \
+             pattern like `dir/*.clif`",
             registry::names().join(", ")
         ))),
     }
@@ -159,6 +176,16 @@ fn pick_function(
     Ok(picked)
 }
 
+/// One kernel per function of a `.clif` file, or per function and bounds-check mode of a
+/// `.wasm` module.
+fn file_kernels(path: &Path, name: String, from_directory: bool) -> Result<Vec<Kernel>, CliError> {
+    if crate::wasm_source::is_wasm(path) {
+        crate::wasm_source::kernels(path, &name, &schedlab_wasm::BoundsChecks::ALL, None)
+    } else {
+        clif_kernels(path, name, from_directory)
+    }
+}
+
 /// One kernel per function of a `.clif` file.
 fn clif_kernels(path: &Path, name: String, from_directory: bool) -> Result<Vec<Kernel>, CliError> {
     let file = Arc::new(crate::clif::load(path, name, from_directory)?);
@@ -171,6 +198,7 @@ fn clif_kernels(path: &Path, name: String, from_directory: bool) -> Result<Vec<K
             builtin: None,
             func: func.clone(),
             clif: Some((Arc::clone(&file), i)),
+            load_error: None,
         })
         .collect())
 }

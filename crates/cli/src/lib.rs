@@ -7,6 +7,7 @@
 mod bench;
 mod check;
 mod check_clif;
+mod check_wasm;
 mod clif;
 mod dump;
 mod guard;
@@ -15,12 +16,17 @@ mod list;
 mod reference;
 mod report;
 mod report_baseline;
+mod report_cdf;
+mod report_corpus;
 mod report_cost;
 mod report_optimum;
 mod report_plot;
 mod report_pressure;
+mod report_real;
+mod report_stream;
 mod report_summary;
 mod switch;
+mod wasm_source;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

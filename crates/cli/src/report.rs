@@ -39,9 +39,14 @@ pub struct ReportArgs {
     /// hot loop, with a checked fallback loop).
     #[arg(long, default_value = "predicate", value_parser = parse_bce)]
     bce: schedlab_passes::bce::BceLevel,
-    /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
+    /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling (the rows'
+    /// strategy then reads `NAME+egraph`).
     #[arg(long)]
     optimize: bool,
+    /// Every strategy both without and with the e-graph first (`--optimize`): on real code its
+    /// simplifications matter as much as the order.
+    #[arg(long, conflicts_with = "optimize")]
+    optimize_both: bool,
     /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
     /// elimination (keeps SHA-256's `W` in SSA values): on or off.
     #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
@@ -59,15 +64,34 @@ pub struct ReportArgs {
     #[arg(long)]
     no_rewrites: bool,
     /// After the rows, one table per target: per strategy the sum and geometric mean of
-    /// spills, reloads and instructions, and wins/ties/losses against `source`.
+    /// spills, reloads and instructions, and wins/ties/losses against `source`; with
+    /// `--baseline`, per program and overall against stock Cranelift instead (geometric-mean
+    /// ratio with its 95 % interval, Wilcoxon signed-rank p, compile-time ratio).
     #[arg(long)]
     summary: bool,
+    /// Only the kernels of shard K of N (`K/N`, 1 ≤ K ≤ N): every N-th kernel from the K-th,
+    /// so that shards run on separate machines and their JSON lines merge into one summary.
+    #[arg(long, value_name = "K/N", value_parser = crate::report_stream::parse_shard)]
+    shard: Option<crate::report_stream::Shard>,
+    /// Compute no rows: read JSON lines written by `--format jsonl` (one or more files, e.g.
+    /// the shards of a run) and print the summary against stock (`--format` table, markdown
+    /// or json).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    summary_from: Vec<PathBuf>,
+    /// Also draw, per target and strategy, the distribution over functions of the deciding
+    /// metric against stock Cranelift as cumulative curves (SVG; needs `--baseline`).
+    #[arg(long, value_name = "FILE.svg")]
+    plot_cdf: Option<PathBuf>,
+    /// The metric that decides wins, ties and losses against stock in the summary.
+    #[arg(long, value_enum, default_value_t = crate::report_corpus::Metric::default())]
+    decide: crate::report_corpus::Metric,
     /// Also draw live IR values along the hot loop per strategy, one panel per kernel × target,
     /// with the target's register budget as a line (SVG).
     #[arg(long, value_name = "FILE.svg")]
     plot_pressure: Option<PathBuf>,
     /// Add a `cranelift-speed` row per kernel × target: stock Cranelift at `opt_level=speed`,
-    /// no schedlab pass.
+    /// no schedlab pass (for a `.wasm` function with Wasmtime's flags); every row then carries
+    /// its compile time per stage (`ir_us`, `codegen_us`).
     #[arg(long)]
     baseline: bool,
     /// After the rows, per block the exact optimum (lowest peak pressure; shortest length
@@ -89,10 +113,13 @@ pub enum Format {
     Csv,
     /// A JSON array of row objects.
     Json,
+    /// JSON lines: one row object per line, streamed as the rows are done, in job order (the
+    /// input of `--summary-from`).
+    Jsonl,
 }
 
 /// One report row: a kernel compiled with one strategy for one target.
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, serde::Deserialize, Debug, Clone)]
 pub struct Row {
     /// Kernel name.
     pub kernel: String,
@@ -142,11 +169,25 @@ pub struct Row {
     pub mca_below_bound: Option<Vec<String>>,
     /// Why this row could not be produced (its figures are then zero); `null` when it was.
     pub error: Option<String>,
+    /// E-graph flag, Wasm heap checks in innermost loops, compile time per stage.
+    #[serde(flatten)]
+    pub real: crate::report_real::RealColumns,
 }
 
 /// Runs `schedlab report`.
 pub fn run(args: ReportArgs) -> Result<(), CliError> {
-    let kernels = kernel::resolve_list(&args.kernel)?;
+    if !args.summary_from.is_empty() {
+        let rows = crate::report_stream::read_rows(&args.summary_from)?;
+        if let Some(path) = &args.plot_cdf {
+            crate::report_cdf::draw(path, &rows, args.decide)
+                .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
+        }
+        return crate::report_stream::print_summary(&rows, args.decide, args.format);
+    }
+    let mut kernels = kernel::resolve_list(&args.kernel)?;
+    if let Some(shard) = args.shard {
+        kernels = shard.select(kernels);
+    }
     let strategies = kernel::strategies(args.strategy.as_deref())?;
     let targets = kernel::targets(args.target.as_deref())?;
     let mut jobs = Vec::new();
@@ -159,9 +200,16 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
             }
             None => true,
         });
+        let egraph = if args.optimize_both {
+            vec![false, true]
+        } else {
+            vec![args.optimize]
+        };
         for strategy in &strategies {
-            for &target in &kernel_targets {
-                jobs.push(Job::Pipeline(k, strategy.as_str(), target));
+            for &optimize in &egraph {
+                for &target in &kernel_targets {
+                    jobs.push(Job::Pipeline(k, strategy.as_str(), target, optimize));
+                }
             }
         }
         if args.baseline {
@@ -178,38 +226,73 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         )));
     }
     let progress = crate::check_clif::progress_bar(jobs.len() as u64, "report");
-    let results: Vec<(Row, Vec<String>, Option<Profile>)> = {
-        use rayon::prelude::*;
-        jobs.par_iter()
-            .map(|job| {
-                let mut problems = Vec::new();
-                let (row, profile) = match *job {
-                    Job::Pipeline(k, strategy, target) => {
-                        report_row(k, strategy, target, &args, &mut problems)
-                    }
-                    Job::Baseline(k, target) => {
-                        (baseline_row(k, target, &args, &mut problems), None)
-                    }
-                };
-                progress.inc(1);
-                (row, problems, profile)
-            })
-            .collect()
-    };
-    progress.finish_and_clear();
-    let mut rows = Vec::with_capacity(results.len());
+    // JSON lines stream: each chunk's rows are printed, in job order, once the chunk is done,
+    // and kept only when a summary or a picture needs them.
+    let streaming = args.format == Format::Jsonl;
+    let keep = !streaming
+        || args.summary
+        || args.plot.is_some()
+        || args.plot_cdf.is_some()
+        || args.plot_pressure.is_some();
+    let mut rows = Vec::new();
     let mut problems: Vec<String> = Vec::new();
+    // A corpus gives one distinct problem per function: a set keeps the dedup linear.
+    let mut seen_problems = std::collections::HashSet::new();
     let mut profiles = Vec::new();
-    for (row, found, profile) in results {
-        rows.push(row);
-        profiles.extend(profile);
-        for p in found {
-            if !problems.contains(&p) {
-                problems.push(p);
+    let (mut total, mut failed_rows) = (0usize, 0usize);
+    for chunk in jobs.chunks(crate::report_stream::CHUNK) {
+        let results: Vec<(Row, Vec<String>, Option<Profile>)> = {
+            use rayon::prelude::*;
+            chunk
+                .par_iter()
+                .map(|job| {
+                    let mut problems = Vec::new();
+                    let (row, profile) = match *job {
+                        Job::Pipeline(k, strategy, target, optimize) => {
+                            report_row(k, strategy, target, optimize, &args, &mut problems)
+                        }
+                        Job::Baseline(k, target) => {
+                            (baseline_row(k, target, &args, &mut problems), None)
+                        }
+                    };
+                    progress.inc(1);
+                    (row, problems, profile)
+                })
+                .collect()
+        };
+        for (row, found, profile) in results {
+            total += 1;
+            if streaming {
+                crate::report_stream::print_line(&row)?;
+            }
+            if let Some(e) = &row.error {
+                failed_rows += 1;
+                eprintln!(
+                    "schedlab: {} / {} / {}: {e}",
+                    row.kernel, row.strategy, row.target
+                );
+            }
+            if keep {
+                rows.push(row);
+            }
+            profiles.extend(profile);
+            for p in found {
+                if seen_problems.insert(p.clone()) {
+                    problems.push(p);
+                }
             }
         }
     }
+    progress.finish_and_clear();
     let text = match args.format {
+        Format::Jsonl => String::new(),
+        Format::Json if args.summary && args.baseline => {
+            serde_json::to_string_pretty(&serde_json::json!({
+                "rows": rows,
+                "summary": crate::report_corpus::versus_stock(&rows, args.decide),
+            }))
+            .map_err(|e| CliError::failure(format!("JSON: {e}")))?
+        }
         Format::Json if args.summary => serde_json::to_string_pretty(&serde_json::json!({
             "rows": rows,
             "summary": crate::report_summary::summary_rows(&rows),
@@ -221,7 +304,9 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         Format::Table => table(&rows, false),
         Format::Markdown => table(&rows, true),
     };
-    println!("{text}");
+    if !streaming {
+        println!("{text}");
+    }
     let readable = matches!(args.format, Format::Table | Format::Markdown);
     if readable
         && rows
@@ -233,9 +318,17 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     for problem in problems {
         eprintln!("schedlab: {problem}");
     }
-    if args.summary && args.format != Format::Json {
+    if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) {
         println!();
-        println!("{}", crate::report_summary::summary(&rows, args.format));
+        if args.baseline {
+            let summary = crate::report_corpus::versus_stock(&rows, args.decide);
+            println!(
+                "{}",
+                crate::report_corpus::table(&summary, args.format == Format::Markdown)
+            );
+        } else {
+            println!("{}", crate::report_summary::summary(&rows, args.format));
+        }
     }
     if args.optimum {
         let slow_path = args.slow_path;
@@ -258,23 +351,20 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         crate::report_plot::draw(path, &rows)
             .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
     }
+    if let Some(path) = &args.plot_cdf {
+        crate::report_cdf::draw(path, &rows, args.decide)
+            .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
+    }
     if let Some(path) = &args.plot_pressure {
         crate::report_pressure::draw(path, &profiles)
             .map_err(|e| CliError::failure(format!("plot {}: {e}", path.display())))?;
     }
-    let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
-    for r in &failed {
-        let error = r.error.as_deref().unwrap_or_default();
-        eprintln!(
-            "schedlab: {} / {} / {}: {error}",
-            r.kernel, r.strategy, r.target
-        );
+    if streaming && args.summary {
+        crate::report_stream::print_summary(&rows, args.decide, Format::Jsonl)?;
     }
-    if !failed.is_empty() {
+    if failed_rows > 0 {
         return Err(CliError::failure(format!(
-            "{} of {} rows failed",
-            failed.len(),
-            rows.len()
+            "{failed_rows} of {total} rows failed"
         )));
     }
     Ok(())
@@ -283,7 +373,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
 /// One unit of report work: a kernel through schedlab's pipeline with one strategy, or through
 /// stock Cranelift (`--baseline`).
 enum Job<'a> {
-    Pipeline(&'a Kernel, &'a str, Target),
+    Pipeline(&'a Kernel, &'a str, Target, bool),
     Baseline(&'a Kernel, Target),
 }
 
@@ -300,7 +390,11 @@ fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs, problems: &mut Ve
             problems.extend(found.into_iter().map(|p| format!("llvm-mca: {p}")));
             row
         }
-        Ok((Err(e), _)) | Err(e) => error_row(k, name, target, e),
+        Ok((Err(e), _)) | Err(e) => {
+            let mut row = error_row(k, name, target, e);
+            row.real.optimized = true;
+            row
+        }
     }
 }
 
@@ -311,19 +405,29 @@ fn report_row(
     k: &Kernel,
     strategy: &str,
     target: Target,
+    optimize: bool,
     args: &ReportArgs,
     problems: &mut Vec<String>,
 ) -> (Row, Option<Profile>) {
     let config = PipelineConfig {
         bce: args.bce,
         forward_stores: args.forward_stores.enabled(),
-        optimize: args.optimize,
+        optimize,
         rewrites: !args.no_rewrites,
         ..PipelineConfig::with_strategy(strategy)
     };
-    let options = args.slow_path.stage_options_isa(target, args.isa);
-    match compile_kernel(k, target, &config, &options) {
-        Ok(artifact) => {
+    let label = if optimize {
+        format!("{strategy}+egraph")
+    } else {
+        strategy.to_string()
+    };
+    let strategy = label.as_str();
+    let options = crate::report_real::measuring_options(
+        k,
+        args.slow_path.stage_options_isa(target, args.isa),
+    );
+    match compile_kernel_timed(k, target, &config, &options) {
+        Ok((artifact, times)) => {
             let mut mca_found = Vec::new();
             let mca = args
                 .mca
@@ -336,9 +440,24 @@ fn report_row(
                 .plot_pressure
                 .is_some()
                 .then(|| crate::report_pressure::profile(&k.name, strategy, target, &artifact));
-            (row(k, strategy, target, &artifact, mca, cost), profile)
+            let mut row = row(k, strategy, target, &artifact, mca, cost);
+            // Times only beside stock's (`--baseline`): without it the rows stay byte-identical
+            // from run to run.
+            let timed = |us: u64| args.baseline.then_some(us);
+            row.real = crate::report_real::RealColumns::measure(
+                optimize,
+                &k.func,
+                &artifact.func,
+                timed(times.ir_us),
+                timed(times.codegen_us),
+            );
+            (row, profile)
         }
-        Err(e) => (error_row(k, strategy, target, e), None),
+        Err(e) => {
+            let mut row = error_row(k, strategy, target, e);
+            row.real.optimized = optimize;
+            (row, None)
+        }
     }
 }
 
@@ -350,20 +469,21 @@ pub fn compile_kernel(
     config: &PipelineConfig,
     options: &pipeline::StageOptions,
 ) -> Result<Artifact, String> {
-    let compiled = crate::guard::catch(|| match &k.clif {
-        Some((file, _)) => match file.isa(target) {
-            Some(Ok(isa)) => {
-                pipeline::run_with_isa(k.func.clone(), target, isa.as_ref(), config, options)
-                    .map_err(|e| e.to_string())
-            }
-            Some(Err(e)) => Err(format!("cannot build the ISA from the file's flags: {e}")),
-            None => Err(format!("the file is not compiled for {target}")),
-        },
-        None => {
-            pipeline::run_with(k.func.clone(), target, config, options).map_err(|e| e.to_string())
-        }
-    });
-    compiled.and_then(|result| result)
+    compile_kernel_timed(k, target, config, options).map(|(artifact, _)| artifact)
+}
+
+/// [`compile_kernel`] with the time of its IR stages and of code generation.
+fn compile_kernel_timed(
+    k: &Kernel,
+    target: Target,
+    config: &PipelineConfig,
+    options: &pipeline::StageOptions,
+) -> Result<(Artifact, crate::report_real::StageTimes), String> {
+    if let Some(e) = &k.load_error {
+        return Err(e.clone());
+    }
+    crate::guard::catch(|| crate::report_real::run_timed(k, target, config, options))
+        .and_then(|result| result)
 }
 
 fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {
@@ -389,6 +509,7 @@ fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {
         mca_below_bound: None,
         model_bound: None,
         error: Some(error),
+        real: Default::default(),
     }
 }
 
@@ -422,6 +543,7 @@ fn row(
         loop_reloads: cost.loop_reloads,
         recurrence_bound: cost.recurrence_bound,
         error: None,
+        real: Default::default(),
     }
 }
 
@@ -586,6 +708,7 @@ fn csv(rows: &[Row]) -> String {
     if !cpus.is_empty() {
         out.push_str(",mca_below_bound");
     }
+    let _ = write!(out, ",{}", crate::report_real::CSV_HEADER);
     out.push('\n');
     let opt = |v: Option<usize>| v.map_or(String::new(), |v| v.to_string());
     for r in rows {
@@ -625,6 +748,7 @@ fn csv(rows: &[Row]) -> String {
                 .map_or(String::new(), |b| b.join(" "));
             let _ = write!(out, ",{below}");
         }
+        let _ = write!(out, ",{}", r.real.csv_cells());
         out.push('\n');
     }
     out.trim_end().to_string()

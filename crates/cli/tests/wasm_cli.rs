@@ -1,0 +1,192 @@
+//! `.wasm` modules as kernels: `report` (with the stock baseline, the summary against it, JSON
+//! lines, shards), `check` and `dump` on a small real module, and the errors a bad one gives.
+
+mod common;
+
+use common::{schedlab, stderr, stdout};
+use serde_json::Value;
+
+const SMALL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../wasm/tests/fixtures/small.wasm"
+);
+const FUNCTIONS: [&str; 4] = ["sum_table", "fill_table", "mix", "checksum"];
+
+fn json(args: &[&str]) -> Value {
+    let out = schedlab(args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).expect("valid JSON")
+}
+
+#[test]
+fn report_has_every_function_in_both_modes_beside_stock_cranelift() {
+    let v = json(&[
+        "report",
+        "--kernel",
+        SMALL,
+        "--strategy",
+        "source,balanced",
+        "--target",
+        "x86_64,aarch64",
+        "--baseline",
+        "--summary",
+        "--format",
+        "json",
+    ]);
+    let rows = v["rows"].as_array().expect("rows");
+    for mode in ["guard", "explicit"] {
+        for f in FUNCTIONS {
+            let kernel = format!("small.wasm:{mode}:{f}");
+            for strategy in ["source", "balanced", "cranelift-speed"] {
+                for target in ["x86_64", "aarch64"] {
+                    let row = rows
+                        .iter()
+                        .find(|r| {
+                            r["kernel"] == kernel.as_str()
+                                && r["strategy"] == strategy
+                                && r["target"] == target
+                        })
+                        .unwrap_or_else(|| panic!("{kernel} {strategy} {target}"));
+                    assert!(row["error"].is_null(), "{row}");
+                    assert!(row["insts"].as_u64() > Some(0), "{row}");
+                    assert_eq!(row["optimized"], strategy == "cranelift-speed", "{row}");
+                    assert!(row["codegen_us"].as_u64().is_some(), "{row}");
+                }
+            }
+        }
+    }
+    // The loop over the table: explicit checks in its loop, none with guard pages.
+    let checks = |mode: &str| {
+        rows.iter()
+            .find(|r| {
+                r["kernel"] == format!("small.wasm:{mode}:sum_table").as_str()
+                    && r["strategy"] == "source"
+            })
+            .and_then(|r| r["loop_heap_checks_before"].as_u64())
+    };
+    assert_eq!(checks("guard"), Some(0));
+    assert!(checks("explicit") > Some(0), "{:?}", checks("explicit"));
+    let summary = v["summary"].as_array().expect("summary");
+    let stock = summary
+        .iter()
+        .find(|s| {
+            s["program"] == "small.wasm:guard"
+                && s["target"] == "x86_64"
+                && s["strategy"] == "cranelift-speed"
+        })
+        .expect("stock's own summary row");
+    assert_eq!(stock["functions"], 4);
+    assert_eq!(stock["ties"], 4, "stock ties with itself: {stock}");
+    assert!(
+        summary.iter().any(|s| s["program"] == "all"),
+        "an overall row"
+    );
+}
+
+#[test]
+fn json_lines_from_shards_merge_into_the_summary() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut files = Vec::new();
+    let mut lines = 0;
+    for shard in ["1/2", "2/2"] {
+        let out = schedlab(&[
+            "report",
+            "--kernel",
+            &format!("{SMALL}:guard"),
+            "--strategy",
+            "balanced",
+            "--target",
+            "x86_64",
+            "--baseline",
+            "--optimize-both",
+            "--format",
+            "jsonl",
+            "--shard",
+            shard,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        for line in text.lines() {
+            let row: Value = serde_json::from_str(line).expect("one row per line");
+            assert!(row["strategy"].is_string(), "{row}");
+        }
+        lines += text.lines().count();
+        let path = dir.path().join(shard.replace('/', "-") + ".jsonl");
+        std::fs::write(&path, text).expect("written");
+        files.push(path.display().to_string());
+    }
+    // Four functions × (balanced, balanced+egraph, stock).
+    assert_eq!(lines, 12);
+    let mut args = vec!["report", "--summary-from"];
+    args.extend(files.iter().map(String::as_str));
+    let svg = dir.path().join("cdf.svg").display().to_string();
+    args.extend(["--format", "json", "--decide", "insts", "--plot-cdf", &svg]);
+    let summary = json(&args);
+    let picture = std::fs::read_to_string(&svg).expect("the CDF picture");
+    assert!(picture.contains("<svg") && picture.contains("balanced+egraph"));
+    let rows = summary["summary"].as_array().expect("summary rows");
+    assert!(summary["default_largest_losses"].is_array(), "{summary}");
+    let egraph = rows
+        .iter()
+        .find(|s| s["strategy"] == "balanced+egraph")
+        .expect("the e-graph variant");
+    assert_eq!(egraph["functions"], 4);
+    assert_eq!(egraph["metric"], "insts");
+    assert!(
+        egraph["compile_time_ratio"].as_f64() > Some(0.0),
+        "{egraph}"
+    );
+}
+
+#[test]
+fn check_verifies_schedules_and_interprets_argument_only_functions() {
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        SMALL,
+        "--strategy",
+        "balanced,shuffle",
+        "--target",
+        "x86_64",
+        "--random",
+        "8",
+        "--quiet",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    // mix needs only its arguments with guard pages (executed with both strategies, without
+    // and with the e-graph); explicit mode checks the stack limit through vmctx and a call.
+    let executed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("small.wasm:guard") && l.contains(" 1/"))
+        .collect();
+    assert_eq!(executed.len(), 4, "{text}");
+    assert!(text.contains("small.wasm:explicit"), "{text}");
+}
+
+#[test]
+fn dump_prints_one_function_of_one_mode() {
+    let kernel = format!("{SMALL}:explicit:sum_table");
+    let out = schedlab(&["dump", "--kernel", &kernel, "--stage", "clif"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // Explicit checks branch to cold blocks that raise the trap through a call.
+    assert!(text.contains(" cold:"), "{text}");
+    assert_eq!(text.matches("function ").count(), 1, "{text}");
+}
+
+#[test]
+fn a_bad_module_or_name_exits_2_naming_the_file_and_the_reason() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = dir.path().join("bad.wasm");
+    std::fs::write(&bad, b"\0asm\x01\0\0\0\x01\xff").expect("written");
+    let out = schedlab(&["report", "--kernel", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("bad.wasm"), "{}", stderr(&out));
+    let out = schedlab(&["dump", "--kernel", &format!("{SMALL}:guard:nope")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nope"), "{}", stderr(&out));
+    let out = schedlab(&["report", "--kernel", &format!("{SMALL}:fast")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("guard, explicit"), "{}", stderr(&out));
+}

@@ -1,0 +1,326 @@
+//! WebAssembly modules as a kernel source, beside `.clif` files and the built-in kernels.
+//!
+//! Every function a module defines is translated to Cranelift IR by Wasmtime's own translator
+//! (Wasmtime 48.0.8, built on the Cranelift schedlab pins), so the IR is what Wasmtime hands
+//! its Cranelift — memory accesses, `vmctx` loads, calls to builtins and all — and
+//! [`isa`] builds the ISA with the flags Wasmtime compiles it with, for the stock-Cranelift
+//! baseline and for schedlab's pipeline alike.
+//!
+//! Wasmtime writes each function's IR after its own compile (`Config::emit_clif`); [`translate`]
+//! has Wasmtime compile at `opt_level=none`, so the text is the translated IR after Cranelift's
+//! legalisation only (no e-graph, no other rewrite), collects the texts from a private
+//! temporary directory and parses them with cranelift-reader. A function whose text does not
+//! parse keeps its reason ([`WasmFunction::func`]); the others are unaffected.
+//!
+//! Two bounds-check modes ([`BoundsChecks`]): Wasmtime's default on 64-bit hosts (a 4 GiB
+//! reservation plus guard pages: a 32-bit memory needs no check) and explicit checks
+//! (`signals_based_traps(false)`, no reservation, no guard: a compare and a trap before every
+//! load and store, the Java situation of schedlab's own kernels).
+#![deny(missing_docs)]
+
+mod census;
+mod names;
+pub mod soundness;
+
+use cranelift_codegen::ir::Function;
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use schedlab_backend::target::{IsaChoice, OptLevel, Target};
+use std::path::Path;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+pub use census::{HeapChecks, heap_checks};
+pub use names::function_names;
+
+/// How linear-memory accesses are bounds-checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BoundsChecks {
+    /// Wasmtime's default on 64-bit hosts: a 4 GiB reservation and guard pages, so a 32-bit
+    /// memory's accesses carry no explicit check.
+    GuardPages,
+    /// `signals_based_traps(false)` with no reservation or guard: every load and store is
+    /// preceded by an explicit compare and trap.
+    Explicit,
+}
+
+impl BoundsChecks {
+    /// Both modes, in report order.
+    pub const ALL: [BoundsChecks; 2] = [BoundsChecks::GuardPages, BoundsChecks::Explicit];
+
+    /// The mode's name in kernel names and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            BoundsChecks::GuardPages => "guard",
+            BoundsChecks::Explicit => "explicit",
+        }
+    }
+}
+
+impl FromStr for BoundsChecks {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "guard" => Ok(BoundsChecks::GuardPages),
+            "explicit" => Ok(BoundsChecks::Explicit),
+            other => Err(format!(
+                "unknown bounds-check mode `{other}`; valid modes: guard, explicit"
+            )),
+        }
+    }
+}
+
+/// Why a module could not be translated.
+#[derive(Debug, thiserror::Error)]
+pub enum WasmError {
+    /// Wasmtime rejected the module: malformed, or using a proposal it does not support here.
+    #[error("not a WebAssembly module schedlab can translate: {0}")]
+    Module(String),
+    /// The temporary directory for Wasmtime's IR text could not be used.
+    #[error("cannot use a temporary directory for the translated IR: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// One function a module defines.
+#[derive(Clone, Debug)]
+pub struct WasmFunction {
+    /// Its index in the module's function index space (imports first).
+    pub index: u32,
+    /// Its name from the module's name section, if there is one.
+    pub name: Option<String>,
+    /// Its Cranelift IR as Wasmtime translated it, or why the text could not be read back.
+    pub func: Result<Function, String>,
+}
+
+impl WasmFunction {
+    /// The name reports use: the name section's, else `func<index>`.
+    pub fn display_name(&self) -> String {
+        match &self.name {
+            Some(name) => name.clone(),
+            None => format!("func{}", self.index),
+        }
+    }
+}
+
+/// Every defined function of a module in one bounds-check mode.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    /// The bounds-check mode.
+    pub mode: BoundsChecks,
+    /// The defined functions, by index.
+    pub functions: Vec<WasmFunction>,
+    /// Wall time of Wasmtime's translation of the whole module (with its own `opt_level=none`
+    /// compile, which `Engine::precompile_module` cannot skip).
+    pub wasmtime_time: Duration,
+    /// Wall time spent reading the IR text back.
+    pub parse_time: Duration,
+}
+
+/// The target triple Wasmtime translates for: x86_64 at schedlab's named feature level, the
+/// same IR on every host (the translation does not depend on the host's CPU).
+const TRANSLATION_TRIPLE: &str = "x86_64-unknown-linux-gnu";
+
+/// Translates every function `bytes` (a binary module) defines, in `mode`.
+pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmError> {
+    let names = names::function_names(bytes).map_err(WasmError::Module)?;
+    let dir = tempfile::tempdir()?;
+    let config = config(mode, dir.path())?;
+    let started = Instant::now();
+    let engine = wasmtime::Engine::new(&config).map_err(|e| WasmError::Module(format!("{e:#}")))?;
+    engine
+        .precompile_module(&without_custom_sections(bytes))
+        .map_err(|e| WasmError::Module(format!("{e:#}")))?;
+    let wasmtime_time = started.elapsed();
+    let started = Instant::now();
+    let mut functions = Vec::new();
+    for entry in std::fs::read_dir(dir.path())? {
+        let path = entry?.path();
+        let Some(index) = function_index(&path) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path)?;
+        functions.push(WasmFunction {
+            index,
+            name: names.get(&index).cloned(),
+            func: parse_function(&text),
+        });
+    }
+    functions.sort_by_key(|f| f.index);
+    Ok(Translation {
+        mode,
+        functions,
+        wasmtime_time,
+        parse_time: started.elapsed(),
+    })
+}
+
+/// `wasm[0]--function[<index>].clif` (Wasmtime's symbol with `:` made `-`) → `<index>`;
+/// `None` for the trampolines Wasmtime writes beside the functions.
+fn function_index(path: &Path) -> Option<u32> {
+    let name = path.file_name()?.to_str()?;
+    name.strip_prefix("wasm[0]--function[")?
+        .strip_suffix("].clif")?
+        .parse()
+        .ok()
+}
+
+/// `bytes` without its custom sections. Wasmtime names its IR files after the name section's
+/// names, which may hold characters a file name cannot (`/`); the names are read separately
+/// ([`function_names`]), and no custom section changes the code. A truncated section header
+/// is left for Wasmtime to report.
+fn without_custom_sections(bytes: &[u8]) -> Vec<u8> {
+    const HEADER: usize = 8;
+    if bytes.len() < HEADER {
+        return bytes.to_vec();
+    }
+    let mut out = bytes[..HEADER].to_vec();
+    let mut at = HEADER;
+    while at < bytes.len() {
+        let id = bytes[at];
+        let Some((size, len)) = leb128_u32(&bytes[at + 1..]) else {
+            break;
+        };
+        let end = at + 1 + len + size as usize;
+        if end > bytes.len() {
+            break;
+        }
+        if id != 0 {
+            out.extend_from_slice(&bytes[at..end]);
+        }
+        at = end;
+    }
+    if at < bytes.len() {
+        out.extend_from_slice(&bytes[at..]);
+    }
+    out
+}
+
+/// An unsigned LEB128 `u32` and its length in bytes.
+fn leb128_u32(bytes: &[u8]) -> Option<(u32, usize)> {
+    let mut value: u64 = 0;
+    for (i, &b) in bytes.iter().take(5).enumerate() {
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return u32::try_from(value).ok().map(|v| (v, i + 1));
+        }
+    }
+    None
+}
+
+fn parse_function(text: &str) -> Result<Function, String> {
+    let parsed = std::panic::catch_unwind(|| cranelift_reader::parse_functions(text))
+        .map_err(|_| "cranelift-reader panicked on Wasmtime's IR text".to_string())?;
+    let mut functions = parsed.map_err(|e| format!("cranelift-reader: {e}"))?;
+    match functions.len() {
+        1 => Ok(functions.remove(0)),
+        n => Err(format!(
+            "expected one function in Wasmtime's IR text, found {n}"
+        )),
+    }
+}
+
+/// Wasmtime's configuration for `mode`, writing IR text into `clif_dir`.
+fn config(mode: BoundsChecks, clif_dir: &Path) -> Result<wasmtime::Config, WasmError> {
+    let mut config = wasmtime::Config::new();
+    config
+        .target(TRANSLATION_TRIPLE)
+        .map_err(|e| WasmError::Module(format!("{e:#}")))?;
+    // Only the translation is wanted: Wasmtime's own compile after it is as cheap as it goes.
+    config.cranelift_opt_level(wasmtime::OptLevel::None);
+    config.emit_clif(clif_dir);
+    // SAFETY: these flags change only the code Wasmtime generates, which is never run: the
+    // serialized module is dropped. x86-64-v3 is schedlab's named level for x86_64.
+    unsafe {
+        config.cranelift_flag_enable("x86-64-v3");
+    }
+    if mode == BoundsChecks::Explicit {
+        config
+            .signals_based_traps(false)
+            .memory_reservation(0)
+            .memory_guard_size(0)
+            .memory_reservation_for_growth(0);
+        // SAFETY: Wasmtime requires both off without signals-based traps (its spectre
+        // mitigation faults on address zero); the code is never run.
+        unsafe {
+            config.cranelift_flag_set("enable_heap_access_spectre_mitigation", "false");
+            config.cranelift_flag_set("enable_table_access_spectre_mitigation", "false");
+        }
+    }
+    Ok(config)
+}
+
+/// The ISA for `target` with the flags Wasmtime 48 compiles with — frame pointers kept,
+/// inline stack probes, multi-value returns through an implicit pointer, unwind information,
+/// Spectre-mitigated heap and table accesses only with guard pages (Wasmtime turns them off
+/// without signals-based traps), no verifier inside code generation — at schedlab's named
+/// feature level for the target and at `opt`: `Speed` is stock Cranelift as Wasmtime runs it,
+/// `None` is what schedlab's pipeline compiles its scheduled IR with.
+pub fn isa(target: Target, mode: BoundsChecks, opt: OptLevel) -> Result<OwnedTargetIsa, String> {
+    let mut shared = settings::builder();
+    let mut set = |name: &str, value: &str| {
+        shared
+            .set(name, value)
+            .map_err(|e| format!("Cranelift flag {name}={value}: {e}"))
+    };
+    set(
+        "opt_level",
+        match opt {
+            OptLevel::None => "none",
+            OptLevel::Speed => "speed",
+        },
+    )?;
+    set("enable_verifier", "false")?;
+    set("preserve_frame_pointers", "true")?;
+    set("enable_probestack", "true")?;
+    set("probestack_strategy", "inline")?;
+    set("enable_multi_ret_implicit_sret", "true")?;
+    set("unwind_info", "true")?;
+    let mitigate = if mode == BoundsChecks::GuardPages {
+        "true"
+    } else {
+        "false"
+    };
+    set("enable_heap_access_spectre_mitigation", mitigate)?;
+    set("enable_table_access_spectre_mitigation", mitigate)?;
+    let flags = settings::Flags::new(shared);
+    target
+        .isa_builder(IsaChoice::Level)?
+        .finish(flags)
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_sections_are_dropped_and_the_rest_kept() {
+        let module = [
+            &b"\0asm\x01\0\0\0"[..],
+            &[0, 5, 4, b'n', b'a', b'm', b'e'],
+            &[1, 4, 1, 0x60, 0, 0],
+        ]
+        .concat();
+        assert_eq!(
+            without_custom_sections(&module),
+            [&b"\0asm\x01\0\0\0"[..], &[1, 4, 1, 0x60, 0, 0]].concat()
+        );
+        // A truncated section is passed on for Wasmtime to report.
+        let truncated = [&b"\0asm\x01\0\0\0"[..], &[1, 9, 1]].concat();
+        assert_eq!(without_custom_sections(&truncated), truncated);
+        assert_eq!(leb128_u32(&[0xe5, 0x8e, 0x26]), Some((624_485, 3)));
+        assert_eq!(leb128_u32(&[0x80, 0x80]), None);
+    }
+
+    #[test]
+    fn only_function_files_have_an_index() {
+        assert_eq!(
+            function_index(Path::new("d/wasm[0]--function[12].clif")),
+            Some(12)
+        );
+        assert_eq!(
+            function_index(Path::new("wasm[0]--array_to_wasm_trampoline[1].clif")),
+            None
+        );
+    }
+}
