@@ -149,10 +149,13 @@ pub fn resolve_list(spec: &str) -> Result<Vec<Kernel>, CliError> {
     Ok(kernels)
 }
 
-/// Splits `file:function` when `file` is an existing file and `function` is not empty.
+/// Splits `file.clif:function` when `file.clif` is an existing file and `function` is not
+/// empty. A `.wasm` module's `:mode[:function]` suffix is the module source's own syntax.
 fn one_function(part: &str) -> Option<(&str, &str)> {
     let (file, function) = part.rsplit_once(':')?;
-    (!function.is_empty() && Path::new(file).is_file()).then_some((file, function))
+    let path = Path::new(file);
+    (!function.is_empty() && path.is_file() && !crate::wasm_source::is_wasm(path))
+        .then_some((file, function))
 }
 
 /// The kernel of `file` whose function is `function` (with or without its `%`).

@@ -42,6 +42,9 @@ fn cases() -> u32 {
         .unwrap_or(10_000)
 }
 
+/// The exact strategy (a solver per block) runs on one case in this many.
+const EXACT_EVERY: u64 = 50;
+
 /// The whole check for one seed; returns a readable failure.
 fn check(seed: u64) -> Result<(), String> {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -58,6 +61,11 @@ fn check(seed: u64) -> Result<(), String> {
     let models = [MachineModel::zen3(), MachineModel::thunderx2()];
     let model = &models[(seed % 2) as usize];
     for entry in sched::STRATEGIES {
+        // The exact strategy calls a solver per block; its order is replayed through the same
+        // driver as every other strategy's, so one case in `EXACT_EVERY` covers it.
+        if entry.name == "optimal" && seed % EXACT_EVERY != 0 {
+            continue;
+        }
         // Strategies that rematerialise change the instructions, so the driver checks their
         // DAG against the function after rematerialisation; the others are checked against
         // the original below.
