@@ -55,7 +55,17 @@ pub enum Verdict {
 /// Runs the check over `files`; exit status 1 when any line failed.
 pub fn run(files: &[std::sync::Arc<ClifFile>], check: &ClifCheck) -> Result<(), CliError> {
     let mut jobs = Vec::new();
+    let mut skipped_files_lines = 0;
     for (f, file) in files.iter().enumerate() {
+        if let Some(why) = file.foreign_only() {
+            println!(
+                "{} skip: {why} ({} run lines not run)",
+                file.name,
+                file.run_lines.len()
+            );
+            skipped_files_lines += file.run_lines.len();
+            continue;
+        }
         if !file.foreign_targets.is_empty() {
             eprintln!(
                 "schedlab: {}: ignoring `target` lines for {} (not one of schedlab's targets)",
@@ -100,7 +110,7 @@ pub fn run(files: &[std::sync::Arc<ClifFile>], check: &ClifCheck) -> Result<(), 
         "{:<8}  {:<14}  {:>6}  {:>6}  {:>7}",
         "target", "strategy", "passed", "failed", "skipped"
     );
-    let mut total = [0usize; 3];
+    let mut total = [0, 0, skipped_files_lines];
     for ((target, s), counts) in &summary {
         println!(
             "{:<8}  {:<14}  {:>6}  {:>6}  {:>7}",
