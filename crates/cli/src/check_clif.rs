@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::emulate::EmulateError;
 use schedlab_backend::exec::{self, Call, ExecError, Outcome, Unit};
-use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
+use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_verified_by};
 use schedlab_passes::bce::BceLevel;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -338,8 +338,13 @@ fn build_unit(
             statistics: false,
             isa: schedlab_backend::IsaChoice::Level,
         };
+        // Every verifier run checks against the file's ISA and `set` flags, as the compiler's.
+        let isa = match file.isa(target) {
+            Some(Ok(isa)) => Some(isa.as_ref()),
+            _ => None,
+        };
         for func in &mut functions {
-            run_ir_stages_with(func, target, &config, &options)
+            run_ir_stages_verified_by(func, target, &config, &options, isa)
                 .map_err(|e| format!("{}: {e}", func.name))?;
         }
     }

@@ -399,3 +399,11 @@ fn a_file_for_targets_schedlab_does_not_build_is_skipped_with_its_reason() {
     let (passed, failed, skipped) = totals(&text);
     assert!(passed > 0 && failed == 0 && skipped >= 2, "{text}");
 }
+
+#[test]
+fn the_files_set_flags_reach_every_verifier_run() {
+    let (out, text) = check_semantics_file("set_flags_reach_the_verifier.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    // off and source: the pipeline's verifier runs see `preserve_frame_pointers`.
+    assert_eq!(totals(&text), (2, 0, 0), "{text}");
+}
