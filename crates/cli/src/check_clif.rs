@@ -212,6 +212,9 @@ pub fn check_target(
     strategies: &[String],
     bce: BceLevel,
 ) -> Vec<Vec<Verdict>> {
+    if file.interpret_only {
+        return interpret_target(file, target, strategies, bce);
+    }
     let n = strategies.len();
     let mut verdicts: Vec<Vec<Option<Verdict>>> = vec![vec![None; n]; file.run_lines.len()];
     let isa = match file.isa(target) {
@@ -310,6 +313,74 @@ pub fn check_target(
                 .collect()
         })
         .collect()
+}
+
+/// Fuel for one interpreted call (instructions), so a line that loops forever fails.
+const INTERPRETER_FUEL: u64 = 100_000_000;
+
+/// A `test interpret` file's run lines on `target`'s pipeline: each strategy's IR (the IR
+/// stages use `target`'s machine model) run under Cranelift's interpreter, nothing compiled.
+fn interpret_target(
+    file: &ClifFile,
+    target: Target,
+    strategies: &[String],
+    bce: BceLevel,
+) -> Vec<Vec<Verdict>> {
+    let mut verdicts = vec![Vec::with_capacity(strategies.len()); file.run_lines.len()];
+    for strategy in strategies {
+        let unit = crate::guard::catch(|| build_unit(file, target, strategy, bce));
+        for (i, line) in file.run_lines.iter().enumerate() {
+            let verdict = match (&line.spec, &unit) {
+                (Err(e), _) => Verdict::Skip(e.clone()),
+                (Ok(spec), _) if spec.expect == Expect::Print => {
+                    Verdict::Skip("`print:` states no expected value".to_string())
+                }
+                (Ok(_), Ok(Err(e)) | Err(e)) => Verdict::Fail(format!("pipeline: {e}")),
+                (Ok(spec), Ok(Ok(unit))) => {
+                    let name = file.functions[spec.function].name.to_string();
+                    match crate::guard::catch(|| interpret(&unit.functions, &name, &spec.args)) {
+                        Ok(Ok(Some(values))) => judge(
+                            &spec.expect,
+                            &Outcome::Returned(schedlab_kernels::case::Effect {
+                                returns: values,
+                                arrays: Vec::new(),
+                            }),
+                        ),
+                        Ok(Ok(None)) => judge(&spec.expect, &Outcome::Trapped("trap".into())),
+                        Ok(Err(e)) | Err(e) => Verdict::Fail(format!("interpreter: {e}")),
+                    }
+                }
+            };
+            verdicts[i].push(verdict);
+        }
+    }
+    verdicts
+}
+
+/// Calls `name` among `functions` under Cranelift's interpreter: its results, or `None` for
+/// a trap.
+fn interpret(
+    functions: &[cranelift_codegen::ir::Function],
+    name: &str,
+    args: &[DataValue],
+) -> Result<Option<Vec<DataValue>>, String> {
+    use cranelift_interpreter::environment::FunctionStore;
+    use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
+    use cranelift_interpreter::step::ControlFlow;
+    let mut store = FunctionStore::default();
+    for func in functions {
+        store.add(func.name.to_string(), func);
+    }
+    let state = InterpreterState::default().with_function_store(store);
+    match Interpreter::new(state)
+        .with_fuel(Some(INTERPRETER_FUEL))
+        .call_by_name(name, args)
+    {
+        Ok(ControlFlow::Return(values)) => Ok(Some(values.to_vec())),
+        Ok(ControlFlow::Trap(_)) => Ok(None),
+        Ok(other) => Err(format!("unexpected end of the call: {other:?}")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn fill(file: &ClifFile, n: usize, v: &Verdict) -> Vec<Vec<Verdict>> {

@@ -26,6 +26,10 @@ pub struct ClifFile {
     pub functions: Vec<Function>,
     /// The run lines, in file order.
     pub run_lines: Vec<RunLine>,
+    /// The file's `test` lines are all `test interpret`: `check` runs it under Cranelift's
+    /// interpreter (before and after each strategy), as Cranelift's runner does, instead of
+    /// compiling it.
+    pub interpret_only: bool,
     /// Found in a directory given as `--kernel` (rather than named): a file whose targets miss
     /// `--target` is then left out with a note instead of being a usage error.
     pub from_directory: bool,
@@ -285,6 +289,8 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
             // Cranelift's runner skips a file the host cannot run.
         }
     }
+    let interpret_only =
+        !test.commands.is_empty() && test.commands.iter().all(|c| c.command == "interpret");
     let functions: Vec<Function> = test.functions.iter().map(|(f, _)| f.clone()).collect();
     let mut run_lines = Vec::new();
     for (attached, (_, details)) in test.functions.iter().enumerate() {
@@ -305,6 +311,7 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
         foreign_targets,
         functions,
         run_lines,
+        interpret_only,
         from_directory: false,
     })
 }

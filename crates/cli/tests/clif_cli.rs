@@ -407,3 +407,11 @@ fn the_files_set_flags_reach_every_verifier_run() {
     // off and source: the pipeline's verifier runs see `preserve_frame_pointers`.
     assert_eq!(totals(&text), (2, 0, 0), "{text}");
 }
+
+#[test]
+fn a_test_interpret_file_runs_under_the_interpreter_before_and_after_each_strategy() {
+    let (out, text) = check_semantics_file("interpret_only.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    // Four lines × (off, source), the i128 ones too: compiled for x86_64 they would be skipped.
+    assert_eq!(totals(&text), (8, 0, 0), "{text}");
+}
