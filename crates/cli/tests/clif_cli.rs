@@ -415,3 +415,11 @@ fn a_test_interpret_file_runs_under_the_interpreter_before_and_after_each_strate
     // Four lines × (off, source), the i128 ones too: compiled for x86_64 they would be skipped.
     assert_eq!(totals(&text), (8, 0, 0), "{text}");
 }
+
+#[test]
+fn a_tail_function_keeps_its_convention_and_return_call() {
+    let (out, text) = check_semantics_file("tail_call_convention.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    // Two lines × (off, source); 100,000 tail calls in constant stack.
+    assert_eq!(totals(&text), (4, 0, 0), "{text}");
+}
