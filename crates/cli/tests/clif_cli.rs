@@ -423,3 +423,11 @@ fn a_tail_function_keeps_its_convention_and_return_call() {
     // Two lines × (off, source); 100,000 tail calls in constant stack.
     assert_eq!(totals(&text), (4, 0, 0), "{text}");
 }
+
+#[test]
+fn the_x86_byte_shuffle_fallback_is_provided_to_code_without_ssse3() {
+    let (out, text) = check_semantics_file("x86_shuffle_libcall.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    // Two lines × (off, source); before, the JIT could not resolve `__cranelift_x86_pshufb`.
+    assert_eq!(totals(&text), (4, 0, 0), "{text}");
+}
