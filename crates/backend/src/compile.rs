@@ -3,6 +3,7 @@
 use crate::target::{IsaChoice, OptLevel, Target};
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::Function;
+use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::isa::TargetIsa;
 use cranelift_codegen::{Context, FinalizedMachReloc};
 
@@ -111,7 +112,12 @@ pub fn compile_in_context(
     isa: &dyn TargetIsa,
     listing: bool,
 ) -> Result<Compiled, CompileError> {
-    func.signature.call_conv = isa.default_call_conv();
+    // A convention as written stays (`tail` keeps `return_call`); `fast`, cranelift-reader's
+    // default for a function that writes none, becomes the target's default, as Cranelift's
+    // runner parses files with the host's default convention.
+    if func.signature.call_conv == CallConv::Fast {
+        func.signature.call_conv = isa.default_call_conv();
+    }
     ctx.clear();
     ctx.func = func;
     ctx.set_disasm(listing);

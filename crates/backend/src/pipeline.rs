@@ -293,6 +293,20 @@ pub fn run_ir_stages_with(
     config: &PipelineConfig,
     options: &StageOptions,
 ) -> Result<(StageText, IrStats), PipelineError> {
+    run_ir_stages_verified_by(func, target, config, options, None)
+}
+
+/// [`run_ir_stages_with`], every verifier run checking against `verifier_isa` (a `.clif`
+/// file's ISA with its `set` flags, e.g. `preserve_frame_pointers` for `get_frame_pointer`);
+/// `None`: Cranelift's default flags, no ISA.
+pub fn run_ir_stages_verified_by(
+    func: &mut Function,
+    target: Target,
+    config: &PipelineConfig,
+    options: &StageOptions,
+    verifier_isa: Option<&dyn TargetIsa>,
+) -> Result<(StageText, IrStats), PipelineError> {
+    let verify = |func: &Function, stage| verify_against(func, stage, verifier_isa);
     let model = config.model_for(target);
     let text = |func: &Function| {
         if options.record_text {
@@ -321,6 +335,7 @@ pub fn run_ir_stages_with(
             verify_stages: options.verify_stages,
             slow_path: options.slow_path.as_ref(),
             count_checks: options.statistics,
+            verifier_isa,
         },
     )?;
     verify_stage(func, "bce")?;
@@ -479,8 +494,21 @@ pub fn machine_model(target: Target) -> MachineModel {
 
 /// Runs Cranelift's verifier, naming the stage that broke the function.
 pub fn verify(func: &Function, stage: &'static str) -> Result<(), PipelineError> {
+    verify_against(func, stage, None)
+}
+
+/// [`verify`] against `isa` and its flags (`None`: Cranelift's default flags, no ISA).
+fn verify_against(
+    func: &Function,
+    stage: &'static str,
+    isa: Option<&dyn TargetIsa>,
+) -> Result<(), PipelineError> {
     let flags = settings::Flags::new(settings::builder());
-    cranelift_codegen::verify_function(func, &flags).map_err(|errors| PipelineError::Verify {
+    match isa {
+        Some(isa) => cranelift_codegen::verify_function(func, isa),
+        None => cranelift_codegen::verify_function(func, &flags),
+    }
+    .map_err(|errors| PipelineError::Verify {
         stage,
         message: cranelift_codegen::print_errors::pretty_verifier_error(func, None, errors),
     })

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::emulate::EmulateError;
 use schedlab_backend::exec::{self, Call, ExecError, Outcome, Unit};
-use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
+use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_verified_by};
 use schedlab_passes::bce::BceLevel;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -55,7 +55,17 @@ pub enum Verdict {
 /// Runs the check over `files`; exit status 1 when any line failed.
 pub fn run(files: &[std::sync::Arc<ClifFile>], check: &ClifCheck) -> Result<(), CliError> {
     let mut jobs = Vec::new();
+    let mut skipped_files_lines = 0;
     for (f, file) in files.iter().enumerate() {
+        if let Some(why) = file.foreign_only() {
+            println!(
+                "{} skip: {why} ({} run lines not run)",
+                file.name,
+                file.run_lines.len()
+            );
+            skipped_files_lines += file.run_lines.len();
+            continue;
+        }
         if !file.foreign_targets.is_empty() {
             eprintln!(
                 "schedlab: {}: ignoring `target` lines for {} (not one of schedlab's targets)",
@@ -100,7 +110,7 @@ pub fn run(files: &[std::sync::Arc<ClifFile>], check: &ClifCheck) -> Result<(), 
         "{:<8}  {:<14}  {:>6}  {:>6}  {:>7}",
         "target", "strategy", "passed", "failed", "skipped"
     );
-    let mut total = [0usize; 3];
+    let mut total = [0, 0, skipped_files_lines];
     for ((target, s), counts) in &summary {
         println!(
             "{:<8}  {:<14}  {:>6}  {:>6}  {:>7}",
@@ -202,6 +212,9 @@ pub fn check_target(
     strategies: &[String],
     bce: BceLevel,
 ) -> Vec<Vec<Verdict>> {
+    if file.interpret_only {
+        return interpret_target(file, target, strategies, bce);
+    }
     let n = strategies.len();
     let mut verdicts: Vec<Vec<Option<Verdict>>> = vec![vec![None; n]; file.run_lines.len()];
     let isa = match file.isa(target) {
@@ -302,6 +315,74 @@ pub fn check_target(
         .collect()
 }
 
+/// Fuel for one interpreted call (instructions), so a line that loops forever fails.
+const INTERPRETER_FUEL: u64 = 100_000_000;
+
+/// A `test interpret` file's run lines on `target`'s pipeline: each strategy's IR (the IR
+/// stages use `target`'s machine model) run under Cranelift's interpreter, nothing compiled.
+fn interpret_target(
+    file: &ClifFile,
+    target: Target,
+    strategies: &[String],
+    bce: BceLevel,
+) -> Vec<Vec<Verdict>> {
+    let mut verdicts = vec![Vec::with_capacity(strategies.len()); file.run_lines.len()];
+    for strategy in strategies {
+        let unit = crate::guard::catch(|| build_unit(file, target, strategy, bce));
+        for (i, line) in file.run_lines.iter().enumerate() {
+            let verdict = match (&line.spec, &unit) {
+                (Err(e), _) => Verdict::Skip(e.clone()),
+                (Ok(spec), _) if spec.expect == Expect::Print => {
+                    Verdict::Skip("`print:` states no expected value".to_string())
+                }
+                (Ok(_), Ok(Err(e)) | Err(e)) => Verdict::Fail(format!("pipeline: {e}")),
+                (Ok(spec), Ok(Ok(unit))) => {
+                    let name = file.functions[spec.function].name.to_string();
+                    match crate::guard::catch(|| interpret(&unit.functions, &name, &spec.args)) {
+                        Ok(Ok(Some(values))) => judge(
+                            &spec.expect,
+                            &Outcome::Returned(schedlab_kernels::case::Effect {
+                                returns: values,
+                                arrays: Vec::new(),
+                            }),
+                        ),
+                        Ok(Ok(None)) => judge(&spec.expect, &Outcome::Trapped("trap".into())),
+                        Ok(Err(e)) | Err(e) => Verdict::Fail(format!("interpreter: {e}")),
+                    }
+                }
+            };
+            verdicts[i].push(verdict);
+        }
+    }
+    verdicts
+}
+
+/// Calls `name` among `functions` under Cranelift's interpreter: its results, or `None` for
+/// a trap.
+fn interpret(
+    functions: &[cranelift_codegen::ir::Function],
+    name: &str,
+    args: &[DataValue],
+) -> Result<Option<Vec<DataValue>>, String> {
+    use cranelift_interpreter::environment::FunctionStore;
+    use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
+    use cranelift_interpreter::step::ControlFlow;
+    let mut store = FunctionStore::default();
+    for func in functions {
+        store.add(func.name.to_string(), func);
+    }
+    let state = InterpreterState::default().with_function_store(store);
+    match Interpreter::new(state)
+        .with_fuel(Some(INTERPRETER_FUEL))
+        .call_by_name(name, args)
+    {
+        Ok(ControlFlow::Return(values)) => Ok(Some(values.to_vec())),
+        Ok(ControlFlow::Trap(_)) => Ok(None),
+        Ok(other) => Err(format!("unexpected end of the call: {other:?}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn fill(file: &ClifFile, n: usize, v: &Verdict) -> Vec<Vec<Verdict>> {
     vec![vec![v.clone(); n]; file.run_lines.len()]
 }
@@ -328,8 +409,13 @@ fn build_unit(
             statistics: false,
             isa: schedlab_backend::IsaChoice::Level,
         };
+        // Every verifier run checks against the file's ISA and `set` flags, as the compiler's.
+        let isa = match file.isa(target) {
+            Some(Ok(isa)) => Some(isa.as_ref()),
+            _ => None,
+        };
         for func in &mut functions {
-            run_ir_stages_with(func, target, &config, &options)
+            run_ir_stages_verified_by(func, target, &config, &options, isa)
                 .map_err(|e| format!("{}: {e}", func.name))?;
         }
     }

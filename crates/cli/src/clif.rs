@@ -1,7 +1,8 @@
 //! `.clif` files as kernels: parsed with cranelift-reader's test-file API so the file's `set`
 //! and `target` lines decide where and how each function is compiled, and its run lines
 //! (`; run: %f(args) == expected`, `!=`, the bare `; run: %f(args)` meaning "non-zero", and
-//! schedlab's `; trap: %f(args)`) become calls with expectations.
+//! schedlab's `; trap: %f(args)`) become calls with expectations. As in Cranelift's own runner,
+//! a run line calls the function it follows, whatever name it writes.
 
 use crate::CliError;
 use cranelift_codegen::data_value::DataValue;
@@ -28,6 +29,10 @@ pub struct ClifFile {
     pub functions: Vec<Function>,
     /// The run lines, in file order.
     pub run_lines: Vec<RunLine>,
+    /// The file's `test` lines are all `test interpret`: `check` runs it under Cranelift's
+    /// interpreter (before and after each strategy), as Cranelift's runner does, instead of
+    /// compiling it.
+    pub interpret_only: bool,
     /// Found in a directory given as `--kernel` (rather than named): a file whose targets miss
     /// `--target` is then left out with a note instead of being a usage error.
     pub from_directory: bool,
@@ -112,9 +117,29 @@ impl ClifFile {
             .join(", ")
     }
 
+    /// Why the file is compiled for no target: its `target` lines name only architectures
+    /// schedlab does not build (`None` when it has a target).
+    pub fn foreign_only(&self) -> Option<String> {
+        self.targets.is_empty().then(|| {
+            format!(
+                "its `target` lines name only {}; schedlab compiles for x86_64, aarch64, s390x, \
+                 riscv64",
+                self.foreign_targets.join(", ")
+            )
+        })
+    }
+
     /// The file's targets that are also in `requested`; an empty intersection is a usage
     /// error naming the file's targets.
     pub fn select_targets(&self, requested: &[Target]) -> Result<Vec<Target>, CliError> {
+        if let Some(why) = self.foreign_only() {
+            let message = format!("{}: {why}", self.name);
+            if self.from_directory {
+                eprintln!("schedlab: note: {message}; left out");
+                return Ok(Vec::new());
+            }
+            return Err(CliError::usage(message));
+        }
         let chosen: Vec<Target> = self
             .targets
             .iter()
@@ -242,8 +267,14 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
         return Err(CliError::usage(format!("{name}: no functions found")));
     }
     let mut targets: Vec<(Target, Result<OwnedTargetIsa, String>)> = Vec::new();
-    let mut foreign_targets = Vec::new();
+    // The reader drops a `target` line whose backend is not compiled in (Pulley): the
+    // header's lines say which targets the file names.
+    let mut foreign_targets: Vec<String> = header_targets(text)
+        .into_iter()
+        .filter(|name| exec::isa::target_of_triple(name).is_none())
+        .collect();
     match &test.isa_spec {
+        IsaSpec::None(_) if !foreign_targets.is_empty() => {}
         IsaSpec::None(flags) => {
             for t in Target::ALL {
                 targets.push((t, exec::isa::isa_with_flags(t, flags, None)));
@@ -258,18 +289,21 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
                         exec::isa::isa_with_flags(t, isa.flags(), Some(isa.as_ref())),
                     )),
                     Some(_) => {}
-                    None => foreign_targets.push(isa.triple().to_string()),
+                    None => {
+                        let triple = isa.triple().to_string();
+                        if !foreign_targets.contains(&triple) {
+                            foreign_targets.push(triple);
+                        }
+                    }
                 }
             }
-            if targets.is_empty() {
-                return Err(CliError::usage(format!(
-                    "{name}: its `target` lines name only {}; schedlab compiles for x86_64, \
-                     aarch64, s390x, riscv64",
-                    foreign_targets.join(", ")
-                )));
-            }
+            // A file for targets schedlab does not build (e.g. only `target pulley64`) keeps
+            // no targets: `check` skips it with [`ClifFile::foreign_only`] as the reason, as
+            // Cranelift's runner skips a file the host cannot run.
         }
     }
+    let interpret_only =
+        !test.commands.is_empty() && test.commands.iter().all(|c| c.command == "interpret");
     let functions: Vec<Function> = test.functions.iter().map(|(f, _)| f.clone()).collect();
     let mut run_lines = Vec::new();
     for (attached, (_, details)) in test.functions.iter().enumerate() {
@@ -291,8 +325,21 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
         foreign_targets,
         functions,
         run_lines,
+        interpret_only,
         from_directory: false,
     })
+}
+
+/// The triples of the `target` lines before the first function.
+fn header_targets(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|line| line.split(';').next().unwrap_or("").trim())
+        .take_while(|line| !line.starts_with("function"))
+        .filter_map(|line| line.strip_prefix("target"))
+        .filter(|rest| rest.starts_with([' ', '\t']))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
 }
 
 /// The 1-based line of `part`, a slice of `text`.
@@ -324,27 +371,17 @@ fn parse_run_line(
     functions: &[Function],
 ) -> Result<RunSpec, String> {
     let rest = body[keyword.len()..].trim_start();
-    let function = match rest.strip_prefix(':').map(str::trim_start) {
-        Some(call) => {
-            let name = call
-                .split(['(', ' '])
-                .next()
-                .filter(|n| n.starts_with('%'))
-                .ok_or_else(|| format!("expected `%function(args)` after `{keyword}:`"))?;
-            functions
-                .iter()
-                .position(|f| f.name.to_string() == name)
-                .ok_or_else(|| {
-                    let known: Vec<String> = functions.iter().map(|f| f.name.to_string()).collect();
-                    format!(
-                        "unknown function {name}; this file defines {}",
-                        known.join(", ")
-                    )
-                })?
+    // As in Cranelift's runner (filetests' `test run`), a line runs the function whose
+    // comments hold it — the one it follows — whatever name the line writes: the name is
+    // parsed but not looked up.
+    let function = attached;
+    match rest.strip_prefix(':').map(str::trim_start) {
+        Some(call) if !call.starts_with('%') => {
+            return Err(format!("expected `%function(args)` after `{keyword}:`"));
         }
         None if keyword == "trap" => return Err("expected `; trap: %function(args)`".into()),
-        None => attached,
-    };
+        _ => {}
+    }
     let sig = &functions[function].signature;
     if sig.returns.len() > MAX_RESULTS {
         return Err(format!("more than {MAX_RESULTS} results"));
@@ -418,7 +455,7 @@ mod tests {
         ; run: %add(1, 2) != 4\n\
         ; run: %add(1, 2)\n\
         ; run: %add(1) == 1\n\
-        ; run: %nope(1, 2) == 3\n\
+        ; run: %other_name(1, 2) == 3\n\
         ; trap: %add(1, 2)\n";
 
     #[test]
@@ -433,11 +470,9 @@ mod tests {
         assert_eq!(expect(1), Ok(Expect::NotEqual(vec![DataValue::I32(4)])));
         assert_eq!(expect(2), Ok(Expect::NotEqual(vec![DataValue::I32(0)])));
         assert!(lines[3].spec.is_err(), "wrong arity");
-        let unknown = lines[4].spec.as_ref().err().cloned().unwrap_or_default();
-        assert!(
-            unknown.contains("%nope") && unknown.contains("%add"),
-            "{unknown}"
-        );
+        // Another name runs the function the line follows, as Cranelift's runner does.
+        assert_eq!(expect(4), Ok(Expect::Equal(vec![DataValue::I32(3)])));
+        assert_eq!(lines[4].spec.as_ref().map(|s| s.function), Ok(0));
         assert_eq!(expect(5), Ok(Expect::Trap));
     }
 

@@ -22,8 +22,19 @@ const FIXED: [(&str, &str); 3] = [
 
 /// The schedlab target a file's ISA is for, if it is one of the four.
 pub fn target_of(isa: &dyn TargetIsa) -> Option<Target> {
+    target_of_architecture(&isa.triple().architecture)
+}
+
+/// The schedlab target a `target` line's triple (e.g. `x86_64`, `pulley64`) names, if it is
+/// one of the four; `None` also for a triple that does not parse.
+pub fn target_of_triple(triple: &str) -> Option<Target> {
+    let triple: target_lexicon::Triple = triple.parse().ok()?;
+    target_of_architecture(&triple.architecture)
+}
+
+fn target_of_architecture(architecture: &target_lexicon::Architecture) -> Option<Target> {
     use target_lexicon::Architecture as A;
-    match isa.triple().architecture {
+    match architecture {
         A::X86_64 => Some(Target::X86_64),
         A::Aarch64(_) => Some(Target::Aarch64),
         A::S390x => Some(Target::S390x),

@@ -6,6 +6,7 @@ use super::{Call, Unit};
 use crate::compile::{Compiled, compile_with_isa};
 use crate::target::Target;
 use cranelift_codegen::ir::{ExternalName, Function, UserExternalName, UserFuncName};
+use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_module::{FuncId, Linkage, Module, ModuleReloc, ModuleRelocTarget};
 use std::collections::HashMap;
@@ -187,14 +188,23 @@ fn compile_function(
     unit: &Unit,
     i: usize,
 ) -> Result<(LinkFn, Vec<usize>), String> {
-    let call_conv = isa.default_call_conv();
+    // Calling conventions stay as written (a `tail` function keeps `return_call`) but for
+    // `fast`, the reader's default, which becomes the target's ([`compile_in_context`]); the
+    // trampoline, in the target's default convention, calls the function in its own.
     let mut func = unit.functions[i].clone();
     let name = func.name.to_string();
     let callees = resolve_calls(&mut func, &unit.functions).map_err(|e| format!("{name}: {e}"))?;
-    func.signature.call_conv = call_conv;
-    for sig in func.dfg.signatures.values_mut() {
-        sig.call_conv = call_conv;
-    }
+    let default_conv = isa.default_call_conv();
+    let written_or_default = |sig: &mut cranelift_codegen::ir::Signature| {
+        if sig.call_conv == CallConv::Fast {
+            sig.call_conv = default_conv;
+        }
+    };
+    written_or_default(&mut func.signature);
+    func.dfg
+        .signatures
+        .values_mut()
+        .for_each(written_or_default);
     let compiled = guarded_compile(func, target, isa).map_err(|e| format!("{name}: {e}"))?;
     Ok((
         LinkFn {

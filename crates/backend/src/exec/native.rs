@@ -25,10 +25,9 @@ pub(crate) fn run(
     linked: &Linked,
     requests: &[Request],
 ) -> Result<Vec<RawOutcome>, ExecError> {
-    let mut module = JITModule::new(JITBuilder::with_isa(
-        isa.clone(),
-        cranelift_module::default_libcall_names(),
-    ));
+    let mut builder = JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
+    add_runtime_libcalls(&mut builder);
+    let mut module = JITModule::new(builder);
     let ids = linked.define_in(&mut module).map_err(ExecError::Host)?;
     module
         .finalize_definitions()
@@ -47,6 +46,49 @@ pub(crate) fn run(
     // used them have exited).
     unsafe { module.free_memory() };
     result
+}
+
+/// The runtime helpers Cranelift's own runner provides to the code it runs: `pshufb`'s
+/// fallback, which x86_64 code calls for `shuffle`/`swizzle` without SSSE3.
+fn add_runtime_libcalls(builder: &mut JITBuilder) {
+    #[cfg(target_arch = "x86_64")]
+    builder.symbol("__cranelift_x86_pshufb", x86_pshufb as *const u8);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = builder;
+}
+
+/// `pshufb`: lane `i` of the result is `a[b[i] & 15]`, or 0 when `b[i]`'s top bit is set.
+/// `__m128i` is passed in an XMM register by the System V ABI on every x86_64 (SSE2 is part of
+/// the architecture), which is how Cranelift's code calls it; the lint does not know that.
+#[cfg(target_arch = "x86_64")]
+#[allow(improper_ctypes_definitions)]
+extern "C" fn x86_pshufb(
+    a: std::arch::x86_64::__m128i,
+    b: std::arch::x86_64::__m128i,
+) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::__m128i;
+    // SAFETY: `__m128i` and `[u8; 16]` are 16 bytes with no invalid bit patterns.
+    let (a, b) = unsafe {
+        (
+            std::mem::transmute::<__m128i, [u8; 16]>(a),
+            std::mem::transmute::<__m128i, [u8; 16]>(b),
+        )
+    };
+    let lanes = pshufb_lanes(&a, &b);
+    // SAFETY: as above.
+    unsafe { std::mem::transmute::<[u8; 16], __m128i>(lanes) }
+}
+
+/// [`x86_pshufb`] on byte arrays.
+#[cfg(target_arch = "x86_64")]
+fn pshufb_lanes(a: &[u8; 16], b: &[u8; 16]) -> [u8; 16] {
+    std::array::from_fn(|i| {
+        if b[i] & 0x80 != 0 {
+            0
+        } else {
+            a[usize::from(b[i] & 0x0f)]
+        }
+    })
 }
 
 /// Where one request's bytes are in the shared mapping.

@@ -215,6 +215,10 @@ pub struct BceOptions<'a> {
     /// ([`BceStats::versioned`], the loop and check counters of each step): `checks_before`,
     /// `checks_after`, both `checks_per_block` figures and `loops` stay empty.
     pub count_checks: bool,
+    /// The ISA whose flags the verifier checks against (a `.clif` file's `set` and `target`
+    /// lines, e.g. `preserve_frame_pointers` for `get_frame_pointer`); `None`: Cranelift's
+    /// default flags, no ISA.
+    pub verifier_isa: Option<&'a dyn cranelift_codegen::isa::TargetIsa>,
 }
 
 impl From<BceLevel> for BceOptions<'_> {
@@ -225,6 +229,7 @@ impl From<BceLevel> for BceOptions<'_> {
             verify_stages: true,
             slow_path: None,
             count_checks: true,
+            verifier_isa: None,
         }
     }
 }
@@ -236,24 +241,19 @@ pub fn run<'a>(
     options: impl Into<BceOptions<'a>>,
 ) -> Result<BceStats, BceError> {
     let options = options.into();
-    run_counting(
-        func,
-        options.level,
-        options.verify_stages,
-        options.slow_path,
-        options.count_checks,
-    )
+    run_counting(func, &options)
 }
 
 /// [`run`]'s steps; `count`: take the census of checks before and after (statistics only).
-fn run_counting(
-    func: &mut ir::Function,
-    level: BceLevel,
-    verify_stages: bool,
-    slow_path: Option<&SlowPathCall>,
-    count: bool,
-) -> Result<BceStats, BceError> {
-    let verify = |func: &ir::Function| if verify_stages { verify(func) } else { Ok(()) };
+fn run_counting(func: &mut ir::Function, options: &BceOptions) -> Result<BceStats, BceError> {
+    let (level, slow_path, count) = (options.level, options.slow_path, options.count_checks);
+    let verify = |func: &ir::Function| {
+        if options.verify_stages {
+            verify(func, options.verifier_isa)
+        } else {
+            Ok(())
+        }
+    };
     verify(func).map_err(BceError::InvalidInput)?;
     let before = if count {
         census(func)
@@ -407,7 +407,14 @@ fn census(func: &ir::Function) -> Census {
     }
 }
 
-fn verify(func: &ir::Function) -> Result<(), String> {
+fn verify(
+    func: &ir::Function,
+    isa: Option<&dyn cranelift_codegen::isa::TargetIsa>,
+) -> Result<(), String> {
     let flags = settings::Flags::new(settings::builder());
-    cranelift_codegen::verify_function(func, &flags).map_err(|e| e.to_string())
+    match isa {
+        Some(isa) => cranelift_codegen::verify_function(func, isa),
+        None => cranelift_codegen::verify_function(func, &flags),
+    }
+    .map_err(|e| e.to_string())
 }
