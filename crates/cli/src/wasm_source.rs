@@ -100,6 +100,7 @@ fn mode_kernels(
         functions: Vec::new(),
         run_lines: Vec::new(),
         from_directory: true,
+        interpret_only: false,
     });
     let mut seen: HashMap<String, usize> = HashMap::new();
     for f in &translation.functions {
