@@ -62,7 +62,7 @@ impl BigKernel {
     /// cost more per word than the linear `β·n` term can hold, so fits that include n = 16…64
     /// read α up to 10 % high and shift with the sizes chosen (2.06…2.55 cycles per word for
     /// one strategy in one run; from n = 128 on the fit is stable within 0.5 %: notes/design.md,
-    /// "Issue 12 (helper 3, session 4)"). The largest, 1024, keeps both buffers in L1.
+    /// "Validation: `bench --validate-model`"). The largest, 1024, keeps both buffers in L1.
     pub fn sizes(self) -> &'static [usize] {
         match self {
             BigKernel::MulAdd => &[64, 256, 1024, 2048],
