@@ -43,7 +43,7 @@ fn cases() -> u32 {
 }
 
 /// The exact strategy (a solver per block) runs on one case in this many.
-const EXACT_EVERY: u64 = 50;
+const EXACT_EVERY: u64 = 100;
 
 /// The whole check for one seed; returns a readable failure.
 fn check(seed: u64) -> Result<(), String> {
