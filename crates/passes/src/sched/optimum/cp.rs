@@ -500,25 +500,7 @@ impl<'a> Model<'a> {
     fn length_at_most(&mut self, l: u32) -> Option<bool> {
         let problem = self.problem;
         let n = problem.len();
-        let preds = problem.preds();
-        let succs = problem.succs();
-        let mut head = vec![0u32; n];
-        for i in 0..n {
-            head[i] = preds[i]
-                .iter()
-                .map(|&(p, lat)| head[p as usize] + lat)
-                .max()
-                .unwrap_or(0);
-        }
-        let mut tail = vec![0u32; n];
-        for i in (0..n).rev() {
-            tail[i] = succs[i]
-                .iter()
-                .map(|&(s, lat)| lat + tail[s as usize])
-                .max()
-                .unwrap_or(0)
-                .max(problem.latency[i]);
-        }
+        let (head, tail) = super::head_and_tail(problem);
         let mut window = Vec::with_capacity(n);
         for i in 0..n {
             if head[i] + tail[i] > l {

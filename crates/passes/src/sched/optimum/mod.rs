@@ -479,25 +479,7 @@ pub fn length_lower_bound(problem: &BlockProblem) -> u32 {
     if n == 0 {
         return 0;
     }
-    let preds = problem.preds();
-    let succs = problem.succs();
-    let mut head = vec![0u32; n];
-    for i in 0..n {
-        head[i] = preds[i]
-            .iter()
-            .map(|&(p, l)| head[p as usize] + l)
-            .max()
-            .unwrap_or(0);
-    }
-    let mut tail = vec![0u32; n];
-    for i in (0..n).rev() {
-        tail[i] = succs[i]
-            .iter()
-            .map(|&(s, l)| l + tail[s as usize])
-            .max()
-            .unwrap_or(0)
-            .max(problem.latency[i]);
-    }
+    let (head, tail) = head_and_tail(problem);
     let w = problem.issue_width.max(1) as usize;
     let critical = (0..n).map(|i| head[i] + tail[i]).max().unwrap_or(0);
     let mut tails = tail.clone();
@@ -783,4 +765,30 @@ pub fn compare(
         }
     }
     Ok(out)
+}
+
+/// Per node, the earliest cycle it can issue (longest latency path from the block's start) and
+/// the cycles from its issue to the end of the block (its own latency included).
+pub(crate) fn head_and_tail(problem: &BlockProblem) -> (Vec<u32>, Vec<u32>) {
+    let n = problem.len();
+    let preds = problem.preds();
+    let succs = problem.succs();
+    let mut head = vec![0u32; n];
+    for i in 0..n {
+        head[i] = preds[i]
+            .iter()
+            .map(|&(p, l)| head[p as usize] + l)
+            .max()
+            .unwrap_or(0);
+    }
+    let mut tail = vec![0u32; n];
+    for i in (0..n).rev() {
+        tail[i] = succs[i]
+            .iter()
+            .map(|&(s, l)| l + tail[s as usize])
+            .max()
+            .unwrap_or(0)
+            .max(problem.latency[i]);
+    }
+    (head, tail)
 }
