@@ -10,7 +10,8 @@
 //! pipeline configuration, `md-5`, OpenSSL), [`bigint`] (schedlab, `num-bigint`), [`jvm`]
 //! (HotSpot with and without its intrinsics, one process per variant), [`sha256`] (schedlab per
 //! strategy, OpenSSL with and without its SHA extensions, `sha2` default and portable, HotSpot)
-//! and [`compile_time`].
+//! and [`compile_time`]; [`calls`] times any executable function (a registered kernel on its
+//! cases, a `.clif` function on its run lines) per configuration against stock Cranelift.
 //! The command line only chooses rows and prints.
 //!
 //! Time only: no figure here is converted with a nominal clock. Cycles come from
@@ -18,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod bigint;
+pub mod calls;
 pub mod compile_time;
 pub mod host;
 pub mod jvm;

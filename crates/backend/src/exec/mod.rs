@@ -179,6 +179,49 @@ pub fn execute(
     units: &[Unit],
     calls: &[Call],
 ) -> Result<Vec<Outcome>, ExecError> {
+    Ok(run_calls(target, isa, units, calls, None)?
+        .into_iter()
+        .map(|t| t.outcome)
+        .collect())
+}
+
+/// One call of [`time`]: what its first run did, and how long one call took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timed {
+    /// What the first run did (judge it before trusting the time).
+    pub outcome: Outcome,
+    /// Nanoseconds per call of the calibrated run of repeats; `None` when the call did not
+    /// return.
+    pub nanos_per_call: Option<f64>,
+}
+
+/// Executes `calls` on the host as [`execute`] does, then times each call that returned: it is
+/// repeated in the same child, the count doubling until one run of repeats takes at least
+/// `sample` (which also warms it up), and that run's time per call is reported. A call that
+/// writes its arrays has them restored to its inputs before every repeat (the restore is part
+/// of the time). Only the host can be timed.
+pub fn time(
+    target: Target,
+    isa: &OwnedTargetIsa,
+    units: &[Unit],
+    calls: &[Call],
+    sample: Duration,
+) -> Result<Vec<Timed>, ExecError> {
+    if !target.is_host() {
+        return Err(ExecError::Host(format!(
+            "{target} code runs under emulation here: only the host's code can be timed"
+        )));
+    }
+    run_calls(target, isa, units, calls, Some(sample))
+}
+
+fn run_calls(
+    target: Target,
+    isa: &OwnedTargetIsa,
+    units: &[Unit],
+    calls: &[Call],
+    sample: Option<Duration>,
+) -> Result<Vec<Timed>, ExecError> {
     if isa::target_of(isa.as_ref()) != Some(target) {
         return Err(ExecError::WrongIsa {
             target,
@@ -187,13 +230,16 @@ pub fn execute(
     }
     validate_calls(units, calls, isa.pointer_type())?;
     let linked = link::compile_units(target, isa, units, calls);
-    let mut outcomes: Vec<Option<Outcome>> = calls
+    let mut timed: Vec<Option<Timed>> = calls
         .iter()
-        .map(|c| linked.call_error(c).map(|e| Outcome::NotRun(e.clone())))
+        .map(|c| {
+            linked.call_error(c).map(|e| Timed {
+                outcome: Outcome::NotRun(e.clone()),
+                nanos_per_call: None,
+            })
+        })
         .collect();
-    let runnable: Vec<usize> = (0..calls.len())
-        .filter(|&i| outcomes[i].is_none())
-        .collect();
+    let runnable: Vec<usize> = (0..calls.len()).filter(|&i| timed[i].is_none()).collect();
     if !runnable.is_empty() {
         let big_endian = target.is_big_endian();
         let requests: Vec<Request> = runnable
@@ -201,23 +247,35 @@ pub fn execute(
             .map(|&i| Request::new(&calls[i], linked.trampoline_of(&calls[i]), big_endian))
             .collect();
         let raw = if target.is_host() {
-            native::run(isa, &linked, &requests)?
+            native::run(isa, &linked, &requests, sample)?
         } else {
             harness::run(target, isa, &linked, &requests)?
+                .into_iter()
+                .map(|r| (r, None))
+                .collect()
         };
-        for (&i, result) in runnable.iter().zip(raw) {
-            outcomes[i] = Some(match result {
+        for (&i, (result, nanos_per_call)) in runnable.iter().zip(raw) {
+            let outcome = match result {
                 RawOutcome::Returned { buffer, arrays } => {
                     decode_effect(units, &calls[i], &buffer, &arrays, big_endian)
                 }
                 RawOutcome::Trapped(signal) => Outcome::Trapped(signal),
                 RawOutcome::NotRun(why) => Outcome::NotRun(why),
+            };
+            timed[i] = Some(Timed {
+                outcome,
+                nanos_per_call,
             });
         }
     }
-    Ok(outcomes
+    Ok(timed
         .into_iter()
-        .map(|o| o.unwrap_or_else(|| Outcome::NotRun("internal: no outcome".into())))
+        .map(|t| {
+            t.unwrap_or_else(|| Timed {
+                outcome: Outcome::NotRun("internal: no outcome".into()),
+                nanos_per_call: None,
+            })
+        })
         .collect())
 }
 

@@ -15,16 +15,21 @@ use super::link::Linked;
 use super::{CALL_TIMEOUT, ExecError, RawOutcome, Request, SLOT_BYTES};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_jit::{JITBuilder, JITModule};
+use std::time::{Duration, Instant};
 
 /// The child's exit status when it cannot map an array.
 const MAP_FAILED_STATUS: i32 = 3;
 
-/// Runs `requests` natively.
+/// Runs `requests` natively. With `sample`, each call that returned is then repeated, the count
+/// doubling until one run of repeats takes at least `sample`, and that run's nanoseconds per
+/// call come back beside the outcome (arrays the call wrote are restored to the call's inputs
+/// before every repeat, so each repeat does the first call's work).
 pub(crate) fn run(
     isa: &OwnedTargetIsa,
     linked: &Linked,
     requests: &[Request],
-) -> Result<Vec<RawOutcome>, ExecError> {
+    sample: Option<Duration>,
+) -> Result<Vec<(RawOutcome, Option<f64>)>, ExecError> {
     let mut builder = JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     add_runtime_libcalls(&mut builder);
     let mut module = JITModule::new(builder);
@@ -41,7 +46,7 @@ pub(crate) fn run(
                 .map(|&k| module.get_finalized_function(ids[k]))
         })
         .collect();
-    let result = run_forked(&entries, requests);
+    let result = run_forked(&entries, requests, sample);
     // SAFETY: no pointer into the module's memory outlives this function (the children that
     // used them have exited).
     unsafe { module.free_memory() };
@@ -100,6 +105,8 @@ struct Placed<'a> {
     arrays: Vec<usize>,
     /// Each array's layout in its own mapping.
     layouts: Vec<GuardedLayout>,
+    /// Offset of the call's timing word: nanoseconds per call as `f64` bits, 0 when untimed.
+    timing: usize,
 }
 
 /// The shared mapping: a progress counter, then every request's buffer and arrays at
@@ -116,6 +123,8 @@ impl<'a> Shared<'a> {
         let mut placed = Vec::with_capacity(requests.len());
         let mut len = SLOT_BYTES;
         for request in requests {
+            let timing = len;
+            len += SLOT_BYTES;
             let buffer = len;
             len += request.buffer.len().next_multiple_of(SLOT_BYTES);
             let mut arrays = Vec::with_capacity(request.arrays.len());
@@ -133,6 +142,7 @@ impl<'a> Shared<'a> {
                 buffer,
                 arrays,
                 layouts,
+                timing,
             });
         }
         // SAFETY: a fresh anonymous shared mapping; checked for failure below.
@@ -178,6 +188,18 @@ impl<'a> Shared<'a> {
         unsafe { std::slice::from_raw_parts(self.base.add(offset), len) }.to_vec()
     }
 
+    /// The nanoseconds per call the child wrote for request `k`, if it timed it.
+    fn nanos_per_call(&self, k: usize) -> Option<f64> {
+        // SAFETY: the timing word lies inside the mapping (`Shared::new`), 16-byte aligned.
+        let bits = unsafe {
+            self.base
+                .add(self.placed[k].timing)
+                .cast::<u64>()
+                .read_volatile()
+        };
+        (bits != 0).then(|| f64::from_bits(bits))
+    }
+
     /// What request `k` left in the mapping.
     fn returned(&self, k: usize) -> RawOutcome {
         let p = &self.placed[k];
@@ -212,7 +234,8 @@ impl Drop for Shared<'_> {
 fn run_forked(
     entries: &[Option<*const u8>],
     requests: &[Request],
-) -> Result<Vec<RawOutcome>, ExecError> {
+    sample: Option<Duration>,
+) -> Result<Vec<(RawOutcome, Option<f64>)>, ExecError> {
     let shared = Shared::new(requests)?;
     let n = requests.len();
     let mut outcomes: Vec<Option<RawOutcome>> = (0..n).map(|_| None).collect();
@@ -238,7 +261,7 @@ fn run_forked(
         }
         if pid == 0 {
             // SAFETY: in the child; see `child`.
-            unsafe { child(&shared, entries, start, &mut mappings) };
+            unsafe { child(&shared, entries, start, &mut mappings, sample) };
         }
         let mut status = 0;
         // SAFETY: waiting for our own child.
@@ -277,12 +300,21 @@ fn run_forked(
     }
     Ok(outcomes
         .into_iter()
-        .map(|o| o.unwrap_or_else(|| RawOutcome::NotRun("not reached".into())))
+        .enumerate()
+        .map(|(k, o)| {
+            let outcome = o.unwrap_or_else(|| RawOutcome::NotRun("not reached".into()));
+            let timed = match outcome {
+                RawOutcome::Returned { .. } => shared.nanos_per_call(k),
+                _ => None,
+            };
+            (outcome, timed)
+        })
         .collect())
 }
 
 /// The forked child: default signal dispositions (so a trap ends it with that signal), an
-/// alarm per call, the calls from `start` on, then `_exit(0)`.
+/// alarm per call, the calls from `start` on (each timed after its first run when `sample` is
+/// given), then `_exit(0)`.
 ///
 /// # Safety
 /// Only called in a freshly forked child; `entries` point to trampolines of the live module;
@@ -292,6 +324,7 @@ unsafe fn child(
     entries: &[Option<*const u8>],
     start: usize,
     mappings: &mut [*mut u8],
+    sample: Option<Duration>,
 ) -> ! {
     for sig in [
         libc::SIGILL,
@@ -314,37 +347,15 @@ unsafe fn child(
         // SAFETY: the buffer lies inside the shared mapping.
         let buffer = unsafe { shared.base.add(p.buffer) };
         for (j, layout) in p.layouts.iter().enumerate() {
-            // SAFETY: maps fresh memory; the array's bytes lie inside the shared mapping.
+            // SAFETY: maps fresh memory.
             let Some(map) = (unsafe { map_guarded(layout) }) else {
                 // SAFETY: ending the child.
                 unsafe { libc::_exit(MAP_FAILED_STATUS) }
             };
             mappings[j] = map;
-            // SAFETY: `data_offset + len` lies in the data pages (see `GuardedLayout`).
-            unsafe {
-                let data = map.add(layout.data_offset);
-                let len = p.request.arrays[j].len();
-                std::ptr::copy_nonoverlapping(shared.base.add(p.arrays[j]), data, len);
-            }
         }
-        for &(container, offset, j) in &p.request.inner_pointers {
-            // SAFETY: both arrays were mapped above; the slot lies inside the container's data
-            // (validated); the host is the target, so its byte order is the target's.
-            unsafe {
-                let pointer = mappings[j].add(p.layouts[j].data_offset) as u64;
-                let bytes = pointer.to_ne_bytes();
-                let at = mappings[container].add(p.layouts[container].data_offset + offset);
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, bytes.len());
-            }
-        }
-        for &(slot, j) in &p.request.pointers {
-            // SAFETY: `mappings[j]` was mapped above; the slot lies inside the buffer.
-            unsafe {
-                let pointer = mappings[j].add(p.layouts[j].data_offset) as u64;
-                let bytes = pointer.to_le_bytes();
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.add(slot * SLOT_BYTES), 8);
-            }
-        }
+        // SAFETY: every array was mapped above.
+        unsafe { fill_arrays(shared, p, mappings) };
         // SAFETY: a trampoline compiled with the host's default calling convention, taking one
         // pointer to a buffer as large as the call's slots.
         let f: extern "C" fn(*mut u8) = unsafe { std::mem::transmute(*entry) };
@@ -353,6 +364,17 @@ unsafe fn child(
         f(buffer);
         // SAFETY: as above.
         unsafe { libc::alarm(0) };
+        if let Some(sample) = sample {
+            // SAFETY: the arrays are mapped; the timing word lies inside the shared mapping.
+            unsafe {
+                let nanos = time_repeats(shared, p, mappings, f, buffer, sample, secs);
+                shared
+                    .base
+                    .add(p.timing)
+                    .cast::<u64>()
+                    .write_volatile(nanos.to_bits());
+            }
+        }
         for (j, layout) in p.layouts.iter().enumerate() {
             // SAFETY: copying the array back into the shared mapping, then unmapping what
             // `map_guarded` mapped.
@@ -368,6 +390,100 @@ unsafe fn child(
     unsafe {
         shared.progress().write_volatile(entries.len());
         libc::_exit(0)
+    }
+}
+
+/// Copies the call's input bytes into its mapped arrays and writes every pointer (into the
+/// arrays' pointer slots and the trampoline buffer).
+///
+/// # Safety
+/// `mappings[j]` holds a live mapping of `p.layouts[j]` for every array of the call.
+unsafe fn fill_arrays(shared: &Shared, p: &Placed, mappings: &[*mut u8]) {
+    // SAFETY: the buffer lies inside the shared mapping.
+    let buffer = unsafe { shared.base.add(p.buffer) };
+    for (j, layout) in p.layouts.iter().enumerate() {
+        // SAFETY: `data_offset + len` lies in the data pages (see `GuardedLayout`); the source
+        // lies inside the shared mapping.
+        unsafe {
+            let data = mappings[j].add(layout.data_offset);
+            let len = p.request.arrays[j].len();
+            std::ptr::copy_nonoverlapping(shared.base.add(p.arrays[j]), data, len);
+        }
+    }
+    for &(container, offset, j) in &p.request.inner_pointers {
+        // SAFETY: both arrays are mapped; the slot lies inside the container's data
+        // (validated); the host is the target, so its byte order is the target's.
+        unsafe {
+            let pointer = mappings[j].add(p.layouts[j].data_offset) as u64;
+            let bytes = pointer.to_ne_bytes();
+            let at = mappings[container].add(p.layouts[container].data_offset + offset);
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, bytes.len());
+        }
+    }
+    for &(slot, j) in &p.request.pointers {
+        // SAFETY: `mappings[j]` is mapped; the slot lies inside the buffer.
+        unsafe {
+            let pointer = mappings[j].add(p.layouts[j].data_offset) as u64;
+            let bytes = pointer.to_le_bytes();
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.add(slot * SLOT_BYTES), 8);
+        }
+    }
+}
+
+/// Whether the call changed any of its arrays (so each repeat must start from the inputs).
+///
+/// # Safety
+/// As [`fill_arrays`]; the shared mapping still holds the inputs.
+unsafe fn wrote_arrays(shared: &Shared, p: &Placed, mappings: &[*mut u8]) -> bool {
+    p.layouts.iter().enumerate().any(|(j, layout)| {
+        let len = p.request.arrays[j].len();
+        // SAFETY: both ranges lie inside live mappings (the caller's promise).
+        let (now, input) = unsafe {
+            (
+                std::slice::from_raw_parts(mappings[j].add(layout.data_offset), len),
+                std::slice::from_raw_parts(shared.base.add(p.arrays[j]), len),
+            )
+        };
+        now != input
+    })
+}
+
+/// Repeats the call, the count doubling until one run of repeats takes `sample`; that run's
+/// nanoseconds per call. Arrays the call writes are restored before every repeat (the restore
+/// is timed with the call). Never allocates.
+///
+/// # Safety
+/// As [`fill_arrays`]; `f` is the call's trampoline and `buffer` its buffer.
+unsafe fn time_repeats(
+    shared: &Shared,
+    p: &Placed,
+    mappings: &[*mut u8],
+    f: extern "C" fn(*mut u8),
+    buffer: *mut u8,
+    sample: Duration,
+    secs: u32,
+) -> f64 {
+    // SAFETY: the caller's promise.
+    let restore = unsafe { wrote_arrays(shared, p, mappings) };
+    let mut count: u64 = 1;
+    loop {
+        // SAFETY: `alarm` is async-signal-safe.
+        unsafe { libc::alarm(secs.saturating_mul(2)) };
+        let started = Instant::now();
+        for _ in 0..count {
+            if restore {
+                // SAFETY: the caller's promise.
+                unsafe { fill_arrays(shared, p, mappings) };
+            }
+            f(std::hint::black_box(buffer));
+        }
+        let elapsed = started.elapsed();
+        // SAFETY: as above.
+        unsafe { libc::alarm(0) };
+        if elapsed >= sample || count >= 1 << 40 {
+            return (elapsed.as_nanos() as f64 / count as f64).max(f64::MIN_POSITIVE);
+        }
+        count *= 2;
     }
 }
 
