@@ -55,6 +55,8 @@ pub struct CallTimes {
 }
 
 /// Times every probe under every configuration on the host.
+// The repetition indexes the samples and also rotates the configurations' order.
+#[allow(clippy::needless_range_loop)]
 pub fn measure(
     target: Target,
     configs: &[Config],

@@ -53,6 +53,16 @@ pub trait Kernel: Sync {
     /// An error says why the case is malformed (a case from [`Kernel::cases`] never is).
     fn expected(&self, case: &Case) -> Result<Effect, String>;
 
+    /// The cases `bench` times when the kernel has no workload of its own: by default the
+    /// test vectors and hostile cases ([`Kernel::cases`] without random ones). A kernel whose
+    /// real inputs are larger overrides this with representative sizes.
+    fn bench_cases(&self) -> Vec<Case> {
+        self.cases(&CaseOptions {
+            random: 0,
+            ..CaseOptions::default()
+        })
+    }
+
     /// Whether the function uses SIMD vectors (a target without vector lowering cannot
     /// compile it).
     fn needs_simd(&self) -> bool {

@@ -197,7 +197,8 @@ pub struct Timed {
 
 /// Executes `calls` on the host as [`execute`] does, then times each call that returned: it is
 /// repeated in the same child, the count doubling until one run of repeats takes at least
-/// `sample` (which also warms it up), and that run's time per call is reported. A call that
+/// `sample` of the child's CPU time (which also warms it up), and that run's CPU time per call
+/// is reported (other processes on a shared machine do not count against it). A call that
 /// writes its arrays has them restored to its inputs before every repeat (the restore is part
 /// of the time). Only the host can be timed.
 pub fn time(

@@ -15,7 +15,7 @@ use super::link::Linked;
 use super::{CALL_TIMEOUT, ExecError, RawOutcome, Request, SLOT_BYTES};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_jit::{JITBuilder, JITModule};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The child's exit status when it cannot map an array.
 const MAP_FAILED_STATUS: i32 = 3;
@@ -450,7 +450,8 @@ unsafe fn wrote_arrays(shared: &Shared, p: &Placed, mappings: &[*mut u8]) -> boo
 
 /// Repeats the call, the count doubling until one run of repeats takes `sample`; that run's
 /// nanoseconds per call. Arrays the call writes are restored before every repeat (the restore
-/// is timed with the call). Never allocates.
+/// is timed with the call). Time is the child's CPU time (`CLOCK_THREAD_CPUTIME_ID`), so a
+/// shared machine's other processes do not count against the call. Never allocates.
 ///
 /// # Safety
 /// As [`fill_arrays`]; `f` is the call's trampoline and `buffer` its buffer.
@@ -469,7 +470,7 @@ unsafe fn time_repeats(
     loop {
         // SAFETY: `alarm` is async-signal-safe.
         unsafe { libc::alarm(secs.saturating_mul(2)) };
-        let started = Instant::now();
+        let started = thread_cpu_time();
         for _ in 0..count {
             if restore {
                 // SAFETY: the caller's promise.
@@ -477,7 +478,7 @@ unsafe fn time_repeats(
             }
             f(std::hint::black_box(buffer));
         }
-        let elapsed = started.elapsed();
+        let elapsed = thread_cpu_time().saturating_sub(started);
         // SAFETY: as above.
         unsafe { libc::alarm(0) };
         if elapsed >= sample || count >= 1 << 40 {
@@ -485,6 +486,20 @@ unsafe fn time_repeats(
         }
         count *= 2;
     }
+}
+
+/// This thread's CPU time (async-signal-safe: a plain `clock_gettime`).
+fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: writes one `timespec`; the clock exists on every Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(
+        u64::try_from(ts.tv_sec).unwrap_or(0),
+        u32::try_from(ts.tv_nsec).unwrap_or(0),
+    )
 }
 
 /// Maps `layout.map_len` bytes, inaccessible but for the data pages.

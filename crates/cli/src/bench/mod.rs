@@ -12,6 +12,7 @@
 //! `--kernel square-to-len` / `--kernel muladd` time the BigInteger kernels the same way
 //! (see [`bigint`]).
 
+mod any;
 mod bigint;
 mod callgrind;
 pub use schedlab_bench::md5 as impls;
@@ -33,9 +34,12 @@ use std::time::Duration;
 /// Arguments of `schedlab bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// The kernel to time.
-    #[arg(long, value_enum, default_value_t = BenchKernel::Md5)]
-    kernel: BenchKernel,
+    /// The kernel to time: a dedicated bench (md5, md5-mb, md5-streams, sha256, muladd,
+    /// square-to-len), or any other kernel list `report` takes (built-in or registered names,
+    /// `.clif` files or directories, `file.clif:function`), timed on its own cases per
+    /// `--strategy` with stock Cranelift beside.
+    #[arg(long, default_value = "md5", value_parser = parse_bench_kernel, value_name = "KERNEL")]
+    kernel: KernelChoice,
     /// Sizes, comma-separated. md5: message bytes with an optional k (KiB) or m (MiB) suffix
     /// [default: 64,1k,16k,1m]; square-to-len, muladd: `seed` (the JDK review's 1075-bit
     /// operand) or operand bits, a multiple of 32 [default: seed,256,1024,2048,4096,8192].
@@ -107,6 +111,29 @@ pub enum BenchKernel {
     /// SHA-256 per scheduling strategy against OpenSSL (with and without SHA extensions),
     /// `sha2` (default and portable backend) and HotSpot's SHA-256 intrinsic.
     Sha256,
+}
+
+/// What `--kernel` selected.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelChoice {
+    /// A bench with its own workload and reference rows.
+    Dedicated(BenchKernel),
+    /// Any other kernels, timed on their own cases ([`any`]).
+    Any(String),
+}
+
+impl PartialEq<BenchKernel> for KernelChoice {
+    fn eq(&self, other: &BenchKernel) -> bool {
+        matches!(self, KernelChoice::Dedicated(k) if k == other)
+    }
+}
+
+fn parse_bench_kernel(text: &str) -> Result<KernelChoice, String> {
+    use clap::ValueEnum;
+    Ok(match BenchKernel::from_str(text, false) {
+        Ok(k) => KernelChoice::Dedicated(k),
+        Err(_) => KernelChoice::Any(text.to_string()),
+    })
 }
 
 /// How results are printed.
@@ -186,6 +213,9 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     }
     if args.validate_model {
         return validate::run(&args);
+    }
+    if let KernelChoice::Any(spec) = &args.kernel {
+        return any::run(spec, &args);
     }
     if args.kernel == BenchKernel::Md5Mb {
         return multi::run(&args);

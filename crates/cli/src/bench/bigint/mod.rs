@@ -16,7 +16,7 @@ mod output;
 
 use super::impls::Kind;
 use super::output::Meta;
-use super::{BenchArgs, BenchKernel, Budgets, rotated};
+use super::{BenchArgs, BenchKernel, Budgets, KernelChoice, rotated};
 use crate::CliError;
 use impls::{Expected, NUM_BIGINT, Operand, Work};
 use output::{BigCell, BigReport, BigRow};
@@ -137,9 +137,9 @@ struct JvmRow {
 /// Runs the BigInteger bench for `args.kernel`.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let kernel = match args.kernel {
-        BenchKernel::SquareToLen => BigKernel::SquareToLen,
-        BenchKernel::MulAdd => BigKernel::MulAdd,
-        BenchKernel::Md5 | BenchKernel::Md5Mb | BenchKernel::Md5Streams | BenchKernel::Sha256 => {
+        KernelChoice::Dedicated(BenchKernel::SquareToLen) => BigKernel::SquareToLen,
+        KernelChoice::Dedicated(BenchKernel::MulAdd) => BigKernel::MulAdd,
+        _ => {
             return Err(CliError::failure(
                 "the MD5 and SHA-256 benches are not BigInteger ones",
             ));

@@ -1,0 +1,148 @@
+//! A kernel registered from outside the crates (the `custom_kernel` example's) gets `report`
+//! rows on every target, a `check` on every target and `bench` rows beside stock Cranelift
+//! through `schedlab::run_cli`, with no other change; unregistered, its name is refused.
+//!
+//! Each case re-runs this test binary as a child whose `run_cli_child` test registers the
+//! kernel (or not) and runs one command line, so the parent can read its output.
+
+mod common;
+
+#[allow(dead_code)] // the example's `main` and `demo`
+#[path = "../../../examples/custom_kernel.rs"]
+mod example;
+
+use common::{stderr, stdout, tool_usable};
+use schedlab_backend::Target;
+use schedlab_kernels::registry::Kernel;
+use std::process::{Command, ExitCode, Output};
+
+/// The command line the child runs (space-separated).
+const CHILD_ARGS: &str = "SCHEDLAB_TEST_CUSTOM_KERNEL_ARGS";
+/// `1`: the child registers the example's kernel first.
+const CHILD_REGISTERS: &str = "SCHEDLAB_TEST_CUSTOM_KERNEL_REGISTERS";
+
+/// The child: a no-op unless the parent set [`CHILD_ARGS`].
+#[test]
+fn run_cli_child() -> ExitCode {
+    let Ok(args) = std::env::var(CHILD_ARGS) else {
+        return ExitCode::SUCCESS;
+    };
+    if std::env::var(CHILD_REGISTERS).as_deref() == Ok("1") {
+        schedlab_kernels::registry::register(&example::KERNEL).expect("the name is free");
+    }
+    let argv = std::iter::once("schedlab").chain(args.split(' '));
+    schedlab::run_cli(argv.map(str::to_string))
+}
+
+/// Runs `schedlab args` in a child of this test binary, with or without the registration.
+fn run(args: &str, register: bool) -> Output {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    Command::new(exe)
+        .args([
+            "--exact",
+            "run_cli_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ARGS, args)
+        .env(CHILD_REGISTERS, if register { "1" } else { "0" })
+        .output()
+        .expect("the test binary runs")
+}
+
+fn name() -> &'static str {
+    example::KERNEL.name()
+}
+
+#[test]
+fn report_has_the_registered_kernel_on_every_target() {
+    let out = run(
+        &format!(
+            "report --kernel {} --strategy source,balanced --target all --format csv",
+            name()
+        ),
+        true,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for strategy in ["source", "balanced"] {
+        for target in Target::ALL {
+            let prefix = format!("{},{strategy},{target},", name());
+            assert!(
+                text.lines().any(|l| l.starts_with(&prefix)),
+                "no {prefix} row:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn check_runs_the_registered_kernel_on_every_target() {
+    let foreign = [
+        ("qemu-aarch64", "qemu-user"),
+        ("qemu-s390x", "qemu-user"),
+        ("qemu-riscv64", "qemu-user"),
+        ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
+        ("s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu"),
+        ("riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu"),
+    ];
+    let all = foreign.iter().all(|(p, package)| tool_usable(p, package));
+    let targets: Vec<Target> = if all {
+        Target::ALL.to_vec()
+    } else {
+        Target::host().into_iter().collect()
+    };
+    let list: Vec<&str> = targets.iter().map(|t| t.name()).collect();
+    let out = run(
+        &format!(
+            "check --kernel {} --strategy balanced --target {} --quiet",
+            name(),
+            list.join(",")
+        ),
+        true,
+    );
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let summary = text.lines().find(|l| l.ends_with(" passed, 0 failed"));
+    assert!(summary.is_some_and(|l| !l.starts_with("0 ")), "{text}");
+}
+
+#[test]
+fn bench_times_the_registered_kernel_beside_stock() {
+    let out = run(
+        &format!(
+            "bench --kernel {} --strategy balanced --quick --reps 1 --format json",
+            name()
+        ),
+        true,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // libtest's own lines surround the child's output: the document is the `{…}` between.
+    let (start, end) = (text.find('{'), text.rfind('}'));
+    let doc: serde_json::Value = match (start, end) {
+        (Some(s), Some(e)) => serde_json::from_str(&text[s..=e]).expect("JSON"),
+        _ => panic!("no JSON document:\n{text}"),
+    };
+    let rows = doc["rows"].as_array().expect("rows");
+    let configs: Vec<&str> = rows.iter().filter_map(|r| r["config"].as_str()).collect();
+    assert_eq!(configs, ["cranelift-speed", "balanced"], "{doc}");
+    for row in rows {
+        assert!(row["error"].is_null(), "{row}");
+        assert!(
+            row["ns_per_call"].as_f64().is_some_and(|ns| ns > 0.0),
+            "{row}"
+        );
+    }
+}
+
+#[test]
+fn without_registration_the_name_is_refused() {
+    let out = run(&format!("report --kernel {}", name()), false);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("unknown kernel `{}`", name())),
+        "{err}"
+    );
+}
