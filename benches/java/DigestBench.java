@@ -1,13 +1,14 @@
 /*
- * The JVM side of `schedlab bench --kernel sha256` (and any MessageDigest algorithm): times
+ * The JVM side of `schedlab bench` (MD5) and `--kernel sha256`, any MessageDigest algorithm: times
  * java.security.MessageDigest one-shot hashes (including padding) of buffers of the given
  * sizes, after a warm-up long enough for C2 to compile the provider's implCompress0 (or to
  * install the intrinsic stub).
  *
- * Usage: java [-XX:+UnlockDiagnosticVMOptions -XX:(+|-)UseSHA256Intrinsics] DigestBench
+ * Usage: java [-XX:+UnlockDiagnosticVMOptions -XX:(+|-)Use<MD5|SHA256>Intrinsics] DigestBench
  *            <algorithm> <vm-flag-to-report> <size,size,...> <warmup-ms> <budget-ms-per-size>
  *
- * Output (one line each, machine-readable, parsed by crates/bench/src/sha256.rs parse_child):
+ * Output (one line each, machine-readable, parsed by crates/bench/src/jvm.rs for MD5 and by
+ * crates/bench/src/sha256.rs parse_child):
  *   DIGESTBENCH-INFO java.version=<v> <vm-flag>=<true|false|unknown>
  *   DIGESTBENCH size=<bytes> hashes=<n> nanos=<ns> mb_per_s=<decimal MB/s> digest=<hex>
  *

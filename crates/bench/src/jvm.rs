@@ -1,6 +1,7 @@
-//! The HotSpot rows: `benches/java/Md5Bench.java` (embedded in the binary) is compiled with
-//! `javac` into a temporary directory once, then each measurement is its own `java` process,
-//! run between the Rust side's repetitions.
+//! The HotSpot rows: `benches/java/DigestBench.java` (embedded in the binary; the one Java
+//! harness of every `MessageDigest` bench, MD5 and SHA-256) is compiled with `javac` into a
+//! temporary directory once, then each measurement is its own `java` process, run between the
+//! Rust side's repetitions.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The harness source, the same file that lives in `benches/java/`.
-const SOURCE: &str = include_str!("../../../benches/java/Md5Bench.java");
+pub const DIGEST_BENCH_JAVA: &str = include_str!("../../../benches/java/DigestBench.java");
+
+/// The VM flag whose value proves which MD5 variant ran.
+const MD5_FLAG: &str = "UseMD5Intrinsics";
 
 /// One JVM configuration.
 #[derive(Clone, Copy, Debug)]
@@ -175,7 +179,7 @@ impl JavaProgram {
 impl Harness {
     /// Writes and compiles the harness; `Err` says why the JVM rows are absent.
     pub fn prepare() -> Result<Self, String> {
-        JavaProgram::prepare("Md5Bench", SOURCE).map(|program| Self { program })
+        JavaProgram::prepare("DigestBench", DIGEST_BENCH_JAVA).map(|program| Self { program })
     }
 
     /// Runs one JVM process of `variant` over `sizes`.
@@ -195,6 +199,8 @@ impl Harness {
             + budget * u32::try_from(sizes.len()).unwrap_or(u32::MAX)
             + Duration::from_secs(60);
         let args = [
+            "MD5".to_string(),
+            MD5_FLAG.to_string(),
             size_list,
             warmup.as_millis().to_string(),
             budget.as_millis().to_string(),
@@ -202,7 +208,7 @@ impl Harness {
         let stdout = self
             .program
             .run(variant.name, variant.flags, &args, timeout)?;
-        let run = parse(&stdout)?;
+        let run = parse(&stdout, MD5_FLAG)?;
         if run.intrinsic_flag != "unknown" && run.intrinsic_flag != variant.intrinsic.to_string() {
             return Err(format!(
                 "{}: the VM reports UseMD5Intrinsics={} (wanted {})",
@@ -226,8 +232,9 @@ fn read_in_background<R: Read + Send + 'static>(
     })
 }
 
-/// Parses the harness's `MD5BENCH` lines.
-pub fn parse(stdout: &str) -> Result<JvmRun, String> {
+/// Parses the harness's `DIGESTBENCH-INFO` and `DIGESTBENCH` lines; `flag` is the VM flag the
+/// info line reports.
+pub fn parse(stdout: &str, flag: &str) -> Result<JvmRun, String> {
     let mut run = JvmRun {
         java_version: String::new(),
         intrinsic_flag: "unknown".into(),
@@ -244,12 +251,12 @@ pub fn parse(stdout: &str) -> Result<JvmRun, String> {
                 .map(str::to_string)
         };
         match tag {
-            Some("MD5BENCH-VM") => {
+            Some("DIGESTBENCH-INFO") => {
                 saw_vm = true;
                 run.java_version = field("java.version").unwrap_or_default();
-                run.intrinsic_flag = field("UseMD5Intrinsics").unwrap_or_else(|| "unknown".into());
+                run.intrinsic_flag = field(flag).unwrap_or_else(|| "unknown".into());
             }
-            Some("MD5BENCH") => {
+            Some("DIGESTBENCH") => {
                 let bad = || format!("malformed harness line `{line}`");
                 let size = field("size").and_then(|s| s.parse().ok()).ok_or_else(bad)?;
                 let mb_per_s = field("mb_per_s")
@@ -281,10 +288,10 @@ mod tests {
 
     #[test]
     fn parses_harness_output() {
-        let out = "MD5BENCH-VM java.version=17.0.15 UseMD5Intrinsics=true\n\
-                   MD5BENCH size=64 hashes=10 nanos=100 mb_per_s=338.5 digest=bc00\n\
+        let out = "DIGESTBENCH-INFO java.version=17.0.15 UseMD5Intrinsics=true\n\
+                   DIGESTBENCH size=64 hashes=10 nanos=100 mb_per_s=338.5 digest=bc00\n\
                    noise\n";
-        let run = parse(out).expect("parses");
+        let run = parse(out, MD5_FLAG).expect("parses");
         assert_eq!(run.java_version, "17.0.15");
         assert_eq!(run.intrinsic_flag, "true");
         assert_eq!(
@@ -299,7 +306,8 @@ mod tests {
 
     #[test]
     fn rejects_missing_or_malformed_lines() {
-        assert!(parse("").is_err());
-        assert!(parse("MD5BENCH-VM java.version=17\nMD5BENCH size=x mb_per_s=1 digest=a").is_err());
+        assert!(parse("", MD5_FLAG).is_err());
+        let bad = "DIGESTBENCH-INFO java.version=17\nDIGESTBENCH size=x mb_per_s=1 digest=a";
+        assert!(parse(bad, MD5_FLAG).is_err());
     }
 }

@@ -495,8 +495,7 @@ pub struct ChildRow {
     launch: Launch,
 }
 
-/// The Java harness, the same file that lives in `benches/java/`.
-const DIGEST_BENCH_JAVA: &str = include_str!("../../../benches/java/DigestBench.java");
+use crate::jvm::DIGEST_BENCH_JAVA;
 
 /// The compiled Java harness shared by the HotSpot rows.
 pub struct ChildContext {
