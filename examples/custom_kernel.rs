@@ -191,15 +191,13 @@ impl Kernel for IntDot {
 }
 
 /// The command lines the example runs when given none.
-pub fn demo() -> Vec<Vec<String>> {
+pub fn demo() -> Vec<String> {
     let name = KERNEL.name();
-    let lines = [
+    vec![
         format!("report --kernel {name} --strategy source,balanced --target all"),
         format!("check --kernel {name} --target all --quiet"),
         format!("bench --kernel {name} --strategy source,balanced --quick"),
-    ];
-    let split = |line: &str| line.split(' ').map(String::from).collect();
-    lines.iter().map(|l| split(l)).collect()
+    ]
 }
 
 fn main() -> ExitCode {
@@ -207,22 +205,6 @@ fn main() -> ExitCode {
         eprintln!("custom_kernel: {e}");
         return ExitCode::FAILURE;
     }
-    // With arguments this program is `schedlab` plus the kernel.
-    if std::env::args_os().len() > 1 {
-        return schedlab::run_cli(std::env::args_os());
-    }
-    let mut failed = Vec::new();
-    for args in demo() {
-        println!("$ schedlab {}", args.join(" "));
-        let code = schedlab::run_cli(std::iter::once("schedlab".to_string()).chain(args.clone()));
-        if code != ExitCode::SUCCESS {
-            failed.push(args[0].clone());
-        }
-    }
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("custom_kernel: failed: {}", failed.join(", "));
-        ExitCode::FAILURE
-    }
+    // With arguments this program is `schedlab` plus what it registered.
+    schedlab::run_cli_or_demo("custom_kernel", &demo())
 }

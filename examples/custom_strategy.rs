@@ -51,15 +51,13 @@ pub const ENTRY: StrategyEntry = StrategyEntry {
 };
 
 /// The command lines the example runs when given none.
-pub fn demo() -> Vec<Vec<String>> {
+pub fn demo() -> Vec<String> {
     let name = ENTRY.name;
-    let lines = [
+    vec![
         format!("report --kernel md5 --strategy remat-loads,{name} --target all --mca"),
         format!("check --kernel md5 --strategy {name} --target all --quiet"),
         format!("bench --strategy {name} --impl schedlab/default,md-5 --quick --no-java --size 1m"),
-    ];
-    let split = |line: &str| line.split(' ').map(String::from).collect();
-    lines.iter().map(|l| split(l)).collect()
+    ]
 }
 
 fn main() -> ExitCode {
@@ -67,23 +65,6 @@ fn main() -> ExitCode {
         eprintln!("custom_strategy: {e}");
         return ExitCode::FAILURE;
     }
-    // With arguments this program is `schedlab` plus the strategy (`bench` also re-runs it).
-    if std::env::args_os().len() > 1 {
-        return schedlab::run_cli(std::env::args_os());
-    }
-    let mut failed = Vec::new();
-    for args in demo() {
-        println!("$ schedlab {}", args.join(" "));
-        let code = schedlab::run_cli(std::iter::once("schedlab".to_string()).chain(args.clone()));
-        if code != ExitCode::SUCCESS {
-            failed.push(args[0].clone());
-        }
-        println!();
-    }
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("custom_strategy: failed: {}", failed.join(", "));
-        ExitCode::FAILURE
-    }
+    // With arguments this program is `schedlab` plus what it registered.
+    schedlab::run_cli_or_demo("custom_strategy", &demo())
 }

@@ -119,6 +119,31 @@ where
     }
 }
 
+/// What an example program that registers a kernel or a strategy does: with arguments it is
+/// `schedlab` ([`run_cli`]); without, it runs each of `demo` (command lines without the
+/// program name, words separated by spaces), echoing each, and fails if any did. `program`
+/// names it in its error line.
+pub fn run_cli_or_demo(program: &str, demo: &[String]) -> ExitCode {
+    if std::env::args_os().len() > 1 {
+        return run_cli(std::env::args_os());
+    }
+    let mut failed = Vec::new();
+    for line in demo {
+        println!("$ schedlab {line}");
+        let code = run_cli(std::iter::once("schedlab").chain(line.split(' ')));
+        if code != ExitCode::SUCCESS {
+            failed.push(line.split(' ').next().unwrap_or_default().to_string());
+        }
+        println!();
+    }
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("{program}: failed: {}", failed.join(", "));
+        ExitCode::FAILURE
+    }
+}
+
 /// Lets a closed pipe end the process quietly, as it ends any Unix filter (`schedlab dump |
 /// head`): Rust ignores `SIGPIPE`, which turns the closed pipe into a panic in `println!`.
 fn restore_default_sigpipe() {

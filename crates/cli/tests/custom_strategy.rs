@@ -11,9 +11,9 @@ mod common;
 #[path = "../../../examples/custom_strategy.rs"]
 mod example;
 
-use common::{stderr, stdout, tool_usable};
+use common::{checkable_targets, rerun_as_child, stderr, stdout, tool_usable};
 use schedlab_backend::Target;
-use std::process::{Command, ExitCode, Output};
+use std::process::{ExitCode, Output};
 
 /// The command line the child runs (space-separated).
 const CHILD_ARGS: &str = "SCHEDLAB_TEST_CUSTOM_STRATEGY_ARGS";
@@ -35,18 +35,11 @@ fn run_cli_child() -> ExitCode {
 
 /// Runs `schedlab args` in a child of this test binary, with or without the registration.
 fn run(args: &str, register: bool) -> Output {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    Command::new(exe)
-        .args([
-            "--exact",
-            "run_cli_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ARGS, args)
-        .env(CHILD_REGISTERS, if register { "1" } else { "0" })
-        .output()
-        .expect("the test binary runs")
+    let registers = if register { "1" } else { "0" };
+    rerun_as_child(
+        "run_cli_child",
+        &[(CHILD_ARGS, args), (CHILD_REGISTERS, registers)],
+    )
 }
 
 fn name() -> &'static str {
@@ -112,20 +105,7 @@ fn report_mca_costs_the_registered_strategy() {
 
 #[test]
 fn check_runs_the_registered_strategy() {
-    let foreign = [
-        ("qemu-aarch64", "qemu-user"),
-        ("qemu-s390x", "qemu-user"),
-        ("qemu-riscv64", "qemu-user"),
-        ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
-        ("s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu"),
-        ("riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu"),
-    ];
-    let all = foreign.iter().all(|(p, package)| tool_usable(p, package));
-    let targets: Vec<Target> = if all {
-        Target::ALL.to_vec()
-    } else {
-        Target::host().into_iter().collect()
-    };
+    let targets = checkable_targets();
     let list: Vec<&str> = targets.iter().map(|t| t.name()).collect();
     let out = run(
         &format!(

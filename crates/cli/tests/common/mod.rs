@@ -28,6 +28,35 @@ pub fn tool_usable(program: &str, package: &str) -> bool {
     test_can_use(require_program(program, package))
 }
 
+/// The targets a `check` in a test runs on: all four when the cross compilers and qemu are
+/// installed (required in CI, see [`tool_usable`]), else the host alone.
+pub fn checkable_targets() -> Vec<schedlab_backend::Target> {
+    let foreign = [
+        ("qemu-aarch64", "qemu-user"),
+        ("qemu-s390x", "qemu-user"),
+        ("qemu-riscv64", "qemu-user"),
+        ("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu"),
+        ("s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu"),
+        ("riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu"),
+    ];
+    if foreign.iter().all(|(p, package)| tool_usable(p, package)) {
+        schedlab_backend::Target::ALL.to_vec()
+    } else {
+        schedlab_backend::Target::host().into_iter().collect()
+    }
+}
+
+/// Runs this test binary again, only its test `child_test`, with `vars` set: how a test
+/// runs `schedlab::run_cli` in a process of its own after registering something.
+pub fn rerun_as_child(child_test: &str, vars: &[(&str, &str)]) -> Output {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    Command::new(exe)
+        .args(["--exact", child_test, "--nocapture", "--test-threads=1"])
+        .envs(vars.iter().copied())
+        .output()
+        .expect("the test binary runs")
+}
+
 /// Standard output as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
