@@ -3,6 +3,7 @@
 
 use schedlab_kernels::registry::KERNELS;
 use schedlab_passes::sched::optimum::brute::{exhaustive, random_problem};
+use schedlab_passes::sched::optimum::cut::cut_pressure_bound;
 use schedlab_passes::sched::optimum::{
     self, BlockProblem, SolveLimits, Status, length_lower_bound, pressure_lower_bound,
 };
@@ -18,14 +19,26 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         per_problem: Duration::from_secs(30),
     };
     let (mut solver_pressure, mut solver_length, mut infeasible) = (0, 0, 0);
+    let (mut cut_tight, mut cut_above_per_node) = (0, 0);
     for seed in 0..RANDOM_DAGS {
         let problem = random_problem(seed, 10);
         let truth = exhaustive(&problem);
+        let per_node = pressure_lower_bound(&problem);
         assert!(
-            pressure_lower_bound(&problem) <= truth.pressure,
+            per_node <= truth.pressure,
             "seed {seed}: pressure bound above the optimum {}",
             truth.pressure
         );
+        // The cut bound, every point tried: never above the optimum, never below the per-node
+        // count (it sees every value that count sees), and tight on many.
+        let cut = cut_pressure_bound(&problem, 0, u32::MAX, None);
+        assert!(
+            cut <= truth.pressure && cut >= per_node,
+            "seed {seed}: cut bound {cut}, per-node {per_node}, optimum {}",
+            truth.pressure
+        );
+        cut_tight += usize::from(cut == truth.pressure);
+        cut_above_per_node += usize::from(cut > per_node);
         // No warm start: the source order is the only incumbent, so the solver does the work.
         let solved = optimum::solve(&problem, &[], limits);
         assert_eq!(
@@ -65,8 +78,11 @@ fn optima_equal_exhaustive_search_on_random_dags() {
     // The comparison means something only if the solver, not the bounds, settled many.
     eprintln!(
         "{RANDOM_DAGS} DAGs: the solver was asked for {solver_pressure} pressure and \
-         {solver_length} length optima; {infeasible} had no order within the budget"
+         {solver_length} length optima; {infeasible} had no order within the budget; the cut \
+         bound met the optimum on {cut_tight} and exceeded the per-node bound on \
+         {cut_above_per_node}"
     );
+    assert!(cut_above_per_node > 0, "{cut_above_per_node}");
     assert!(solver_pressure > 500, "{solver_pressure}");
     assert!(solver_length > 500, "{solver_length}");
     assert!(infeasible > 100, "{infeasible}");
@@ -101,6 +117,9 @@ fn problem_figures_are_the_drivers_for_every_strategy_and_kernel() {
                         model.target
                     );
                     assert!(figures.pressure >= pressure_lower_bound(problem));
+                    if problem.len() <= 60 {
+                        assert!(figures.pressure >= cut_pressure_bound(problem, 0, u32::MAX, None));
+                    }
                     assert!(figures.length >= length_lower_bound(problem));
                 }
             }

@@ -38,6 +38,7 @@
 pub mod brute;
 pub mod cache;
 pub mod cp;
+pub mod cut;
 
 use super::dag::{DepDag, NodeId};
 use super::driver;
@@ -441,8 +442,18 @@ impl BitSet {
 /// is live out. (So a message word read in MD5's first and last rounds counts in between,
 /// wherever its load goes.)
 pub fn pressure_lower_bound(problem: &BlockProblem) -> u32 {
+    per_node_live(problem)
+        .into_iter()
+        .fold(problem.entry_pressure(), |best, (before, after)| {
+            best.max(before).max(after)
+        })
+}
+
+/// Per node: the values live right before it and right after it in every order (see
+/// [`pressure_lower_bound`]), idle values included.
+fn per_node_live(problem: &BlockProblem) -> Vec<(u32, u32)> {
     let (anc, desc) = closures(problem);
-    let mut best = problem.entry_pressure();
+    let mut out = Vec::with_capacity(problem.len());
     for u in 0..problem.len() {
         let (mut before, mut after) = (problem.idle, problem.idle);
         for v in &problem.values {
@@ -464,9 +475,9 @@ pub fn pressure_lower_bound(problem: &BlockProblem) -> u32 {
                 after += 1;
             }
         }
-        best = best.max(before).max(after);
+        out.push((before, after));
     }
-    best
+    out
 }
 
 /// A lower bound on the length of every legal order on the in-order issue model: the
@@ -639,14 +650,21 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p_order = o.to_vec();
         }
     }
-    let p_bound = pressure_lower_bound(problem).min(best_p);
+    // The cut bound may take up to half the time (large blocks); the solver the rest.
+    let p_bound = cut::cut_pressure_bound(
+        problem,
+        pressure_lower_bound(problem),
+        best_p,
+        Some(start + limits.per_problem / 2),
+    )
+    .min(best_p);
     let pressure = cp::minimise(
         problem,
         cp::Objective::Pressure,
         p_bound,
         best_p,
         best_p_order,
-        limits.per_problem,
+        limits.per_problem.saturating_sub(start.elapsed()),
     );
     let pressure = Bounded {
         seconds: start.elapsed().as_secs_f64(),
