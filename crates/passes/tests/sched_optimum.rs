@@ -7,6 +7,7 @@ use schedlab_passes::sched::optimum::cut::cut_pressure_bound;
 use schedlab_passes::sched::optimum::{
     self, BlockProblem, SolveLimits, Status, length_lower_bound, pressure_lower_bound,
 };
+use schedlab_passes::sched::optimum::{cp, ideals};
 use schedlab_passes::sched::{self, MachineModel, ScheduleOptions};
 use std::time::Duration;
 
@@ -39,6 +40,42 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         );
         cut_tight += usize::from(cut == truth.pressure);
         cut_above_per_node += usize::from(cut > per_node);
+        // The two exact methods on their own: the search over ideals, and the CP model from
+        // the source order (no bounds).
+        match ideals::order_within(&problem, truth.pressure, usize::MAX, None) {
+            ideals::Reach::Found(order) => {
+                assert!(problem.is_legal(&order), "seed {seed}");
+                assert!(problem.pressure_of(&order) <= truth.pressure, "seed {seed}");
+            }
+            _ => panic!(
+                "seed {seed}: no order within the optimum {}",
+                truth.pressure
+            ),
+        }
+        if truth.pressure > 0 {
+            assert!(
+                matches!(
+                    ideals::order_within(&problem, truth.pressure - 1, usize::MAX, None),
+                    ideals::Reach::Proven
+                ),
+                "seed {seed}: an order below the optimum {}",
+                truth.pressure
+            );
+        }
+        let source = problem.source_order();
+        let by_cp = cp::minimise(
+            &problem,
+            cp::Objective::Pressure,
+            0,
+            problem.pressure_of(&source),
+            source,
+            limits.per_problem,
+        );
+        assert_eq!(
+            (by_cp.status, by_cp.value),
+            (Status::Optimal, Some(truth.pressure)),
+            "seed {seed}: CP minimum pressure"
+        );
         // No warm start: the source order is the only incumbent, so the solver does the work.
         let solved = optimum::solve(&problem, &[], limits);
         assert_eq!(

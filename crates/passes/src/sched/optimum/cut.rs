@@ -16,9 +16,11 @@
 //! The maximum flow is petgraph's Dinic.
 
 use super::{BlockProblem, Def};
+use petgraph::Direction;
 use petgraph::Graph;
 use petgraph::algo::dinics;
 use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
 use std::time::Instant;
 
 /// An arc capacity no cut pays.
@@ -197,4 +199,169 @@ pub fn cut_pressure_bound(
         best = best.max(problem.idle + network.min_live(&base, c, after));
     }
     best
+}
+
+/// An order built from the cuts (an upper bound, not a proof): walking `incumbent`, each node
+/// not yet placed is preceded by the fewest-live prefix that holds it and everything placed
+/// so far (the minimum cut with the placed nodes forced in, smallest source side), and the
+/// nodes that prefix adds are placed greedily, the one that frees the most values first
+/// (ties in `incumbent`'s order). At `deadline` the rest follows in `incumbent`'s order.
+/// `incumbent` must be a legal order; so is the result.
+pub fn cut_guided_order(
+    problem: &BlockProblem,
+    incumbent: &[u32],
+    deadline: Option<Instant>,
+) -> Vec<u32> {
+    let n = problem.len();
+    let network = Network::new(problem);
+    let base = network.graph();
+    let (source, sink) = (network.nodes - 2, network.nodes - 1);
+    let mut rank = vec![0usize; n];
+    for (at, &u) in incumbent.iter().enumerate() {
+        rank[u as usize] = at;
+    }
+    let mut greedy = Greedy::new(problem);
+    for &c in incumbent {
+        if greedy.placed[c as usize] {
+            continue;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let mut graph = base.clone();
+        let mut add = |a: usize, b: usize| {
+            graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), INFINITE);
+        };
+        add(source, c as usize);
+        for &s in &network.succs[c as usize] {
+            add(s as usize, sink);
+        }
+        for u in (0..n).filter(|&u| greedy.placed[u]) {
+            add(source, u);
+        }
+        let (_, flows) = dinics(&graph, NodeIndex::new(source), NodeIndex::new(sink));
+        // The smallest source side: what the residual network reaches from the source.
+        let mut reached = vec![false; network.nodes];
+        let mut queue = vec![NodeIndex::new(source)];
+        reached[source] = true;
+        while let Some(u) = queue.pop() {
+            let forward = graph
+                .edges_directed(u, Direction::Outgoing)
+                .filter(|e| flows[e.id().index()] < *e.weight())
+                .map(|e| e.target());
+            let backward = graph
+                .edges_directed(u, Direction::Incoming)
+                .filter(|e| flows[e.id().index()] > 0)
+                .map(|e| e.source());
+            for v in forward.chain(backward).collect::<Vec<_>>() {
+                if !reached[v.index()] {
+                    reached[v.index()] = true;
+                    queue.push(v);
+                }
+            }
+        }
+        let mut adding: Vec<u32> = (0..n as u32)
+            .filter(|&u| reached[u as usize] && !greedy.placed[u as usize])
+            .collect();
+        adding.sort_by_key(|&u| rank[u as usize]);
+        greedy.place_all(&adding);
+    }
+    let rest: Vec<u32> = incumbent
+        .iter()
+        .copied()
+        .filter(|&u| !greedy.placed[u as usize])
+        .collect();
+    greedy.place_all(&rest);
+    greedy.order
+}
+
+/// Places a set of nodes (closed under predecessors, given the nodes already placed) one at
+/// a time, each time the ready node that adds the fewest live values.
+struct Greedy<'a> {
+    problem: &'a BlockProblem,
+    placed: Vec<bool>,
+    order: Vec<u32>,
+    /// Per value: readers not yet placed; whether it is started.
+    remaining: Vec<u32>,
+    born: Vec<bool>,
+    /// Per node: values it reads; values it defines.
+    reads: Vec<Vec<usize>>,
+    defines: Vec<u32>,
+    preds: Vec<Vec<(u32, u32)>>,
+}
+
+impl<'a> Greedy<'a> {
+    fn new(problem: &'a BlockProblem) -> Self {
+        let n = problem.len();
+        let mut reads = vec![Vec::new(); n];
+        let mut defines = vec![0u32; n];
+        for (v, life) in problem.values.iter().enumerate() {
+            if let Def::Node(d) = life.def {
+                defines[d as usize] += 1;
+            }
+            for &u in &life.users {
+                reads[u as usize].push(v);
+            }
+        }
+        Greedy {
+            problem,
+            placed: vec![false; n],
+            order: Vec::with_capacity(n),
+            remaining: problem
+                .values
+                .iter()
+                .map(|v| v.users.len() as u32)
+                .collect(),
+            born: problem
+                .values
+                .iter()
+                .map(|v| v.def != Def::FirstUse)
+                .collect(),
+            reads,
+            defines,
+            preds: problem.preds(),
+        }
+    }
+
+    /// The change in live values when `u` is placed next.
+    fn delta(&self, u: usize) -> i64 {
+        let mut d = i64::from(self.defines[u]);
+        for &v in &self.reads[u] {
+            if !self.born[v] {
+                d += 1;
+            }
+            if self.remaining[v] == 1 && !self.problem.values[v].live_out {
+                d -= 1;
+            }
+        }
+        d
+    }
+
+    /// Places every node of `nodes` (listed in tie-break order).
+    fn place_all(&mut self, nodes: &[u32]) {
+        let mut left: Vec<u32> = nodes.to_vec();
+        while !left.is_empty() {
+            let ready = left.iter().enumerate().filter(|(_, u)| {
+                self.preds[**u as usize]
+                    .iter()
+                    .all(|&(p, _)| self.placed[p as usize])
+            });
+            let Some((at, _)) = ready.min_by_key(|(at, u)| (self.delta(**u as usize), *at)) else {
+                // Not closed under predecessors: cannot happen for a cut's source side.
+                let rest = std::mem::take(&mut left);
+                self.order.extend(rest.iter().copied());
+                for u in rest {
+                    self.placed[u as usize] = true;
+                }
+                return;
+            };
+            let u = left.remove(at) as usize;
+            for &v in &self.reads[u] {
+                self.born[v] = true;
+                self.remaining[v] -= 1;
+            }
+            self.placed[u] = true;
+            self.order.push(u as u32);
+        }
+    }
 }

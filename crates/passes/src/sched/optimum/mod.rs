@@ -39,6 +39,7 @@ pub mod brute;
 pub mod cache;
 pub mod cp;
 pub mod cut;
+pub mod ideals;
 
 use super::dag::{DepDag, NodeId};
 use super::driver;
@@ -630,6 +631,16 @@ impl SolveLimits {
     }
 }
 
+/// Blocks above this many free nodes get an order built from the cuts as a further warm start
+/// (the solver settles smaller ones quickly by itself).
+const GUIDED_MIN_NODES: usize = 12;
+
+/// Blocks up to this many free nodes try the exact search over ideals first.
+const IDEALS_MAX_NODES: usize = 256;
+
+/// The most ideals that search remembers before it leaves the question to the solver.
+const IDEALS_MAX: usize = 400_000;
+
 /// Solves both problems of `problem`, starting from the `candidates` (legal orders, e.g. the
 /// heuristic strategies'; illegal ones are ignored).
 pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimits) -> BlockOptimum {
@@ -650,6 +661,15 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p_order = o.to_vec();
         }
     }
+    // An order built from the cuts (up to a quarter of the time) may beat every heuristic.
+    if problem.len() > GUIDED_MIN_NODES {
+        let guided =
+            cut::cut_guided_order(problem, &best_p_order, Some(start + limits.per_problem / 4));
+        if problem.is_legal(&guided) && problem.pressure_of(&guided) < best_p {
+            best_p = problem.pressure_of(&guided);
+            best_p_order = guided;
+        }
+    }
     // The cut bound may take up to half the time (large blocks); the solver the rest.
     let p_bound = cut::cut_pressure_bound(
         problem,
@@ -658,6 +678,24 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         Some(start + limits.per_problem / 2),
     )
     .min(best_p);
+    // Blocks with few ideals: exact search over them (up to half the time), the solver after.
+    let (mut p_bound, mut ideal_steps) = (p_bound, 0);
+    if problem.len() <= IDEALS_MAX_NODES {
+        let deadline = start + limits.per_problem / 2;
+        while p_bound < best_p {
+            ideal_steps += 1;
+            match ideals::order_within(problem, best_p - 1, IDEALS_MAX, Some(deadline)) {
+                ideals::Reach::Found(order)
+                    if problem.is_legal(&order) && problem.pressure_of(&order) < best_p =>
+                {
+                    best_p = problem.pressure_of(&order);
+                    best_p_order = order;
+                }
+                ideals::Reach::Proven => p_bound = best_p,
+                _ => break,
+            }
+        }
+    }
     let pressure = cp::minimise(
         problem,
         cp::Objective::Pressure,
@@ -668,6 +706,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     );
     let pressure = Bounded {
         seconds: start.elapsed().as_secs_f64(),
+        steps: pressure.steps + ideal_steps,
         ..pressure
     };
 
