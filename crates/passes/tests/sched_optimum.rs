@@ -62,7 +62,22 @@ fn optima_equal_exhaustive_search_on_random_dags() {
                 truth.pressure
             );
         }
+        // A window of the source order: its points are the order's, so its peak is at most
+        // the order's; the window search returns a legal order no worse.
         let source = problem.source_order();
+        if !problem.is_empty() {
+            let at = (seed as usize) % problem.len();
+            let (sub, _) = ideals::window(&problem, &source, at, 4);
+            assert!(sub.pressure_of(&sub.source_order()) <= problem.pressure_of(&source));
+            let improved = ideals::improve_by_windows(
+                &problem,
+                source.clone(),
+                4,
+                std::time::Instant::now() + Duration::from_secs(5),
+            );
+            assert!(problem.is_legal(&improved), "seed {seed}");
+            assert!(problem.pressure_of(&improved) <= problem.pressure_of(&source));
+        }
         let by_cp = cp::minimise(
             &problem,
             cp::Objective::Pressure,

@@ -191,3 +191,132 @@ impl Search<'_> {
         self.live = live;
     }
 }
+
+/// The sub-problem of the positions `at..at + len` of the legal `order`, every other node
+/// kept in place: values started before the window are live on its entry (idle when the
+/// window does not read them), values read after it or live out are live out of it. Its
+/// pressure at every point is the whole order's at the same point. Returns the problem and
+/// the window's nodes (local index → node).
+pub fn window(
+    problem: &BlockProblem,
+    order: &[u32],
+    at: usize,
+    len: usize,
+) -> (BlockProblem, Vec<u32>) {
+    let n = problem.len();
+    let end = (at + len).min(n);
+    // Per node: -1 before the window, its local index in it, or `usize::MAX` after it.
+    let mut place = vec![Place::After; n];
+    for &u in &order[..at] {
+        place[u as usize] = Place::Before;
+    }
+    let nodes: Vec<u32> = order[at..end].to_vec();
+    for (local, &u) in nodes.iter().enumerate() {
+        place[u as usize] = Place::In(local as u32);
+    }
+    let mut sub = BlockProblem {
+        nodes: nodes.iter().map(|&u| problem.nodes[u as usize]).collect(),
+        latency: nodes.iter().map(|&u| problem.latency[u as usize]).collect(),
+        edges: Vec::new(),
+        values: Vec::new(),
+        idle: problem.idle,
+        issue_width: problem.issue_width,
+        register_budget: problem.register_budget,
+    };
+    for &(a, b, l) in &problem.edges {
+        if let (Place::In(x), Place::In(y)) = (place[a as usize], place[b as usize]) {
+            // Edges go forward in the legal order, so x < y.
+            sub.edges.push((x, y, l));
+        }
+    }
+    sub.edges.sort_unstable();
+    for v in &problem.values {
+        let users: Vec<u32> = v
+            .users
+            .iter()
+            .filter_map(|&u| match place[u as usize] {
+                Place::In(x) => Some(x),
+                _ => None,
+            })
+            .collect();
+        let read_after = v.live_out || v.users.iter().any(|&u| place[u as usize] == Place::After);
+        let started_before = match v.def {
+            super::Def::Entry => true,
+            super::Def::Node(d) => place[d as usize] == Place::Before,
+            super::Def::FirstUse => v.users.iter().any(|&u| place[u as usize] == Place::Before),
+        };
+        let def = match v.def {
+            _ if started_before => Def::Entry,
+            super::Def::Node(d) => match place[d as usize] {
+                Place::In(x) => Def::Node(x),
+                _ => continue, // defined after the window
+            },
+            _ if users.is_empty() => continue, // a constant first read after the window
+            _ => Def::FirstUse,
+        };
+        if def == Def::Entry && users.is_empty() {
+            sub.idle += u32::from(read_after);
+            continue;
+        }
+        if users.is_empty() && !read_after {
+            continue;
+        }
+        let mut users = users;
+        users.sort_unstable();
+        sub.values.push(super::ValueLife {
+            def,
+            users,
+            live_out: read_after,
+        });
+    }
+    (sub, nodes)
+}
+
+/// Where a node sits relative to a window.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Before,
+    In(u32),
+    After,
+}
+
+/// Large-neighbourhood search: windows of `len` positions slide over `order` (half a window
+/// at a time), each re-ordered exactly by the search over its ideals to bring every point
+/// below the order's peak; repeated while the peak drops, until `deadline`. Returns the best
+/// order (legal, never worse than `order`).
+pub fn improve_by_windows(
+    problem: &BlockProblem,
+    order: Vec<u32>,
+    len: usize,
+    deadline: Instant,
+) -> Vec<u32> {
+    let n = problem.len();
+    let mut best = order;
+    let mut peak = problem.pressure_of(&best);
+    while Instant::now() < deadline && peak > 0 {
+        let mut current = best.clone();
+        let mut at = 0;
+        while at < n && Instant::now() < deadline {
+            let (sub, nodes) = window(problem, &current, at, len);
+            if sub.pressure_of(&sub.source_order()) >= peak
+                && let Reach::Found(local) =
+                    order_within(&sub, peak - 1, IDEALS_PER_WINDOW, Some(deadline))
+            {
+                for (i, &x) in local.iter().enumerate() {
+                    current[at + i] = nodes[x as usize];
+                }
+            }
+            at += len.div_ceil(2);
+        }
+        if problem.is_legal(&current) && problem.pressure_of(&current) < peak {
+            peak = problem.pressure_of(&current);
+            best = current;
+        } else {
+            break;
+        }
+    }
+    best
+}
+
+/// Ideals one window's search may remember.
+const IDEALS_PER_WINDOW: usize = 100_000;

@@ -638,6 +638,9 @@ const GUIDED_MIN_NODES: usize = 12;
 /// Blocks up to this many free nodes try the exact search over ideals first.
 const IDEALS_MAX_NODES: usize = 256;
 
+/// Positions per window of the large-neighbourhood search on larger blocks.
+const LNS_WINDOW: usize = 48;
+
 /// The most ideals that search remembers before it leaves the question to the solver.
 const IDEALS_MAX: usize = 400_000;
 
@@ -670,12 +673,25 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p_order = guided;
         }
     }
+    // Blocks too large for the exact search: windows of the best order re-ordered exactly.
+    if problem.len() > IDEALS_MAX_NODES {
+        let improved = ideals::improve_by_windows(
+            problem,
+            best_p_order.clone(),
+            LNS_WINDOW,
+            start + limits.per_problem / 2,
+        );
+        if problem.is_legal(&improved) && problem.pressure_of(&improved) < best_p {
+            best_p = problem.pressure_of(&improved);
+            best_p_order = improved;
+        }
+    }
     // The cut bound may take up to half the time (large blocks); the solver the rest.
     let p_bound = cut::cut_pressure_bound(
         problem,
         pressure_lower_bound(problem),
         best_p,
-        Some(start + limits.per_problem / 2),
+        Some(start + limits.per_problem * 3 / 4),
     )
     .min(best_p);
     // Blocks with few ideals: exact search over them (up to half the time), the solver after.
