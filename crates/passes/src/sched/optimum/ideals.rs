@@ -282,8 +282,9 @@ enum Place {
 
 /// Large-neighbourhood search: windows of `len` positions slide over `order` (half a window
 /// at a time), each re-ordered exactly by the search over its ideals to bring every point
-/// below the order's peak; repeated while the peak drops, until `deadline`. Returns the best
-/// order (legal, never worse than `order`).
+/// below the order's peak. When a sweep does not lower the peak, the windows shift by a
+/// quarter, then double in size; any improvement starts over. Stops at `deadline`. Returns
+/// the best order (legal, never worse than `order`).
 pub fn improve_by_windows(
     problem: &BlockProblem,
     order: Vec<u32>,
@@ -293,11 +294,17 @@ pub fn improve_by_windows(
     let n = problem.len();
     let mut best = order;
     let mut peak = problem.pressure_of(&best);
-    while Instant::now() < deadline && peak > 0 {
+    let sweeps = [(len, 0), (len, len / 4), (2 * len, 0), (2 * len, len / 2)];
+    let mut sweep = 0;
+    while Instant::now() < deadline && peak > 0 && sweep < sweeps.len() {
+        let (len, offset) = sweeps[sweep];
         let mut current = best.clone();
         let mut at = 0;
+        let mut first = true;
         while at < n && Instant::now() < deadline {
-            let (sub, nodes) = window(problem, &current, at, len);
+            let width = if first && offset > 0 { offset } else { len };
+            first = false;
+            let (sub, nodes) = window(problem, &current, at, width);
             if sub.pressure_of(&sub.source_order()) >= peak
                 && let Reach::Found(local) =
                     order_within(&sub, peak - 1, IDEALS_PER_WINDOW, Some(deadline))
@@ -306,13 +313,14 @@ pub fn improve_by_windows(
                     current[at + i] = nodes[x as usize];
                 }
             }
-            at += len.div_ceil(2);
+            at += width.div_ceil(2).max(1);
         }
         if problem.is_legal(&current) && problem.pressure_of(&current) < peak {
             peak = problem.pressure_of(&current);
             best = current;
+            sweep = 0;
         } else {
-            break;
+            sweep += 1;
         }
     }
     best
