@@ -294,7 +294,8 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         Format::Table => table(&rows, false),
         Format::Markdown => table(&rows, true),
     };
-    if !streaming && !(args.optimum && args.format == Format::Json) {
+    let printed_with_optimum = args.optimum && args.format == Format::Json;
+    if !streaming && !printed_with_optimum {
         println!("{text}");
     }
     let readable = matches!(args.format, Format::Table | Format::Markdown);

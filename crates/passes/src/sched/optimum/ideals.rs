@@ -139,7 +139,8 @@ impl Search<'_> {
         }
         self.visits += 1;
         if self.dead.len() >= self.max_ideals
-            || (self.visits % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+            || (self.visits.is_multiple_of(1024)
+                && self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.gave_up = true;
             return false;
