@@ -284,27 +284,18 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         }
     }
     progress.finish_and_clear();
+    // With `--optimum` the JSON document is printed after the section is solved: one document.
+    let json = (args.format == Format::Json).then(|| json_document(&rows, &args));
     let text = match args.format {
         Format::Jsonl => String::new(),
-        Format::Json if args.summary && args.baseline => {
-            serde_json::to_string_pretty(&serde_json::json!({
-                "rows": rows,
-                "summary": crate::report_corpus::versus_stock(&rows, args.decide),
-            }))
-            .map_err(|e| CliError::failure(format!("JSON: {e}")))?
-        }
-        Format::Json if args.summary => serde_json::to_string_pretty(&serde_json::json!({
-            "rows": rows,
-            "summary": crate::report_summary::summary_rows(&rows),
-        }))
-        .map_err(|e| CliError::failure(format!("JSON: {e}")))?,
-        Format::Json => serde_json::to_string_pretty(&rows)
-            .map_err(|e| CliError::failure(format!("JSON: {e}")))?,
+        Format::Json if args.optimum => String::new(),
+        Format::Json => json_text(json.as_ref())?,
         Format::Csv => csv(&rows),
         Format::Table => table(&rows, false),
         Format::Markdown => table(&rows, true),
     };
-    if !streaming {
+    let printed_with_optimum = args.optimum && args.format == Format::Json;
+    if !streaming && !printed_with_optimum {
         println!("{text}");
     }
     let readable = matches!(args.format, Format::Table | Format::Markdown);
@@ -345,7 +336,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
             format: args.format,
             summary: args.summary,
         };
-        crate::report_optimum::section(&kernels, &targets, &strategies, &settings)?;
+        crate::report_optimum::section(&kernels, &targets, &strategies, &settings, json)?;
     }
     if let Some(path) = &args.plot {
         crate::report_plot::draw(path, &rows)
@@ -368,6 +359,28 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// The rows as one JSON document: the array of rows, or with `--summary` an object holding
+/// them (`rows`) beside the summary (`summary`).
+fn json_document(rows: &[Row], args: &ReportArgs) -> serde_json::Value {
+    match (args.summary, args.baseline) {
+        (true, true) => serde_json::json!({
+            "rows": rows,
+            "summary": crate::report_corpus::versus_stock(rows, args.decide),
+        }),
+        (true, false) => serde_json::json!({
+            "rows": rows,
+            "summary": crate::report_summary::summary_rows(rows),
+        }),
+        _ => serde_json::json!(rows),
+    }
+}
+
+/// Pretty JSON text of a document.
+fn json_text(document: Option<&serde_json::Value>) -> Result<String, CliError> {
+    serde_json::to_string_pretty(&document.unwrap_or(&serde_json::Value::Null))
+        .map_err(|e| CliError::failure(format!("JSON: {e}")))
 }
 
 /// One unit of report work: a kernel through schedlab's pipeline with one strategy, or through

@@ -101,16 +101,28 @@ pub struct GapRow {
 }
 
 /// Prints the `--optimum` section for every kernel × target; an error if a comparison failed.
+///
+/// With `--format json`, `rows` is the report's own document: the section joins it as its
+/// `optimum` member (`{"blocks": [...], "gaps": [...]}`; an array of rows becomes `{"rows":
+/// [...]}` first), so the output is one JSON document.
 pub fn section(
     kernels: &[Kernel],
     targets: &[Target],
     strategies: &[String],
     settings: &Settings,
+    rows_document: Option<serde_json::Value>,
 ) -> Result<(), CliError> {
     let mut found = Vec::new();
     let blocks = rows(kernels, targets, strategies, settings, &mut found);
-    println!();
-    println!("{}", render(&blocks, settings)?);
+    match rows_document {
+        Some(document) => println!("{}", one_document(document, &blocks)?),
+        None => {
+            if settings.format != Format::Jsonl {
+                println!();
+            }
+            println!("{}", render(&blocks, settings)?);
+        }
+    }
     for problem in &found {
         eprintln!("schedlab: {problem}");
     }
@@ -122,6 +134,20 @@ pub fn section(
             found.len()
         )))
     }
+}
+
+/// The report's JSON document with the section as its `optimum` member (the gaps always
+/// computed, so the shape does not depend on `--summary`).
+fn one_document(document: serde_json::Value, blocks: &[OptimumRow]) -> Result<String, CliError> {
+    let mut document = match document {
+        serde_json::Value::Object(map) => map,
+        rows => serde_json::Map::from_iter([("rows".to_string(), rows)]),
+    };
+    document.insert(
+        "optimum".to_string(),
+        serde_json::json!({ "blocks": blocks, "gaps": gaps(blocks) }),
+    );
+    serde_json::to_string_pretty(&document).map_err(|e| CliError::failure(format!("JSON: {e}")))
 }
 
 /// The rows for every kernel × target, solving each block (cached blocks are free); problems
@@ -294,16 +320,33 @@ fn figure(s: &Solved) -> String {
     }
 }
 
-/// The `--optimum` section in `format` (JSON: `{"blocks": [...], "gaps": [...]}`).
+/// The `--optimum` section in `format` (JSON: `{"blocks": [...], "gaps": [...]}`; JSON lines:
+/// one `{"optimum_block": …}` line per block, then one `{"optimum_gap": …}` line per target and
+/// strategy).
 pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliError> {
-    let gaps = settings.summary.then(|| gaps(rows));
+    let json = |e: serde_json::Error| CliError::failure(format!("JSON: {e}"));
     if settings.format == Format::Json {
         return serde_json::to_string_pretty(&serde_json::json!({
             "blocks": rows,
-            "gaps": gaps,
+            "gaps": gaps(rows),
         }))
-        .map_err(|e| CliError::failure(format!("JSON: {e}")));
+        .map_err(json);
     }
+    if settings.format == Format::Jsonl {
+        let mut lines = Vec::new();
+        for r in rows {
+            lines.push(
+                serde_json::to_string(&serde_json::json!({ "optimum_block": r })).map_err(json)?,
+            );
+        }
+        for g in gaps(rows) {
+            lines.push(
+                serde_json::to_string(&serde_json::json!({ "optimum_gap": g })).map_err(json)?,
+            );
+        }
+        return Ok(lines.join("\n"));
+    }
+    let gaps = settings.summary.then(|| gaps(rows));
     let markdown = settings.format == Format::Markdown;
     let csv = settings.format == Format::Csv;
     let strategies: Vec<String> = rows

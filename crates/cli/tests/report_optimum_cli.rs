@@ -8,7 +8,7 @@ use serde_json::Value;
 
 #[test]
 fn optimum_bounds_every_strategy_and_optimal_reaches_it() {
-    // The JSON of `--optimum` follows the rows' JSON array: read both documents in turn.
+    // One JSON document: the rows, the summary and the optimum section as members.
     let out = schedlab(&[
         "report",
         "--kernel",
@@ -27,8 +27,12 @@ fn optimum_bounds_every_strategy_and_optimal_reaches_it() {
     let documents: Vec<Value> = serde_json::Deserializer::from_str(&text)
         .into_iter::<Value>()
         .collect::<Result<_, _>>()
-        .expect("valid JSON documents");
-    let optimum = documents.last().expect("the --optimum document");
+        .expect("valid JSON");
+    assert_eq!(documents.len(), 1, "one JSON document: {text}");
+    let document = &documents[0];
+    assert!(document["rows"].as_array().is_some_and(|r| !r.is_empty()));
+    assert!(document["summary"].is_array() || document["summary"].is_object());
+    let optimum = &document["optimum"];
     let blocks = optimum["blocks"].as_array().expect("blocks");
     assert!(!blocks.is_empty());
     let mut compared = 0;
@@ -57,6 +61,41 @@ fn optimum_bounds_every_strategy_and_optimal_reaches_it() {
         }
     }
     assert!(compared > blocks.len(), "{compared} comparisons");
-    let gaps = optimum["gaps"].as_array().expect("--summary adds the gaps");
+    let gaps = optimum["gaps"].as_array().expect("the gaps");
     assert_eq!(gaps.len(), 2 * 5, "two targets × five strategies");
+}
+
+#[test]
+fn optimum_json_lines_are_one_document_each() {
+    let out = schedlab(&[
+        "report",
+        "--kernel",
+        "muladd",
+        "--target",
+        "x86_64",
+        "--strategy",
+        "source,optimal",
+        "--optimum",
+        "--format",
+        "jsonl",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let blocks = lines
+        .iter()
+        .filter(|l| l.get("optimum_block").is_some())
+        .count();
+    let gaps = lines
+        .iter()
+        .filter(|l| l.get("optimum_gap").is_some())
+        .count();
+    assert!(
+        blocks > 0 && gaps == 2,
+        "{blocks} blocks, {gaps} gap lines: {text}"
+    );
 }

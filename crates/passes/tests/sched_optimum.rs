@@ -3,9 +3,11 @@
 
 use schedlab_kernels::registry::KERNELS;
 use schedlab_passes::sched::optimum::brute::{exhaustive, random_problem};
+use schedlab_passes::sched::optimum::cut::cut_pressure_bound;
 use schedlab_passes::sched::optimum::{
     self, BlockProblem, SolveLimits, Status, length_lower_bound, pressure_lower_bound,
 };
+use schedlab_passes::sched::optimum::{cp, ideals};
 use schedlab_passes::sched::{self, MachineModel, ScheduleOptions};
 use std::time::Duration;
 
@@ -18,13 +20,76 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         per_problem: Duration::from_secs(30),
     };
     let (mut solver_pressure, mut solver_length, mut infeasible) = (0, 0, 0);
+    let (mut cut_tight, mut cut_above_per_node) = (0, 0);
     for seed in 0..RANDOM_DAGS {
         let problem = random_problem(seed, 10);
         let truth = exhaustive(&problem);
+        let per_node = pressure_lower_bound(&problem);
         assert!(
-            pressure_lower_bound(&problem) <= truth.pressure,
+            per_node <= truth.pressure,
             "seed {seed}: pressure bound above the optimum {}",
             truth.pressure
+        );
+        // The cut bound, every point tried: never above the optimum, never below the per-node
+        // count (it sees every value that count sees), and tight on many.
+        let cut = cut_pressure_bound(&problem, 0, u32::MAX, None);
+        assert!(
+            cut <= truth.pressure && cut >= per_node,
+            "seed {seed}: cut bound {cut}, per-node {per_node}, optimum {}",
+            truth.pressure
+        );
+        cut_tight += usize::from(cut == truth.pressure);
+        cut_above_per_node += usize::from(cut > per_node);
+        // The two exact methods on their own: the search over ideals, and the CP model from
+        // the source order (no bounds).
+        match ideals::order_within(&problem, truth.pressure, usize::MAX, None) {
+            ideals::Reach::Found(order) => {
+                assert!(problem.is_legal(&order), "seed {seed}");
+                assert!(problem.pressure_of(&order) <= truth.pressure, "seed {seed}");
+            }
+            _ => panic!(
+                "seed {seed}: no order within the optimum {}",
+                truth.pressure
+            ),
+        }
+        if truth.pressure > 0 {
+            assert!(
+                matches!(
+                    ideals::order_within(&problem, truth.pressure - 1, usize::MAX, None),
+                    ideals::Reach::Proven
+                ),
+                "seed {seed}: an order below the optimum {}",
+                truth.pressure
+            );
+        }
+        // A window of the source order: its points are the order's, so its peak is at most
+        // the order's; the window search returns a legal order no worse.
+        let source = problem.source_order();
+        if !problem.is_empty() {
+            let at = (seed as usize) % problem.len();
+            let (sub, _) = ideals::window(&problem, &source, at, 4);
+            assert!(sub.pressure_of(&sub.source_order()) <= problem.pressure_of(&source));
+            let improved = ideals::improve_by_windows(
+                &problem,
+                source.clone(),
+                4,
+                std::time::Instant::now() + Duration::from_secs(5),
+            );
+            assert!(problem.is_legal(&improved), "seed {seed}");
+            assert!(problem.pressure_of(&improved) <= problem.pressure_of(&source));
+        }
+        let by_cp = cp::minimise(
+            &problem,
+            cp::Objective::Pressure,
+            0,
+            problem.pressure_of(&source),
+            source,
+            limits.per_problem,
+        );
+        assert_eq!(
+            (by_cp.status, by_cp.value),
+            (Status::Optimal, Some(truth.pressure)),
+            "seed {seed}: CP minimum pressure"
         );
         // No warm start: the source order is the only incumbent, so the solver does the work.
         let solved = optimum::solve(&problem, &[], limits);
@@ -65,8 +130,11 @@ fn optima_equal_exhaustive_search_on_random_dags() {
     // The comparison means something only if the solver, not the bounds, settled many.
     eprintln!(
         "{RANDOM_DAGS} DAGs: the solver was asked for {solver_pressure} pressure and \
-         {solver_length} length optima; {infeasible} had no order within the budget"
+         {solver_length} length optima; {infeasible} had no order within the budget; the cut \
+         bound met the optimum on {cut_tight} and exceeded the per-node bound on \
+         {cut_above_per_node}"
     );
+    assert!(cut_above_per_node > 0, "{cut_above_per_node}");
     assert!(solver_pressure > 500, "{solver_pressure}");
     assert!(solver_length > 500, "{solver_length}");
     assert!(infeasible > 100, "{infeasible}");
@@ -101,6 +169,9 @@ fn problem_figures_are_the_drivers_for_every_strategy_and_kernel() {
                         model.target
                     );
                     assert!(figures.pressure >= pressure_lower_bound(problem));
+                    if problem.len() <= 60 {
+                        assert!(figures.pressure >= cut_pressure_bound(problem, 0, u32::MAX, None));
+                    }
                     assert!(figures.length >= length_lower_bound(problem));
                 }
             }

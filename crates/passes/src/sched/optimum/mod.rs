@@ -38,6 +38,8 @@
 pub mod brute;
 pub mod cache;
 pub mod cp;
+pub mod cut;
+pub mod ideals;
 
 use super::dag::{DepDag, NodeId};
 use super::driver;
@@ -441,8 +443,18 @@ impl BitSet {
 /// is live out. (So a message word read in MD5's first and last rounds counts in between,
 /// wherever its load goes.)
 pub fn pressure_lower_bound(problem: &BlockProblem) -> u32 {
+    per_node_live(problem)
+        .into_iter()
+        .fold(problem.entry_pressure(), |best, (before, after)| {
+            best.max(before).max(after)
+        })
+}
+
+/// Per node: the values live right before it and right after it in every order (see
+/// [`pressure_lower_bound`]), idle values included.
+fn per_node_live(problem: &BlockProblem) -> Vec<(u32, u32)> {
     let (anc, desc) = closures(problem);
-    let mut best = problem.entry_pressure();
+    let mut out = Vec::with_capacity(problem.len());
     for u in 0..problem.len() {
         let (mut before, mut after) = (problem.idle, problem.idle);
         for v in &problem.values {
@@ -464,9 +476,9 @@ pub fn pressure_lower_bound(problem: &BlockProblem) -> u32 {
                 after += 1;
             }
         }
-        best = best.max(before).max(after);
+        out.push((before, after));
     }
-    best
+    out
 }
 
 /// A lower bound on the length of every legal order on the in-order issue model: the
@@ -619,6 +631,19 @@ impl SolveLimits {
     }
 }
 
+/// Blocks above this many free nodes get an order built from the cuts as a further warm start
+/// (the solver settles smaller ones quickly by itself).
+const GUIDED_MIN_NODES: usize = 12;
+
+/// Blocks up to this many free nodes try the exact search over ideals first.
+const IDEALS_MAX_NODES: usize = 256;
+
+/// Positions per window of the large-neighbourhood search on larger blocks.
+const LNS_WINDOW: usize = 48;
+
+/// The most ideals that search remembers before it leaves the question to the solver.
+const IDEALS_MAX: usize = 400_000;
+
 /// Solves both problems of `problem`, starting from the `candidates` (legal orders, e.g. the
 /// heuristic strategies'; illegal ones are ignored).
 pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimits) -> BlockOptimum {
@@ -639,17 +664,65 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p_order = o.to_vec();
         }
     }
-    let p_bound = pressure_lower_bound(problem).min(best_p);
+    // An order built from the cuts (up to a quarter of the time) may beat every heuristic.
+    if problem.len() > GUIDED_MIN_NODES {
+        let guided =
+            cut::cut_guided_order(problem, &best_p_order, Some(start + limits.per_problem / 4));
+        if problem.is_legal(&guided) && problem.pressure_of(&guided) < best_p {
+            best_p = problem.pressure_of(&guided);
+            best_p_order = guided;
+        }
+    }
+    // Blocks too large for the exact search: windows of the best order re-ordered exactly.
+    if problem.len() > IDEALS_MAX_NODES {
+        let improved = ideals::improve_by_windows(
+            problem,
+            best_p_order.clone(),
+            LNS_WINDOW,
+            start + limits.per_problem / 2,
+        );
+        if problem.is_legal(&improved) && problem.pressure_of(&improved) < best_p {
+            best_p = problem.pressure_of(&improved);
+            best_p_order = improved;
+        }
+    }
+    // The cut bound may take up to half the time (large blocks); the solver the rest.
+    let p_bound = cut::cut_pressure_bound(
+        problem,
+        pressure_lower_bound(problem),
+        best_p,
+        Some(start + limits.per_problem * 3 / 4),
+    )
+    .min(best_p);
+    // Blocks with few ideals: exact search over them (up to half the time), the solver after.
+    let (mut p_bound, mut ideal_steps) = (p_bound, 0);
+    if problem.len() <= IDEALS_MAX_NODES {
+        let deadline = start + limits.per_problem / 2;
+        while p_bound < best_p {
+            ideal_steps += 1;
+            match ideals::order_within(problem, best_p - 1, IDEALS_MAX, Some(deadline)) {
+                ideals::Reach::Found(order)
+                    if problem.is_legal(&order) && problem.pressure_of(&order) < best_p =>
+                {
+                    best_p = problem.pressure_of(&order);
+                    best_p_order = order;
+                }
+                ideals::Reach::Proven => p_bound = best_p,
+                _ => break,
+            }
+        }
+    }
     let pressure = cp::minimise(
         problem,
         cp::Objective::Pressure,
         p_bound,
         best_p,
         best_p_order,
-        limits.per_problem,
+        limits.per_problem.saturating_sub(start.elapsed()),
     );
     let pressure = Bounded {
         seconds: start.elapsed().as_secs_f64(),
+        steps: pressure.steps + ideal_steps,
         ..pressure
     };
 

@@ -1,0 +1,367 @@
+//! The cut bound on peak pressure: at the point right after (or right before) a node `c`, the
+//! nodes already placed form a *prefix* — a set closed under predecessors that holds `c`'s
+//! ancestors (and `c`) and none of its descendants. Whatever the order, the pressure at that
+//! point is the number of values that prefix leaves live. So the fewest values any such prefix
+//! can leave live is a lower bound on the peak of every order, and the largest over all nodes
+//! is the bound.
+//!
+//! The fewest values is a minimum s–t cut (project selection): a free node on the source side
+//! is in the prefix; precedences are infinite arcs (a node in the prefix pulls its
+//! predecessors in); a value costs one when its start is in the prefix and not all its readers
+//! are (an auxiliary node per value with several readers, on the source side only when all of
+//! them are). This sees what the per-node count of [`pressure_lower_bound`](super::pressure_lower_bound)
+//! cannot: a message word read in MD5's first and last rounds through an addition that floats
+//! free of the round chain still leaves *something* live across every round in between — the
+//! word itself or the sum already taken — since the chain's later step needs one of them.
+//! The maximum flow is petgraph's Dinic.
+
+use super::{BlockProblem, Def};
+use petgraph::Direction;
+use petgraph::Graph;
+use petgraph::algo::dinics;
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use std::time::Instant;
+
+/// An arc capacity no cut pays.
+const INFINITE: u32 = 1 << 24;
+
+/// The arcs every cut of the block shares, and what each point adds.
+struct Network {
+    /// Free nodes, then auxiliary nodes; the source and the sink are the last two.
+    nodes: usize,
+    /// `(from, to, capacity)` over `0..nodes`, the source and the sink included.
+    arcs: Vec<(u32, u32, u32)>,
+    /// Values live at every point (live out and live on entry).
+    always: u32,
+    /// Per free node: the "some reader placed" nodes of the constants it reads (forced onto
+    /// the source side right before the node: its constants are placed then).
+    constants_of: Vec<Vec<u32>>,
+    /// Per free node: its direct predecessors and successors.
+    preds: Vec<Vec<u32>>,
+    succs: Vec<Vec<u32>>,
+}
+
+impl Network {
+    fn new(problem: &BlockProblem) -> Network {
+        let n = problem.len() as u32;
+        let mut next = n;
+        let mut aux = || {
+            next += 1;
+            next - 1
+        };
+        let mut arcs = Vec::new();
+        let mut always = 0;
+        let mut constants_of = vec![Vec::new(); n as usize];
+        // Source and sink indices are fixed after the auxiliary nodes are known; use
+        // placeholders and patch them.
+        const SOURCE: u32 = u32::MAX;
+        const SINK: u32 = u32::MAX - 1;
+        for &(a, b, _) in &problem.edges {
+            arcs.push((b, a, INFINITE));
+        }
+        for v in &problem.values {
+            let users = &v.users;
+            match (v.def, v.live_out) {
+                (Def::Entry, true) => always += 1,
+                (Def::Entry, false) => match users.as_slice() {
+                    [] => {}
+                    [r] => arcs.push((SOURCE, *r, 1)),
+                    _ => {
+                        let all = aux();
+                        arcs.push((SOURCE, all, 1));
+                        arcs.extend(users.iter().map(|&r| (all, r, INFINITE)));
+                    }
+                },
+                (Def::Node(d), true) => arcs.push((d, SINK, 1)),
+                (Def::Node(d), false) => match users.as_slice() {
+                    [] => {}
+                    [r] => arcs.push((d, *r, 1)),
+                    _ => {
+                        let all = aux();
+                        arcs.push((d, all, 1));
+                        arcs.extend(users.iter().map(|&r| (all, r, INFINITE)));
+                    }
+                },
+                (Def::FirstUse, live_out) => {
+                    // Started once any reader is placed (or is next); live until all are,
+                    // or to the end.
+                    let any = aux();
+                    arcs.extend(users.iter().map(|&r| (r, any, INFINITE)));
+                    if live_out {
+                        arcs.push((any, SINK, 1));
+                    } else {
+                        let all = aux();
+                        arcs.push((any, all, 1));
+                        arcs.extend(users.iter().map(|&r| (all, r, INFINITE)));
+                    }
+                    for &r in users {
+                        constants_of[r as usize].push(any);
+                    }
+                }
+            }
+        }
+        let (source, sink) = (next, next + 1);
+        for arc in &mut arcs {
+            for end in [&mut arc.0, &mut arc.1] {
+                *end = match *end {
+                    SOURCE => source,
+                    SINK => sink,
+                    x => x,
+                };
+            }
+        }
+        let mut preds = vec![Vec::new(); n as usize];
+        let mut succs = vec![Vec::new(); n as usize];
+        for &(a, b, _) in &problem.edges {
+            preds[b as usize].push(a);
+            succs[a as usize].push(b);
+        }
+        Network {
+            nodes: next as usize + 2,
+            arcs,
+            always,
+            constants_of,
+            preds,
+            succs,
+        }
+    }
+
+    /// The shared arcs as a petgraph network, cloned per point.
+    fn graph(&self) -> Graph<(), u32> {
+        let mut graph = Graph::with_capacity(self.nodes, self.arcs.len() + self.nodes);
+        for _ in 0..self.nodes {
+            graph.add_node(());
+        }
+        for &(a, b, w) in &self.arcs {
+            graph.add_edge(NodeIndex::new(a as usize), NodeIndex::new(b as usize), w);
+        }
+        graph
+    }
+
+    /// The fewest values live right after `c` (`after`) or right before it, over every
+    /// prefix; `base` is [`Network::graph`].
+    fn min_live(&self, base: &Graph<(), u32>, c: u32, after: bool) -> u32 {
+        let (source, sink) = (self.nodes - 2, self.nodes - 1);
+        let mut graph = base.clone();
+        let mut add = |a: usize, b: usize| {
+            graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), INFINITE);
+        };
+        let c = c as usize;
+        if after {
+            add(source, c);
+            for &s in &self.succs[c] {
+                add(s as usize, sink);
+            }
+        } else {
+            add(c, sink);
+            for &p in &self.preds[c] {
+                add(source, p as usize);
+            }
+            // The node's constants are placed right before it.
+            for &any in &self.constants_of[c] {
+                add(source, any as usize);
+            }
+        }
+        let (flow, _) = dinics(&graph, NodeIndex::new(source), NodeIndex::new(sink));
+        flow + self.always
+    }
+}
+
+/// The cut bound: the largest, over the points right before and right after every free node,
+/// of the fewest values any prefix leaves live there (plus the idle values), and the entry
+/// count (never below `floor`, a bound already known). Points are tried in decreasing order
+/// of `floor_per_node` (the per-node count, a cheap bound on the same point), and the search
+/// stops once the bound reaches `enough` (an order's pressure: nothing higher can be proven)
+/// or at `deadline`, with the largest found so far (still a bound).
+pub fn cut_pressure_bound(
+    problem: &BlockProblem,
+    floor: u32,
+    enough: u32,
+    deadline: Option<Instant>,
+) -> u32 {
+    let mut best = problem.entry_pressure().max(floor);
+    if problem.is_empty() || best >= enough {
+        return best;
+    }
+    let network = Network::new(problem);
+    let base = network.graph();
+    let mut points: Vec<(u32, u32, bool)> = super::per_node_live(problem)
+        .into_iter()
+        .enumerate()
+        .flat_map(|(c, (before, after))| [(before, c as u32, false), (after, c as u32, true)])
+        .collect();
+    points.sort_by_key(|&(live, c, after)| (std::cmp::Reverse(live), c, after));
+    for (_, c, after) in points {
+        if best >= enough || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        best = best.max(problem.idle + network.min_live(&base, c, after));
+    }
+    best
+}
+
+/// An order built from the cuts (an upper bound, not a proof): walking `incumbent`, each node
+/// not yet placed is preceded by the fewest-live prefix that holds it and everything placed
+/// so far (the minimum cut with the placed nodes forced in, smallest source side), and the
+/// nodes that prefix adds are placed greedily, the one that frees the most values first
+/// (ties in `incumbent`'s order). At `deadline` the rest follows in `incumbent`'s order.
+/// `incumbent` must be a legal order; so is the result.
+pub fn cut_guided_order(
+    problem: &BlockProblem,
+    incumbent: &[u32],
+    deadline: Option<Instant>,
+) -> Vec<u32> {
+    let n = problem.len();
+    let network = Network::new(problem);
+    let base = network.graph();
+    let (source, sink) = (network.nodes - 2, network.nodes - 1);
+    let mut rank = vec![0usize; n];
+    for (at, &u) in incumbent.iter().enumerate() {
+        rank[u as usize] = at;
+    }
+    let mut greedy = Greedy::new(problem);
+    for &c in incumbent {
+        if greedy.placed[c as usize] {
+            continue;
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let mut graph = base.clone();
+        let mut add = |a: usize, b: usize| {
+            graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), INFINITE);
+        };
+        add(source, c as usize);
+        for &s in &network.succs[c as usize] {
+            add(s as usize, sink);
+        }
+        for u in (0..n).filter(|&u| greedy.placed[u]) {
+            add(source, u);
+        }
+        let (_, flows) = dinics(&graph, NodeIndex::new(source), NodeIndex::new(sink));
+        // The smallest source side: what the residual network reaches from the source.
+        let mut reached = vec![false; network.nodes];
+        let mut queue = vec![NodeIndex::new(source)];
+        reached[source] = true;
+        while let Some(u) = queue.pop() {
+            let forward = graph
+                .edges_directed(u, Direction::Outgoing)
+                .filter(|e| flows[e.id().index()] < *e.weight())
+                .map(|e| e.target());
+            let backward = graph
+                .edges_directed(u, Direction::Incoming)
+                .filter(|e| flows[e.id().index()] > 0)
+                .map(|e| e.source());
+            for v in forward.chain(backward).collect::<Vec<_>>() {
+                if !reached[v.index()] {
+                    reached[v.index()] = true;
+                    queue.push(v);
+                }
+            }
+        }
+        let mut adding: Vec<u32> = (0..n as u32)
+            .filter(|&u| reached[u as usize] && !greedy.placed[u as usize])
+            .collect();
+        adding.sort_by_key(|&u| rank[u as usize]);
+        greedy.place_all(&adding);
+    }
+    let rest: Vec<u32> = incumbent
+        .iter()
+        .copied()
+        .filter(|&u| !greedy.placed[u as usize])
+        .collect();
+    greedy.place_all(&rest);
+    greedy.order
+}
+
+/// Places a set of nodes (closed under predecessors, given the nodes already placed) one at
+/// a time, each time the ready node that adds the fewest live values.
+struct Greedy<'a> {
+    problem: &'a BlockProblem,
+    placed: Vec<bool>,
+    order: Vec<u32>,
+    /// Per value: readers not yet placed; whether it is started.
+    remaining: Vec<u32>,
+    born: Vec<bool>,
+    /// Per node: values it reads; values it defines.
+    reads: Vec<Vec<usize>>,
+    defines: Vec<u32>,
+    preds: Vec<Vec<(u32, u32)>>,
+}
+
+impl<'a> Greedy<'a> {
+    fn new(problem: &'a BlockProblem) -> Self {
+        let n = problem.len();
+        let mut reads = vec![Vec::new(); n];
+        let mut defines = vec![0u32; n];
+        for (v, life) in problem.values.iter().enumerate() {
+            if let Def::Node(d) = life.def {
+                defines[d as usize] += 1;
+            }
+            for &u in &life.users {
+                reads[u as usize].push(v);
+            }
+        }
+        Greedy {
+            problem,
+            placed: vec![false; n],
+            order: Vec::with_capacity(n),
+            remaining: problem
+                .values
+                .iter()
+                .map(|v| v.users.len() as u32)
+                .collect(),
+            born: problem
+                .values
+                .iter()
+                .map(|v| v.def != Def::FirstUse)
+                .collect(),
+            reads,
+            defines,
+            preds: problem.preds(),
+        }
+    }
+
+    /// The change in live values when `u` is placed next.
+    fn delta(&self, u: usize) -> i64 {
+        let mut d = i64::from(self.defines[u]);
+        for &v in &self.reads[u] {
+            if !self.born[v] {
+                d += 1;
+            }
+            if self.remaining[v] == 1 && !self.problem.values[v].live_out {
+                d -= 1;
+            }
+        }
+        d
+    }
+
+    /// Places every node of `nodes` (listed in tie-break order).
+    fn place_all(&mut self, nodes: &[u32]) {
+        let mut left: Vec<u32> = nodes.to_vec();
+        while !left.is_empty() {
+            let ready = left.iter().enumerate().filter(|(_, u)| {
+                self.preds[**u as usize]
+                    .iter()
+                    .all(|&(p, _)| self.placed[p as usize])
+            });
+            let Some((at, _)) = ready.min_by_key(|(at, u)| (self.delta(**u as usize), *at)) else {
+                // Not closed under predecessors: cannot happen for a cut's source side.
+                let rest = std::mem::take(&mut left);
+                self.order.extend(rest.iter().copied());
+                for u in rest {
+                    self.placed[u as usize] = true;
+                }
+                return;
+            };
+            let u = left.remove(at) as usize;
+            for &v in &self.reads[u] {
+                self.born[v] = true;
+                self.remaining[v] -= 1;
+            }
+            self.placed[u] = true;
+            self.order.push(u as u32);
+        }
+    }
+}
