@@ -402,6 +402,7 @@ pub fn run_ir_stages_verified_by(
         seed: config.seed,
         verify: false,
         skip_statistics: !options.statistics,
+        after_egraph: config.optimize,
     };
     let entry = config.resolve_strategy()?;
     let mut strategy = (entry.make)(&schedule_options);
