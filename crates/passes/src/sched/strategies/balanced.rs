@@ -156,9 +156,9 @@ impl Balanced {
     /// load rematerialisation. The e-graph's GVN shares the repeated loads of never-written
     /// memory (Wasmtime's `vmctx` fields: heap base, bound) and its code motion hoists them;
     /// copying them back to every use then costs instructions and, measured, registers: on
-    /// miniz_oxide's deflate module (guard pages, x86_64, e-graph first, 170 functions)
-    /// rematerialisation added 7.7 % instructions and 18-20 % spills + reloads to `pressure`'s
-    /// and to `sink-loads`' order (`pressure-remat`, `remat-loads`), while `sink-loads`' order
+    /// miniz_oxide's deflate module (guard pages, x86_64, e-graph first, 225 functions)
+    /// rematerialisation added 7 % instructions and 16 % spills + reloads to `pressure`'s and
+    /// to `sink-loads`' order (`pressure-remat`, `remat-loads`), while `sink-loads`' order
     /// alone matched source order (`notes/real-programs.md`, "Why the default lost to source
     /// order"). Without the e-graph (every built-in kernel's default pipeline) nothing changes.
     pub fn after_egraph() -> Self {
