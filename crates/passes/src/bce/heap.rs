@@ -375,8 +375,8 @@ impl BoundNumbering {
         let last_in = |block: Block, entry: Clobber| {
             func.layout
                 .block_insts(block)
-                .filter(|&i| clobbers(i))
-                .last()
+                .rev()
+                .find(|&i| clobbers(i))
                 .map_or(entry, Clobber::At)
         };
         let entry_block = func.layout.entry_block()?;
