@@ -22,6 +22,7 @@ use crate::target::{IsaChoice, Target};
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_codegen::settings;
+use schedlab_passes::bce::heap::HeapFacts;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
 use schedlab_passes::forward::{self, ForwardStats};
@@ -237,6 +238,9 @@ pub struct StageOptions {
     pub statistics: bool,
     /// The CPU features code generation uses ([`run_with`]; the JIT builds its own ISA).
     pub isa: IsaChoice,
+    /// What the IR's producer guarantees about heap bounds (a Wasm module's memory minimum),
+    /// for removing Wasmtime's heap checks ([`schedlab_passes::bce::heap`]).
+    pub heap_facts: HeapFacts,
 }
 
 impl StageOptions {
@@ -249,6 +253,7 @@ impl StageOptions {
         slow_path: None,
         statistics: true,
         isa: IsaChoice::Level,
+        heap_facts: HeapFacts { min_bound: 0 },
     };
 
     /// [`StageOptions::REPORT`] with the slow path outlined to a placeholder call: the function
@@ -272,6 +277,7 @@ impl StageOptions {
             slow_path,
             statistics: false,
             isa: IsaChoice::Native,
+            heap_facts: HeapFacts { min_bound: 0 },
         }
     }
 }
@@ -335,6 +341,7 @@ pub fn run_ir_stages_verified_by(
             verify_stages: options.verify_stages,
             slow_path: options.slow_path.as_ref(),
             count_checks: options.statistics,
+            heap_facts: options.heap_facts,
             verifier_isa,
         },
     )?;
@@ -395,6 +402,7 @@ pub fn run_ir_stages_verified_by(
         seed: config.seed,
         verify: false,
         skip_statistics: !options.statistics,
+        after_egraph: config.optimize,
     };
     let entry = config.resolve_strategy()?;
     let mut strategy = (entry.make)(&schedule_options);

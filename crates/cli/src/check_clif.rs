@@ -408,6 +408,7 @@ pub(crate) fn build_unit(
             slow_path: None,
             statistics: false,
             isa: schedlab_backend::IsaChoice::Level,
+            heap_facts: Default::default(),
         };
         // Every verifier run checks against the file's ISA and `set` flags, as the compiler's.
         let isa = match file.isa(target) {

@@ -56,7 +56,20 @@ pub fn run(kernels: &[Kernel], check: &WasmCheck) -> Result<(), CliError> {
             let result = match &k.load_error {
                 Some(e) => Err(e.clone()),
                 None => crate::guard::catch(|| {
-                    check_function(&k.func, target, strategy, optimize, check.calls, check.seed)
+                    let facts = k
+                        .clif
+                        .as_ref()
+                        .map(|(f, _)| f.heap_facts)
+                        .unwrap_or_default();
+                    check_function(
+                        &k.func,
+                        target,
+                        strategy,
+                        optimize,
+                        check.calls,
+                        check.seed,
+                        facts,
+                    )
                 }),
             };
             progress.inc(1);

@@ -36,6 +36,8 @@ pub struct ClifFile {
     /// Found in a directory given as `--kernel` (rather than named): a file whose targets miss
     /// `--target` is then left out with a note instead of being a usage error.
     pub from_directory: bool,
+    /// What the source guarantees about heap bounds (a `.wasm` module's memory minimum).
+    pub heap_facts: schedlab_passes::bce::heap::HeapFacts,
 }
 
 /// One `; run:` / `; print:` / `; trap:` comment.
@@ -327,6 +329,7 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
         run_lines,
         interpret_only,
         from_directory: false,
+        heap_facts: Default::default(),
     })
 }
 

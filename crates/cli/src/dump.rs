@@ -95,7 +95,10 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         if k.targets(&[target])?.is_empty() {
             continue;
         }
-        let options = args.slow_path.stage_options_isa(target, args.isa);
+        let options = crate::report_real::with_heap_facts(
+            &k,
+            args.slow_path.stage_options_isa(target, args.isa),
+        );
         let a = crate::report::compile_kernel(&k, target, &config, &options)
             .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
         let text = match args.stage {

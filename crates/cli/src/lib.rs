@@ -22,6 +22,7 @@ mod report_cost;
 mod report_optimum;
 mod report_plot;
 mod report_pressure;
+mod report_problems;
 mod report_real;
 mod report_stream;
 mod report_summary;

@@ -94,6 +94,10 @@ pub struct ReportArgs {
     /// its compile time per stage (`ir_us`, `codegen_us`).
     #[arg(long)]
     baseline: bool,
+    /// Print every distinct problem met (a figure the model or llvm-mca could not give for a
+    /// row) instead of one line of counts per reason.
+    #[arg(long)]
+    problems: bool,
     /// After the rows, per block the exact optimum (lowest peak pressure; shortest length
     /// within the register budget; proven, or with the gap to a proven bound) beside each
     /// strategy's pressure and length; with `--summary`, each strategy's mean distance from it
@@ -235,9 +239,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         || args.plot_cdf.is_some()
         || args.plot_pressure.is_some();
     let mut rows = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
-    // A corpus gives one distinct problem per function: a set keeps the dedup linear.
-    let mut seen_problems = std::collections::HashSet::new();
+    let mut problems = crate::report_problems::Problems::default();
     let mut profiles = Vec::new();
     let (mut total, mut failed_rows) = (0usize, 0usize);
     for chunk in jobs.chunks(crate::report_stream::CHUNK) {
@@ -276,11 +278,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
                 rows.push(row);
             }
             profiles.extend(profile);
-            for p in found {
-                if seen_problems.insert(p.clone()) {
-                    problems.push(p);
-                }
-            }
+            problems.add_row(found);
         }
     }
     progress.finish_and_clear();
@@ -306,8 +304,8 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     {
         println!("\n{}", report_cost::FOOTNOTE);
     }
-    for problem in problems {
-        eprintln!("schedlab: {problem}");
+    for line in problems.lines(args.problems) {
+        eprintln!("{line}");
     }
     if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) {
         println!();

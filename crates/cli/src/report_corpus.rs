@@ -96,6 +96,9 @@ pub struct VersusStock {
     pub insts: usize,
     /// Sum of code bytes.
     pub code_bytes: usize,
+    /// Sum of Wasm heap checks in innermost-loop blocks as translated, and as code generation
+    /// received them (after bounds-check elimination).
+    pub loop_heap_checks: (usize, usize),
     /// Shifted geometric mean of spills + reloads.
     pub spills_reloads_geomean: f64,
     /// Functions with a modelled innermost-loop figure, and their geometric mean of cycles.
@@ -245,6 +248,10 @@ fn compare(
         reloads: sum(|r| r.reloads),
         insts: sum(|r| r.insts),
         code_bytes: sum(|r| r.code_bytes),
+        loop_heap_checks: (
+            sum(|r| r.real.loop_heap_checks_before.unwrap_or(0)),
+            sum(|r| r.real.loop_heap_checks.unwrap_or(0)),
+        ),
         spills_reloads_geomean: round4(crate::report_summary::geomean(
             &paired
                 .iter()
@@ -425,6 +432,7 @@ pub fn table(summary: &[VersusStock], markdown: bool) -> String {
         "reloads",
         "insts",
         "code bytes",
+        "loop checks",
         "sp+rl gmean",
         "loop cycles gmean (n)",
         "W/T/L",
@@ -467,6 +475,7 @@ pub fn table(summary: &[VersusStock], markdown: bool) -> String {
             s.reloads.to_string(),
             s.insts.to_string(),
             s.code_bytes.to_string(),
+            format!("{} → {}", s.loop_heap_checks.0, s.loop_heap_checks.1),
             format!("{:.2}", s.spills_reloads_geomean),
             format!(
                 "{} ({})",

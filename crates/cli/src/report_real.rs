@@ -80,17 +80,28 @@ pub fn micros(start: Instant) -> u64 {
 /// The stage options a report row of `k` runs with: a `.wasm` function's IR stages run as a
 /// compiler would run them — no stage text, no verifier between stages (`check` runs those on
 /// every function) — so that their time compares with stock Cranelift's, which Wasmtime runs
-/// without its verifier; other kernels keep `options`.
+/// without its verifier, and with its module's heap facts; other kernels keep `options`.
 pub fn measuring_options(k: &Kernel, options: pipeline::StageOptions) -> pipeline::StageOptions {
     if crate::wasm_source::is_wasm_kernel(k) {
         pipeline::StageOptions {
             record_text: false,
             verify_stages: false,
             verify_result: false,
-            ..options
+            ..with_heap_facts(k, options)
         }
     } else {
         options
+    }
+}
+
+/// `options` with the heap facts of `k`'s source (a `.wasm` module's memory minimum).
+pub fn with_heap_facts(k: &Kernel, options: pipeline::StageOptions) -> pipeline::StageOptions {
+    match &k.clif {
+        Some((file, _)) => pipeline::StageOptions {
+            heap_facts: file.heap_facts,
+            ..options
+        },
+        None => options,
     }
 }
 

@@ -101,6 +101,9 @@ fn mode_kernels(
         run_lines: Vec::new(),
         from_directory: true,
         interpret_only: false,
+        heap_facts: schedlab_passes::bce::heap::HeapFacts {
+            min_bound: translation.min_memory_bytes,
+        },
     });
     let mut seen: HashMap<String, usize> = HashMap::new();
     for f in &translation.functions {

@@ -75,6 +75,7 @@ fn check(seed: u64) -> Result<(), String> {
             verify: remat,
             // Half the cases take the JIT's path without statistics.
             skip_statistics: seed % 2 == 1,
+            after_egraph: false,
         };
         let mut g = func.clone();
         let fail = |what: String, g: &Function| {

@@ -31,7 +31,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 pub use census::{HeapChecks, heap_checks};
-pub use names::function_names;
+pub use names::{function_names, smallest_memory_minimum};
 
 /// How linear-memory accesses are bounds-checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,6 +114,10 @@ pub struct Translation {
     pub wasmtime_time: Duration,
     /// Wall time spent reading the IR text back.
     pub parse_time: Duration,
+    /// The smallest declared minimum of the module's memories in bytes
+    /// ([`smallest_memory_minimum`]): what bounds-check elimination may assume of every
+    /// memory's length.
+    pub min_memory_bytes: u64,
 }
 
 /// The target triple Wasmtime translates for: x86_64 at schedlab's named feature level, the
@@ -123,6 +127,7 @@ const TRANSLATION_TRIPLE: &str = "x86_64-unknown-linux-gnu";
 /// Translates every function `bytes` (a binary module) defines, in `mode`.
 pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmError> {
     let names = names::function_names(bytes).map_err(WasmError::Module)?;
+    let min_memory_bytes = names::smallest_memory_minimum(bytes).map_err(WasmError::Module)?;
     let dir = tempfile::tempdir()?;
     let config = config(mode, dir.path())?;
     let started = Instant::now();
@@ -151,6 +156,7 @@ pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmEr
         functions,
         wasmtime_time,
         parse_time: started.elapsed(),
+        min_memory_bytes,
     })
 }
 

@@ -54,7 +54,8 @@ impl FunctionCheck {
 }
 
 /// Runs the three checks on `func` with `strategy` (the e-graph first when `optimize`) for
-/// `target`, with `calls` random calls seeded by `seed`.
+/// `target`, with `calls` random calls seeded by `seed`; BCE assumes `heap_facts` (the
+/// module's memory minimum, [`crate::Translation::min_memory_bytes`]).
 pub fn check_function(
     func: &Function,
     target: Target,
@@ -62,6 +63,7 @@ pub fn check_function(
     optimize: bool,
     calls: usize,
     seed: u64,
+    heap_facts: schedlab_passes::bce::heap::HeapFacts,
 ) -> FunctionCheck {
     let config = PipelineConfig {
         optimize,
@@ -74,6 +76,7 @@ pub fn check_function(
         slow_path: None,
         statistics: false,
         isa: IsaChoice::Level,
+        heap_facts,
     };
     let mut after = func.clone();
     let verifier = pipeline::run_ir_stages_with(&mut after, target, &config, &options)

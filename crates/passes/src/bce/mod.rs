@@ -40,6 +40,7 @@
 
 pub mod constant;
 pub mod fuse;
+pub mod heap;
 pub mod merge;
 pub mod predicate;
 pub mod recognize;
@@ -177,6 +178,10 @@ pub struct BceStats {
     pub versioned: Vec<VersionedLoop>,
     /// Blocks deleted because only outlined slow paths reached them.
     pub blocks_removed: usize,
+    /// WebAssembly heap checks (Wasmtime's explicit-mode shapes, [`heap`]) in the function.
+    pub heap_checks_before: usize,
+    /// Heap checks a dominating heap check proves, turned into jumps.
+    pub heap_checks_removed: usize,
 }
 
 impl fmt::Display for BceStats {
@@ -215,6 +220,8 @@ pub struct BceOptions<'a> {
     /// ([`BceStats::versioned`], the loop and check counters of each step): `checks_before`,
     /// `checks_after`, both `checks_per_block` figures and `loops` stay empty.
     pub count_checks: bool,
+    /// What the IR's producer guarantees about heap bounds ([`heap::HeapFacts`]).
+    pub heap_facts: heap::HeapFacts,
     /// The ISA whose flags the verifier checks against (a `.clif` file's `set` and `target`
     /// lines, e.g. `preserve_frame_pointers` for `get_frame_pointer`); `None`: Cranelift's
     /// default flags, no ISA.
@@ -229,6 +236,7 @@ impl From<BceLevel> for BceOptions<'_> {
             verify_stages: true,
             slow_path: None,
             count_checks: true,
+            heap_facts: heap::HeapFacts::default(),
             verifier_isa: None,
         }
     }
@@ -282,6 +290,11 @@ fn run_counting(func: &mut ir::Function, options: &BceOptions) -> Result<BceStat
         stats.blocks_fused += fuse::fuse_jumps(func, &merged.new_jumps);
         func.dfg.resolve_all_aliases();
         stats.values_sunk = sink::sink_out_of_loops(func, &merged.placed);
+        let heap = heap::remove_proven_checks(func, options.heap_facts);
+        stats.heap_checks_before = heap.checks_seen;
+        stats.heap_checks_removed = heap.checks_removed;
+        recognize::remove_dead(func, &heap.dead);
+        stats.blocks_fused += fuse::fuse_jumps(func, &heap.new_jumps);
         verify(func).map_err(|message| BceError::Verifier {
             stage: "merge",
             message,

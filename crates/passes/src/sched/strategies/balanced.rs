@@ -58,6 +58,9 @@ pub struct Balanced {
     choices: Vec<(Block, BalancedChoice)>,
     /// The current block's trial run of `remat-loads`, when that is the order it takes.
     finished: Option<FinishedBlock>,
+    /// Rematerialise loads of never-written memory (off after the e-graph, see
+    /// [`Balanced::after_egraph`]).
+    remat: bool,
 }
 
 impl Default for Balanced {
@@ -68,6 +71,7 @@ impl Default for Balanced {
             use_latency_pressure: false,
             choices: Vec::new(),
             finished: None,
+            remat: true,
         }
     }
 }
@@ -148,6 +152,22 @@ pub fn block_choices(
 }
 
 impl Balanced {
+    /// `balanced` for code Cranelift's e-graph has already optimised: the same orders, without
+    /// load rematerialisation. The e-graph's GVN shares the repeated loads of never-written
+    /// memory (Wasmtime's `vmctx` fields: heap base, bound) and its code motion hoists them;
+    /// copying them back to every use then costs instructions and, measured, registers: on
+    /// miniz_oxide's deflate module (guard pages, x86_64, e-graph first, 225 functions)
+    /// rematerialisation added 7 % instructions and 16 % spills + reloads to `pressure`'s and
+    /// to `sink-loads`' order (`pressure-remat`, `remat-loads`), while `sink-loads`' order
+    /// alone matched source order (`notes/real-programs.md`, "Why the default lost to source
+    /// order"). Without the e-graph (every built-in kernel's default pipeline) nothing changes.
+    pub fn after_egraph() -> Self {
+        Self {
+            remat: false,
+            ..Self::default()
+        }
+    }
+
     fn active(&mut self) -> &mut dyn Strategy {
         if self.use_latency_pressure {
             &mut self.latency_and_pressure
@@ -167,8 +187,8 @@ impl Balanced {
 
 impl Strategy for Balanced {
     fn remat_loads(&self) -> bool {
-        // Both orders work on rematerialised loads.
-        true
+        // Both orders work on rematerialised loads, and without them after the e-graph.
+        self.remat
     }
 
     fn binds_to_user(&self, view: &SchedView<'_>, node: NodeId) -> bool {
@@ -214,5 +234,11 @@ pub const ENTRY: StrategyEntry = StrategyEntry {
     name: "balanced",
     summary: "remat-loads' order on out-of-order cores while the block's working set fits the \
               registers; latency-pressure where spills are unavoidable and on in-order cores",
-    make: |_| Box::new(Balanced::default()),
+    make: |options| {
+        Box::new(if options.after_egraph {
+            Balanced::after_egraph()
+        } else {
+            Balanced::default()
+        })
+    },
 };
