@@ -260,6 +260,14 @@ pub fn load(path: &Path, name: String, from_directory: bool) -> Result<ClifFile,
     Ok(file)
 }
 
+/// Parses and verifies a file's text (one built into the binary); `name` is how errors call it.
+pub fn parse_source(text: &str, name: String) -> Result<ClifFile, CliError> {
+    let file = crate::guard::catch(|| parse(text, name.clone()))
+        .map_err(|e| CliError::usage(format!("{name}: the reader failed: {e}")))??;
+    file.verify()?;
+    Ok(file)
+}
+
 fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
     let test = cranelift_reader::parse_test(text, ParseOptions::default())
         .map_err(|e| CliError::usage(format!("{name}:{e}")))?;
