@@ -217,17 +217,9 @@ pub fn check_target(
     }
     let n = strategies.len();
     let mut verdicts: Vec<Vec<Option<Verdict>>> = vec![vec![None; n]; file.run_lines.len()];
-    let isa = match file.isa(target) {
-        Some(Ok(isa)) => isa.clone(),
-        Some(Err(e)) => {
-            return fill(
-                file,
-                n,
-                &Verdict::Skip(format!(
-                    "cannot build the {target} ISA from the file's flags: {e}"
-                )),
-            );
-        }
+    let isa = match file.isa_to_run(target) {
+        Some(Ok(isa)) => isa,
+        Some(Err(e)) => return fill(file, n, &Verdict::Skip(e)),
         None => {
             return fill(
                 file,
@@ -410,12 +402,12 @@ fn build_unit(
             isa: schedlab_backend::IsaChoice::Level,
         };
         // Every verifier run checks against the file's ISA and `set` flags, as the compiler's.
-        let isa = match file.isa(target) {
-            Some(Ok(isa)) => Some(isa.as_ref()),
+        let isa = match file.isa_to_run(target) {
+            Some(Ok(isa)) => Some(isa),
             _ => None,
         };
         for func in &mut functions {
-            run_ir_stages_verified_by(func, target, &config, &options, isa)
+            run_ir_stages_verified_by(func, target, &config, &options, isa.as_deref())
                 .map_err(|e| format!("{}: {e}", func.name))?;
         }
     }
@@ -433,9 +425,12 @@ pub fn unsupported(target: Target, isa: &OwnedTargetIsa, sig: &Signature) -> Opt
         .chain(&sig.returns)
         .map(|p| p.value_type)
         .collect();
+    // f16 and f128 pass through the native executor's slots like any value; the C harness
+    // that runs foreign targets' code under qemu has no portable type for them.
+    let half_or_quad = |t: &types::Type| *t == types::F16 || *t == types::F128;
     if let Some(ty) = types
         .iter()
-        .find(|t| !exec::slot_supports(**t) || **t == types::F16 || **t == types::F128)
+        .find(|t| !exec::slot_supports(**t) || (!target.is_host() && half_or_quad(t)))
     {
         return Some(format!(
             "values of type {ty} are not supported by schedlab's executor"
