@@ -446,6 +446,22 @@ fn half_and_quad_floats_and_twenty_results_pass_through_the_native_executor() {
 }
 
 #[test]
+fn a_line_reaching_the_runners_throw_entry_is_skipped_with_that_reason() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipping: the file names only x86_64");
+        return;
+    }
+    // Before: "%raise calls %__cranelift_throw, which is not a function of this file", failed.
+    let (out, text) = check_semantics_file("throw_entry_not_provided.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert_eq!(totals(&text), (2, 0, 2), "{text}");
+    assert!(
+        text.contains("reaches Cranelift's runner's exception-throw entry %__cranelift_throw"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_files_set_flags_reach_every_verifier_run() {
     let (out, text) = check_semantics_file("set_flags_reach_the_verifier.clif");
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
