@@ -614,7 +614,7 @@ fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
 
 /// Assembly text for llvm-mca: branch targets become one local label, so the text assembles
 /// whatever the original addresses were.
-fn mca_source(target: Target, body: &HotLoop) -> String {
+pub fn mca_source(target: Target, body: &HotLoop) -> String {
     const LABEL: &str = ".Lschedlab_target";
     let mut out = format!("{LABEL}:\n");
     for inst in &body.insts {

@@ -20,6 +20,10 @@ pub struct ClifFile {
     /// The targets the file is compiled for (its `target` lines, or all four), each with the
     /// ISA built from the file's flags (or why it could not be built).
     pub targets: Vec<(Target, Result<OwnedTargetIsa, String>)>,
+    /// The ISAs of further `target` lines for an architecture already in [`ClifFile::targets`]
+    /// (e.g. `target x86_64 has_avx512vnni` after `target x86_64 has_avx_vnni`), in file
+    /// order: the host runs the first of all its lines that it can ([`ClifFile::isa_to_run`]).
+    pub more_targets: Vec<(Target, Result<OwnedTargetIsa, String>)>,
     /// The ISAs the stock-Cranelift baseline compiles with, where the source has its own
     /// (a `.wasm` module's: Wasmtime's flags at `opt_level=speed`); empty for `.clif` files.
     pub stock: Vec<(Target, Result<OwnedTargetIsa, String>)>,
@@ -100,6 +104,50 @@ impl ClifFile {
             .iter()
             .find(|(t, _)| *t == target)
             .map(|(_, isa)| isa)
+    }
+
+    /// The ISA `check` runs the file's code with on `target`, or why none.
+    ///
+    /// Everywhere but on the host, the file's ISA ([`ClifFile::isa`]). On the host, as in
+    /// Cranelift's runner (`test_run.rs`, which skips a `target` line whose ISA flags the host
+    /// lacks): the first of the file's lines for this architecture whose flags the host has; when
+    /// every line asks for a flag the host lacks, the reason, naming those flags.
+    pub fn isa_to_run(&self, target: Target) -> Option<Result<OwnedTargetIsa, String>> {
+        let first = self.isa(target)?;
+        let built = |isa: &Result<OwnedTargetIsa, String>| {
+            isa.clone()
+                .map_err(|e| format!("cannot build the {target} ISA from the file's flags: {e}"))
+        };
+        if !target.is_host() {
+            return Some(built(first));
+        }
+        let lines = std::iter::once(first).chain(
+            self.more_targets
+                .iter()
+                .filter(|(t, _)| *t == target)
+                .map(|(_, isa)| isa),
+        );
+        let mut lacking: Vec<&'static str> = Vec::new();
+        for isa in lines {
+            let Ok(isa) = isa else { continue };
+            let missing = exec::isa::flags_the_host_lacks(isa.as_ref());
+            if missing.is_empty() {
+                return Some(Ok(isa.clone()));
+            }
+            for m in missing {
+                if !lacking.contains(&m) {
+                    lacking.push(m);
+                }
+            }
+        }
+        if lacking.is_empty() {
+            return Some(built(first));
+        }
+        Some(Err(format!(
+            "every `target {target}` line of the file needs an ISA flag this host lacks ({}); \
+             Cranelift's runner skips such lines too",
+            lacking.join(", ")
+        )))
     }
 
     /// The baseline's own ISA for `target`, if the source has one ([`ClifFile::stock`]).
@@ -262,6 +310,14 @@ pub fn load(path: &Path, name: String, from_directory: bool) -> Result<ClifFile,
     Ok(file)
 }
 
+/// Parses and verifies a file's text (one built into the binary); `name` is how errors call it.
+pub fn parse_source(text: &str, name: String) -> Result<ClifFile, CliError> {
+    let file = crate::guard::catch(|| parse(text, name.clone()))
+        .map_err(|e| CliError::usage(format!("{name}: the reader failed: {e}")))??;
+    file.verify()?;
+    Ok(file)
+}
+
 fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
     let test = cranelift_reader::parse_test(text, ParseOptions::default())
         .map_err(|e| CliError::usage(format!("{name}:{e}")))?;
@@ -269,6 +325,7 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
         return Err(CliError::usage(format!("{name}: no functions found")));
     }
     let mut targets: Vec<(Target, Result<OwnedTargetIsa, String>)> = Vec::new();
+    let mut more_targets: Vec<(Target, Result<OwnedTargetIsa, String>)> = Vec::new();
     // The reader drops a `target` line whose backend is not compiled in (Pulley): the
     // header's lines say which targets the file names.
     let mut foreign_targets: Vec<String> = header_targets(text)
@@ -290,7 +347,10 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
                         t,
                         exec::isa::isa_with_flags(t, isa.flags(), Some(isa.as_ref())),
                     )),
-                    Some(_) => {}
+                    Some(t) => more_targets.push((
+                        t,
+                        exec::isa::isa_with_flags(t, isa.flags(), Some(isa.as_ref())),
+                    )),
                     None => {
                         let triple = isa.triple().to_string();
                         if !foreign_targets.contains(&triple) {
@@ -323,6 +383,7 @@ fn parse(text: &str, name: String) -> Result<ClifFile, CliError> {
     Ok(ClifFile {
         name,
         targets,
+        more_targets,
         stock: Vec::new(),
         foreign_targets,
         functions,

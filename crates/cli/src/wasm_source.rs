@@ -95,6 +95,7 @@ fn mode_kernels(
     let file = Arc::new(ClifFile {
         name: format!("{name}:{}", mode.name()),
         targets: isas(mode, OptLevel::None),
+        more_targets: Vec::new(),
         stock: isas(mode, OptLevel::Speed),
         foreign_targets: Vec::new(),
         functions: Vec::new(),

@@ -400,6 +400,67 @@ fn a_file_for_targets_schedlab_does_not_build_is_skipped_with_its_reason() {
     assert!(passed > 0 && failed == 0 && skipped >= 2, "{text}");
 }
 
+/// Whether this x86_64 host has AVX-VNNI (the flag the two files below ask for).
+fn host_has_avx_vnni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avxvnni");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+#[test]
+fn a_target_line_whose_isa_flags_the_host_lacks_is_not_run_on_the_host() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipping: the files name only x86_64, run natively on an x86_64 host");
+        return;
+    }
+    // A later line the host can run takes over: 2 lines × (off, source) pass either way.
+    let (out, text) = check_semantics_file("host_lacks_isa_flag.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert_eq!(totals(&text), (4, 0, 0), "{text}");
+    // No line the host can run: skipped with the flag named, unless the host has it.
+    let (out, text) = check_semantics_file("host_lacks_every_isa_line.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    if host_has_avx_vnni() {
+        assert_eq!(totals(&text), (2, 0, 0), "{text}");
+    } else {
+        assert_eq!(totals(&text), (0, 0, 2), "{text}");
+        assert!(
+            text.contains("needs an ISA flag this host lacks (has_avx_vnni)"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn half_and_quad_floats_and_twenty_results_pass_through_the_native_executor() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipping: the file names only x86_64, run natively on an x86_64 host");
+        return;
+    }
+    // Before: the f16/f128 lines were skipped ("not supported by schedlab's executor") and the
+    // 20-result line too ("more than 16 results"). 5 lines × (off, source).
+    let (out, text) = check_semantics_file("half_quad_floats_and_many_results.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert_eq!(totals(&text), (10, 0, 0), "{text}");
+}
+
+#[test]
+fn a_line_reaching_the_runners_throw_entry_is_skipped_with_that_reason() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipping: the file names only x86_64");
+        return;
+    }
+    // Before: "%raise calls %__cranelift_throw, which is not a function of this file", failed.
+    let (out, text) = check_semantics_file("throw_entry_not_provided.clif");
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert_eq!(totals(&text), (2, 0, 2), "{text}");
+    assert!(
+        text.contains("reaches Cranelift's runner's exception-throw entry %__cranelift_throw"),
+        "{text}"
+    );
+}
+
 #[test]
 fn the_files_set_flags_reach_every_verifier_run() {
     let (out, text) = check_semantics_file("set_flags_reach_the_verifier.clif");

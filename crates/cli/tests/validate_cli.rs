@@ -1,7 +1,7 @@
 //! `schedlab bench --validate-model` as a user runs it: one row per strategy and kernel (MD5,
-//! SHA-256, `mulAdd`, `squareToLen`) with a measured figure and every static model's figure and
-//! relative error, the BigInteger rows with the fit behind their figure (structure only: no
-//! measured value is asserted, and nothing is timed).
+//! SHA-256, `mulAdd`, `squareToLen`) and one per ordinary loop (`tests/clif/loops`, as written)
+//! with a measured figure and every static model's figure and relative error, the BigInteger
+//! rows with the fit behind their figure (structure only: no measured value is asserted).
 
 mod common;
 
@@ -10,11 +10,24 @@ use common::{json, schedlab, stdout};
 /// The kernels validated, as the rows name them.
 const KERNELS: [&str; 4] = ["md5", "sha256", "muladd", "square-to-len"];
 
+/// The ordinary loops (`crates/cli/tests/clif/loops/*.clif`), one row each.
+const LOOPS: [&str; 6] = [
+    "fmul_add",
+    "horner_f64",
+    "horner_i64",
+    "dot_f64",
+    "crc32",
+    "mat4_vec",
+];
+
 /// BigInteger rows carry the sizes, cycles per call and hot-loop share behind their figure;
-/// MD5 and SHA-256 rows (timed per 1 MiB hash) none.
+/// MD5, SHA-256 and loop rows (timed per hash or per call) none.
 fn check_fit(row: &serde_json::Value) {
     let fit = &row["fit"];
-    if row["kernel"] == "md5" || row["kernel"] == "sha256" {
+    if row["kernel"] == "md5"
+        || row["kernel"] == "sha256"
+        || LOOPS.contains(&row["kernel"].as_str().unwrap_or(""))
+    {
         assert!(fit.is_null(), "{row}");
         return;
     }
@@ -62,7 +75,31 @@ fn validate_model_json_has_measured_and_static_figures_per_strategy() {
             .collect();
         assert_eq!(of_kernel, want, "{kernel}: every strategy but shuffle");
     }
-    assert_eq!(rows.len(), KERNELS.len() * (strategies.len() - 1));
+    for l in LOOPS {
+        let of_loop: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["kernel"] == l)
+            .filter_map(|r| r["strategy"].as_str())
+            .collect();
+        assert_eq!(
+            of_loop,
+            ["as written"],
+            "{l}: one row, the file's own order"
+        );
+    }
+    assert_eq!(
+        rows.len(),
+        KERNELS.len() * (strategies.len() - 1) + LOOPS.len()
+    );
+    // Issue 32's goal on the loops is summarised beside issue 12's on the kernels.
+    let meta = &doc["meta"];
+    if !meta["lead_model"].is_null() {
+        assert_eq!(
+            meta["lead_loop_rows_compared"].as_u64(),
+            Some(LOOPS.len() as u64),
+            "{meta}"
+        );
+    }
     for row in rows {
         assert!(
             row["iteration"].as_str().is_some_and(|i| !i.is_empty()),
@@ -146,6 +183,13 @@ fn validate_model_table_lists_every_kernel() {
             .filter(|l| l.starts_with(&format!("| {kernel} ")))
             .count();
         assert_eq!(rows, strategies, "{kernel} rows in:\n{text}");
+    }
+    for l in LOOPS {
+        let rows = text
+            .lines()
+            .filter(|l2| l2.starts_with(&format!("| {l} ")))
+            .count();
+        assert_eq!(rows, 1, "{l} rows in:\n{text}");
     }
     assert!(text.contains("Error range per model"), "{text}");
 }

@@ -578,7 +578,7 @@ fn build_uops(
         }
         match class {
             UopClass::Load | UopClass::StoreAddress => MEMORY,
-            UopClass::StoreData | UopClass::IndexedStoreData => STORE_DATA,
+            UopClass::StoreData | UopClass::IndexedStoreData | UopClass::FpStoreData => STORE_DATA,
             _ => COMPUTE,
         }
     };
@@ -624,7 +624,7 @@ fn build_uops(
             match c {
                 UopClass::Load => r.load = Some(push(layout.mask(c), Some(sched(c)), model.load)),
                 UopClass::StoreAddress => r.sta = Some(push(layout.mask(c), Some(sched(c)), 0.0)),
-                UopClass::StoreData | UopClass::IndexedStoreData => {
+                UopClass::StoreData | UopClass::IndexedStoreData | UopClass::FpStoreData => {
                     r.std = Some(push(layout.mask(c), Some(sched(c)), 0.0))
                 }
                 UopClass::Branch if fused_branch => {}

@@ -425,13 +425,21 @@ pub(super) fn uops(text: &str) -> Vec<UopClass> {
     out.extend(compute);
     if fx.store.is_some() {
         out.push(UopClass::StoreAddress);
-        out.push(if has_index_register(text) {
+        out.push(if stores_vector_register(text) {
+            UopClass::FpStoreData
+        } else if has_index_register(text) {
             UopClass::IndexedStoreData
         } else {
             UopClass::StoreData
         });
     }
     out
+}
+
+/// Whether a store's data comes from a float/vector register (`%xmm`, `%ymm`, `%zmm`): the
+/// only register operands a store with one names besides its address.
+fn stores_vector_register(text: &str) -> bool {
+    ["%xmm", "%ymm", "%zmm"].iter().any(|r| text.contains(r))
 }
 
 /// Whether the instruction's memory operand has an index register (`d(%base,%index,scale)`).
@@ -615,6 +623,14 @@ mod tests {
             vec![Load, Alu, StoreAddress, StoreData]
         );
         assert_eq!(uops("movl %r8d, 0x10(%rsp)"), vec![StoreAddress, StoreData]);
+        assert_eq!(
+            uops("movdqu %xmm8, 0x4000(%rsp)"),
+            vec![StoreAddress, FpStoreData]
+        );
+        assert_eq!(
+            uops("vmovsd %xmm1, 0x2010(%rax,%r8)"),
+            vec![StoreAddress, FpStoreData]
+        );
         assert_eq!(
             uops("movl %esi, (%rdi,%rcx,4)"),
             vec![StoreAddress, IndexedStoreData]

@@ -88,3 +88,68 @@ pub fn isa_with_flags(
             .map_err(|e| e.to_string()),
     }
 }
+
+/// The ISA flags `isa` turns on that this host's processor lacks (as `cranelift-native`
+/// detects it), when `isa` is for the host's architecture: code built with them may use
+/// instructions the host cannot execute. Cranelift's own runner skips such a `target` line
+/// (`test_run.rs`, `is_isa_compatible`); AArch64's `sign_return_address` is never missing (its
+/// instructions are hints on cores without pointer authentication).
+pub fn flags_the_host_lacks(isa: &dyn TargetIsa) -> Vec<&'static str> {
+    let target = target_of(isa);
+    if target.is_none() || target != Target::host() {
+        return Vec::new();
+    }
+    let Ok(host) = Target::host()
+        .ok_or_else(String::new)
+        .and_then(|t| t.isa_builder(crate::target::IsaChoice::Native))
+        .and_then(|b| {
+            b.finish(Flags::new(settings::builder()))
+                .map_err(|e| e.to_string())
+        })
+    else {
+        return Vec::new();
+    };
+    let host_flags = host.isa_flags();
+    let on_host = |name: &str| {
+        host_flags
+            .iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    };
+    isa.isa_flags()
+        .iter()
+        .filter(|v| v.as_bool() == Some(true))
+        .filter(|v| !(v.name == "sign_return_address" && target == Some(Target::Aarch64)))
+        .filter(|v| !on_host(v.name))
+        .map(|v| v.name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_lacks_no_flag_of_its_own_isa_and_every_flag_of_another_architecture_is_ignored() {
+        let Some(host) = Target::host() else { return };
+        let native = host
+            .isa_builder(crate::target::IsaChoice::Native)
+            .and_then(|b| {
+                b.finish(Flags::new(settings::builder()))
+                    .map_err(|e| e.to_string())
+            })
+            .expect("the host's ISA");
+        assert_eq!(flags_the_host_lacks(native.as_ref()), Vec::<&str>::new());
+        for other in Target::ALL.into_iter().filter(|t| *t != host) {
+            let isa = other
+                .isa_builder(crate::target::IsaChoice::Level)
+                .and_then(|b| {
+                    b.finish(Flags::new(settings::builder()))
+                        .map_err(|e| e.to_string())
+                })
+                .expect("a foreign ISA");
+            assert!(flags_the_host_lacks(isa.as_ref()).is_empty(), "{other}");
+        }
+    }
+}

@@ -71,9 +71,9 @@ pub struct BenchArgs {
     /// Report deterministic figures instead: callgrind instructions and llvm-mca cycles per block.
     #[arg(long)]
     callgrind: bool,
-    /// Instead: measured cycles per hot-loop iteration of every strategy's MD5, mulAdd and
-    /// squareToLen beside each static model's figure (schedlab's bound, llvm-mca) and its
-    /// relative error.
+    /// Instead: measured cycles per hot-loop iteration of every strategy's MD5, SHA-256, mulAdd
+    /// and squareToLen, and of six ordinary loops (`tests/clif/loops`), beside each static
+    /// model's figure (schedlab's bound, llvm-mca) and its relative error.
     #[arg(long)]
     validate_model: bool,
     /// Internal: hash one message with one implementation (the callgrind child).

@@ -1,6 +1,7 @@
 //! `schedlab bench --validate-model`: measured cycles per hot-loop iteration beside every
 //! static model's figure for the same code, with the relative error, for every strategy of
-//! MD5, SHA-256, `mulAdd` and `squareToLen` on x86_64.
+//! MD5, SHA-256, `mulAdd` and `squareToLen` on x86_64, and of six ordinary loops the models
+//! were not tuned on ([`loops`]: the `.clif` files as written, one row each).
 //!
 //! **MD5, measured.** Each strategy's MD5 (the library's configuration with that strategy, as
 //! its JIT compiles it: check-free loop, slow path outlined) hashes a 1 MiB message; one
@@ -29,6 +30,7 @@
 //! on each CPU model it offers. Error = (static − measured) ÷ measured.
 
 mod bigint;
+mod loops;
 mod output;
 mod quiet;
 mod sha256;
@@ -146,6 +148,9 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             });
         }
     }
+    let (loop_rows, loop_clocks) = loops::rows(budgets, &mut contention)?;
+    rows.extend(loop_rows);
+    clocks.extend(loop_clocks);
     let clock = measure::median(&clocks);
     let text = match args.format {
         Format::Json => output::json_doc(&rows, clock, budgets, &contention),
