@@ -359,8 +359,8 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The rows as one JSON document: the array of rows, or with `--summary` an object holding
-/// them (`rows`) beside the summary (`summary`).
+/// The rows as one JSON document, an object whatever the flags: the rows (`rows`), with
+/// `--summary` the summary beside them (`summary`), with `--optimum` its section (`optimum`).
 fn json_document(rows: &[Row], args: &ReportArgs) -> serde_json::Value {
     match (args.summary, args.baseline) {
         (true, true) => serde_json::json!({
@@ -371,7 +371,7 @@ fn json_document(rows: &[Row], args: &ReportArgs) -> serde_json::Value {
             "rows": rows,
             "summary": crate::report_summary::summary_rows(rows),
         }),
-        _ => serde_json::json!(rows),
+        _ => serde_json::json!({ "rows": rows }),
     }
 }
 

@@ -217,7 +217,7 @@ fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
         "{err}"
     );
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
-    let rows = rows.as_array().expect("array");
+    let rows = rows["rows"].as_array().expect("the rows");
     assert_eq!(rows.len(), 2 * 2 * 2, "every row is there");
     for row in rows {
         let failed = row["kernel"]
@@ -285,7 +285,7 @@ fn the_files_target_lines_choose_the_targets_and_an_empty_intersection_is_a_usag
         "json",
     ]);
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON rows");
-    let targets: Vec<&str> = rows
+    let targets: Vec<&str> = rows["rows"]
         .as_array()
         .expect("array")
         .iter()

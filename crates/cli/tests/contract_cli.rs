@@ -62,7 +62,7 @@ fn repeated_names_give_one_row_each() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-    let rows = rows.as_array().expect("an array");
+    let rows = rows["rows"].as_array().expect("the rows");
     let keys: Vec<String> = rows
         .iter()
         .map(|r| format!("{} {} {}", r["kernel"], r["strategy"], r["target"]))

@@ -23,7 +23,7 @@ fn json_has_every_strategy_on_four_targets() {
     let out = schedlab(&["report", "--format", "json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-    let rows = rows.as_array().expect("an array");
+    let rows = rows["rows"].as_array().expect("the rows");
     let strategies = schedlab_passes::sched::strategy_names();
     assert_eq!(rows.len(), strategies.len() * 4);
     for row in rows {
@@ -94,7 +94,7 @@ fn lazy_slow_path_reports_the_function_the_jit_compiles() {
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
         let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-        rows[0].clone()
+        rows["rows"][0].clone()
     };
     for target in ["x86_64", "aarch64", "s390x", "riscv64"] {
         let (eager, lazy) = (row("eager", target), row("lazy", target));
@@ -208,7 +208,7 @@ fn a_clif_file_is_reported_with_its_functions() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
-    assert_eq!(rows.as_array().map(Vec::len), Some(2 * 2 * 4));
+    assert_eq!(rows["rows"].as_array().map(Vec::len), Some(2 * 2 * 4));
 }
 
 #[test]
@@ -305,7 +305,7 @@ fn no_mca_figure_is_below_the_bound_unless_marked() {
         "list-latency,source,remat-loads",
     ]);
     let rows = common::json(&out);
-    let rows = rows.as_array().expect("an array");
+    let rows = rows["rows"].as_array().expect("the rows");
     assert_eq!(rows.len(), 9);
     // s390x is costed by schedlab's own z15 model too, not by llvm-mca alone.
     for row in rows.iter().filter(|r| r["target"] == "s390x") {
@@ -408,7 +408,7 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-    let rows = rows.as_array().expect("an array");
+    let rows = rows["rows"].as_array().expect("the rows");
     assert_eq!(
         rows.len(),
         2 * 2 + 2,
