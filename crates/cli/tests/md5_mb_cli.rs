@@ -134,6 +134,38 @@ fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
     assert!(one.as_f64().is_some_and(|v| v > 0.0), "{doc}");
 }
 
+#[test]
+fn streams_bench_times_the_word_area_beside_the_register_form() {
+    // Both rows are checked against OpenSSL's digest before timing (a wrong kernel is an error).
+    let out = schedlab(&[
+        "bench",
+        "--kernel",
+        "md5-streams",
+        "--quick",
+        "--size",
+        "4k",
+        "--impl",
+        "block fn x8,block fn x8 regs",
+        "--format",
+        "json",
+    ]);
+    let doc = json(&out);
+    let rows = rows(&doc);
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["impl"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["block fn x8 regs", "block fn x8", "openssl"],
+        "{doc}"
+    );
+    for row in &rows[..2] {
+        assert_eq!(row["messages"], 8, "{row}");
+        assert!(
+            row["ratio_to_openssl"].as_f64().is_some_and(|v| v > 0.0),
+            "{row}"
+        );
+    }
+}
+
 /// Emulator-dependent: skipped with a message unless the tools are present, mandatory when
 /// `SCHEDLAB_REQUIRE_EMULATORS=1` or `SCHEDLAB_REQUIRE_TOOLS=1`.
 fn emulators_ready() -> bool {

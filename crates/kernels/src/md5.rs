@@ -209,6 +209,17 @@ pub(crate) trait StepOps {
     fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value;
     /// `v` rotated left by `amount` bits (per lane).
     fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value;
+    /// Message word `k` for a step of round `round` (0..4): `x[k]` itself unless the lane shape
+    /// keeps the words in memory and reads one at each use.
+    fn message_word(
+        &self,
+        _b: &mut FunctionBuilder,
+        x: &[Value],
+        k: usize,
+        _round: usize,
+    ) -> Value {
+        x[k]
+    }
 }
 
 /// One `i32`: `iadd_imm` and `rotl_imm`.
@@ -236,7 +247,8 @@ pub(crate) fn step(
     let (round, i) = (step_index / 16, step_index % 16);
     let mixed = round_function(b, round, vb, vc, vd);
     // Java: `a += F + x + ac;` evaluates ((F + x) + ac) and then adds it to a.
-    let plus_x = b.ins().iadd(mixed, x[MESSAGE_ORDER[round][i]]);
+    let word = ops.message_word(b, x, MESSAGE_ORDER[round][i], round);
+    let plus_x = b.ins().iadd(mixed, word);
     let plus_ac = ops.add_sine(b, plus_x, SINES[step_index]);
     let sum = b.ins().iadd(va, plus_ac);
     let rotated = ops.rotl(b, sum, SHIFTS[round][i % 4]);

@@ -21,13 +21,27 @@
 //!   read of some lane would leave its buffer; the state then holds, for every lane, exactly
 //!   the blocks completed before the failing iteration.
 //!
-//! Each lane's block is read as four 16-byte vectors, each with its own bounds check as Java's
+//! Each lane's block is read as four 16-byte vectors (group by group, quarter by quarter), each
+//! with its own bounds check as Java's
 //! `IntVector.fromByteArray(species, b, ofs + 16q, LITTLE_ENDIAN)` has it
 //! (`Objects.checkIndex(ofs + 16q, len - 15)`, the shape of [`crate::java`]): 16 checks per
 //! block of a four-lane group. The four lanes' rows are then transposed inside the kernel (eight
 //! two-input shuffles per four words) so that vector `k` holds message word `k` of each lane.
 //! The variants with more groups interleave the steps of two to four independent four-lane
 //! groups (more chains in flight against more registers live).
+//!
+//! The transposed words go to a private stack slot, the *word area* (16 vectors per group,
+//! alias region [`SCRATCH_REGION`]) as soon as the transposition makes them, and every step
+//! loads the word it adds (four loads per word and block). Kept in registers instead, the 16
+//! words of a group (32 for two groups) stay live across the whole block and, with the four
+//! chaining vectors and the temporaries of each group, exceed x86_64's 16 vector registers
+//! (and AArch64's 32 from two groups on): the register allocator then spills them anyway, one
+//! store and three or four reloads each, at its own choice of places. With the word area the
+//! loads are part of the kernel's IR (scheduled like any load; on x86_64 with AVX a load with
+//! one use folds into the `vpaddd` that adds it). The `forward-stores` stage forwards the
+//! area's stores to its loads and so turns it back into registers: the library compiles the
+//! lane kernels with that stage off (`schedlab report --forward-stores off` shows that code;
+//! with it on, the rows are the register-resident form, for comparison).
 //!
 //! Vectors have no rotate on x86_64 and AArch64 in Cranelift, so a rotation is
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
@@ -42,7 +56,7 @@ use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
-    UserFuncName, Value, condcodes::IntCC, types,
+    StackSlotData, StackSlotKind, UserFuncName, Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -63,6 +77,11 @@ pub const STATE_REGION: u32 = 1;
 pub const MESSAGE_REGION: u32 = 2;
 /// Alias-region id of the lane descriptors.
 pub const LANES_REGION: u32 = 3;
+/// Alias-region id of the word area (the transposed message words, a private stack slot).
+pub const SCRATCH_REGION: u32 = 4;
+
+/// Bytes of one group's part of the word area: 16 `i32x4` message words.
+const GROUP_WORD_BYTES: i32 = 16 * 16;
 
 /// The kernel's function name for `groups` four-lane groups.
 pub fn function_name(groups: usize) -> String {
@@ -83,8 +102,20 @@ pub fn signature() -> Signature {
     sig
 }
 
-/// `i32x4` steps: `iadd` of a `vconst` splat, and a rotation as two shifts and an `or`.
-struct VectorOps;
+/// `i32x4` steps: `iadd` of a `vconst` splat, and a rotation as two shifts and an `or`; each
+/// message word loaded from the group's part of the word area where a step adds it.
+struct VectorOps {
+    /// The word area's address and this group's offset into it.
+    words: WordArea,
+}
+
+/// Where a group's transposed message words are kept between their uses.
+#[derive(Clone, Copy)]
+struct WordArea {
+    base: Value,
+    offset: i32,
+    flags: MemFlagsData,
+}
 
 impl StepOps for VectorOps {
     fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value {
@@ -98,6 +129,16 @@ impl StepOps for VectorOps {
         let high = b.ins().ishl_imm_u(v, amount);
         let low = b.ins().ushr_imm_u(v, 32 - amount);
         b.ins().bor(high, low)
+    }
+
+    fn message_word(&self, b: &mut FunctionBuilder, _: &[Value], k: usize, _: usize) -> Value {
+        let WordArea {
+            base,
+            offset,
+            flags,
+        } = self.words;
+        b.ins()
+            .load(types::I32X4, flags, base, offset + 16 * k as i32)
     }
 }
 
@@ -124,6 +165,13 @@ pub fn compress_lanes(groups: usize) -> Function {
     let lane_flags = MemFlagsData::trusted()
         .with_readonly()
         .with_alias_region(Some(lanes_region));
+    let scratch_region = alias_region(&mut b, SCRATCH_REGION, "transposed message words");
+    let scratch_flags = MemFlagsData::trusted().with_alias_region(Some(scratch_region));
+    let word_slot = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        GROUP_WORD_BYTES as u32 * groups as u32,
+        4,
+    ));
     let message_flags = MemFlagsData::new()
         .with_endianness(Endianness::Little)
         .with_notrap()
@@ -177,9 +225,23 @@ pub fn compress_lanes(groups: usize) -> Function {
     b.seal_block(body);
     let bp = b.block_params(body).to_vec();
     let (j, lane_ofs) = (bp[0], &bp[1..=lanes]);
-    let rows: Vec<[Value; 4]> = (0..lanes)
-        .map(|lane| {
-            std::array::from_fn(|q| {
+    let area = b.ins().stack_addr(types::I64, word_slot, 0);
+    let ops: Vec<VectorOps> = (0..groups)
+        .map(|g| VectorOps {
+            words: WordArea {
+                base: area,
+                offset: GROUP_WORD_BYTES * g as i32,
+                flags: scratch_flags,
+            },
+        })
+        .collect();
+    // Per group and quarter block: the four lanes' rows, transposed into four words that go to
+    // the word area at once, so that few rows and words are live at any point.
+    let mut words: Vec<Vec<Value>> = vec![Vec::with_capacity(16); groups];
+    for (g, group_ops) in ops.iter().enumerate() {
+        for q in 0..4 {
+            let rows: [Value; GROUP_LANES] = std::array::from_fn(|l| {
+                let lane = GROUP_LANES * g + l;
                 arrays[lane].checked_load(
                     &mut b,
                     types::I32X4,
@@ -188,19 +250,20 @@ pub fn compress_lanes(groups: usize) -> Function {
                     oob,
                     &[],
                 )
-            })
-        })
-        .collect();
-    let words: Vec<Vec<Value>> = rows
-        .chunks_exact(GROUP_LANES)
-        .map(|group| transpose_group(&mut b, group))
-        .collect();
+            });
+            for word in transpose_quarter(&mut b, rows) {
+                let at = group_ops.words.offset + 16 * words[g].len() as i32;
+                b.ins().store(scratch_flags, word, area, at);
+                words[g].push(word);
+            }
+        }
+    }
     let mut chains: Vec<[Value; 4]> = (0..groups)
         .map(|g| std::array::from_fn(|w| load_vector(&mut b, state, state_flags, 4 * g + w)))
         .collect();
     for step_index in 0..64 {
-        for (chain, x) in chains.iter_mut().zip(&words) {
-            *chain = step(&mut b, &VectorOps, step_index, *chain, x);
+        for ((chain, x), ops) in chains.iter_mut().zip(&words).zip(&ops) {
+            *chain = step(&mut b, ops, step_index, *chain, x);
         }
     }
     for (k, &new) in chains.iter().flatten().enumerate() {
@@ -237,22 +300,19 @@ fn load_vector(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, k: us
     b.ins().load(types::I32X4, flags, state, 16 * k as i32)
 }
 
-/// Transposes four lanes' rows (`rows[lane][q]` = words `4q … 4q + 3` of that lane) into the
-/// 16 message-word vectors (`x[k]` = word `k` of lanes 0..4).
-fn transpose_group(b: &mut FunctionBuilder, rows: &[[Value; 4]]) -> Vec<Value> {
-    let mut x = Vec::with_capacity(16);
-    let [l0, l1, l2, l3] = [rows[0], rows[1], rows[2], rows[3]];
-    for (((r0, r1), r2), r3) in l0.into_iter().zip(l1).zip(l2).zip(l3) {
-        let t0 = shuffle_words(b, r0, r1, [0, 4, 1, 5]);
-        let t1 = shuffle_words(b, r2, r3, [0, 4, 1, 5]);
-        let t2 = shuffle_words(b, r0, r1, [2, 6, 3, 7]);
-        let t3 = shuffle_words(b, r2, r3, [2, 6, 3, 7]);
-        x.push(shuffle_words(b, t0, t1, [0, 1, 4, 5]));
-        x.push(shuffle_words(b, t0, t1, [2, 3, 6, 7]));
-        x.push(shuffle_words(b, t2, t3, [0, 1, 4, 5]));
-        x.push(shuffle_words(b, t2, t3, [2, 3, 6, 7]));
-    }
-    x
+/// Transposes quarter `q` of four lanes' blocks (`rows[lane]` = words `4q … 4q + 3` of that
+/// lane) into message words `4q … 4q + 3` (word `4q + i` of lanes 0..4 in vector `i`).
+fn transpose_quarter(b: &mut FunctionBuilder, [r0, r1, r2, r3]: [Value; 4]) -> [Value; 4] {
+    let t0 = shuffle_words(b, r0, r1, [0, 4, 1, 5]);
+    let t1 = shuffle_words(b, r2, r3, [0, 4, 1, 5]);
+    let t2 = shuffle_words(b, r0, r1, [2, 6, 3, 7]);
+    let t3 = shuffle_words(b, r2, r3, [2, 6, 3, 7]);
+    [
+        shuffle_words(b, t0, t1, [0, 1, 4, 5]),
+        shuffle_words(b, t0, t1, [2, 3, 6, 7]),
+        shuffle_words(b, t2, t3, [0, 1, 4, 5]),
+        shuffle_words(b, t2, t3, [2, 3, 6, 7]),
+    ]
 }
 
 /// `[p[w0], p[w1], p[w2], p[w3]]` of the eight words `p = a ++ b` (a two-input shuffle).

@@ -39,7 +39,7 @@ pub use builder::{BuildError, Md5Builder, Md5Engine};
 pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 pub use lanes::{DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS};
-pub use multi::{Lane, MultiCompressor, state_index};
+pub use multi::{LANE_STRATEGY, Lane, MultiCompressor, lane_config, state_index};
 pub use sha256::Sha256;
 pub use tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use tiered::{BATCH_GROUPS, TieredEngine};

@@ -54,6 +54,29 @@ unsafe extern "C" fn run_slow_path(
     md5_mb::java_compress_lanes(state, &inputs, blocks)
 }
 
+/// The scheduling strategy of the lane kernels when the configuration names the default one:
+/// it keeps the fewest vectors live around the word area's loads (`schedlab report --kernel
+/// md5-mb --forward-stores off --strategy all`; `notes/md5-lanes.md`).
+pub const LANE_STRATEGY: &str = "remat-loads";
+
+/// The configuration the library compiles a lane kernel with: `config` without store-to-load
+/// forwarding, which would fold the kernel's word area (its transposed message words, re-read
+/// at each use) back into registers that then spill (see `schedlab_kernels::md5_mb`), and with
+/// [`LANE_STRATEGY`] in place of the default strategy (another strategy stays as chosen).
+pub fn lane_config(config: &PipelineConfig) -> PipelineConfig {
+    let default_strategy = config.strategy_entry.is_none()
+        && config.strategy == schedlab_backend::pipeline::DEFAULT_STRATEGY;
+    PipelineConfig {
+        forward_stores: false,
+        strategy: if default_strategy {
+            LANE_STRATEGY.to_string()
+        } else {
+            config.strategy.clone()
+        },
+        ..config.clone()
+    }
+}
+
 /// One lane's input to [`MultiCompressor::compress_lanes`]: a buffer and the offset of the
 /// lane's first block.
 #[derive(Clone, Copy, Debug)]

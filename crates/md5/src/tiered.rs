@@ -4,7 +4,7 @@
 use crate::Md5;
 use crate::batch::digest_many_with;
 use crate::compressor::Compressor;
-use crate::multi::MultiCompressor;
+use crate::multi::{MultiCompressor, lane_config};
 use crate::portable;
 use crate::tier::{Backend, JIT_THRESHOLD_BLOCKS, Tier};
 use digest::{Digest, Output};
@@ -55,7 +55,8 @@ impl TieredEngine {
                 Compressor::compile(&config).map_err(|e| e.to_string())
             }),
             batch: Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
-                MultiCompressor::compile(&batch_config, BATCH_GROUPS).map_err(|e| e.to_string())
+                MultiCompressor::compile(&lane_config(&batch_config), BATCH_GROUPS)
+                    .map_err(|e| e.to_string())
             }),
         }))
     }

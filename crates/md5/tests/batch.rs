@@ -12,15 +12,16 @@ use digest::Digest;
 use proptest::prelude::*;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_kernels::md5::RFC1321_SUITE;
-use schedlab_md5::MultiCompressor;
+use schedlab_md5::{MultiCompressor, lane_config};
 use std::sync::OnceLock;
 
-/// The 4- and 8-lane kernels of the default configuration, compiled once for the binary.
+/// The 4- and 8-lane kernels as the library compiles them (word area in memory), compiled once
+/// for the binary.
 fn kernels() -> &'static [MultiCompressor; 2] {
     static KERNELS: OnceLock<[MultiCompressor; 2]> = OnceLock::new();
     KERNELS.get_or_init(|| {
         [1, 2].map(|groups| {
-            MultiCompressor::compile(&PipelineConfig::default(), groups)
+            MultiCompressor::compile(&lane_config(&PipelineConfig::default()), groups)
                 .unwrap_or_else(|e| panic!("md5-mb with {groups} groups: {e}"))
         })
     })

@@ -13,7 +13,7 @@ use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
-use schedlab_md5::MultiCompressor;
+use schedlab_md5::{MultiCompressor, lane_config};
 use serde_json::json;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -49,8 +49,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 continue;
             }
             let started = Instant::now();
-            let kernel = MultiCompressor::compile(&PipelineConfig::with_strategy(strategy), groups)
-                .map_err(|e| CliError::failure(format!("cannot compile {name}: {e}")))?;
+            let kernel = MultiCompressor::compile(
+                &lane_config(&PipelineConfig::with_strategy(strategy)),
+                groups,
+            )
+            .map_err(|e| CliError::failure(format!("cannot compile {name}: {e}")))?;
             rows.push(MultiRow {
                 name,
                 lanes,

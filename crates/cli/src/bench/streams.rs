@@ -8,8 +8,10 @@
 //! finalizes them in order; it counts all `N` messages' bytes. Beside them: `library (1
 //! stream)`, the default `Md5` hasher fed the same pieces (the reference for the engine's
 //! one-stream row), and `block fn xL`, the lane kernel alone (`MultiCompressor::compress_lanes`
-//! over `L` buffers of the row's size in whole blocks: no padding, no engine). Every kernel is
-//! JIT-compiled with the default configuration before timing. Ratios are aggregate MB/s
+//! over `L` buffers of the row's size in whole blocks: no padding, no engine), and `block fn
+//! xL regs`, the same kernel with store-to-load forwarding on (its transposed message words in
+//! registers instead of the word area the library re-reads). Every kernel is JIT-compiled
+//! with the default configuration ([`lane_config`] of it for the lanes) before timing. Ratios are aggregate MB/s
 //! over OpenSSL's MB/s for one message of the same size, per repetition, then the median.
 
 use super::impls::{buffer, hex, openssl_digest};
@@ -18,7 +20,8 @@ use crate::CliError;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
 use schedlab_md5::{
-    Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, Md5, MultiCompressor, TieredEngine,
+    Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, Md5, MultiCompressor,
+    TieredEngine, lane_config,
 };
 use serde_json::json;
 use std::hint::black_box;
@@ -106,16 +109,23 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             .map(|n| format!("x{lanes}/{n} streams"))
             .chain([format!("block fn x{lanes}")])
             .collect();
+        let regs = format!("block fn x{lanes} regs");
+        if selected(&regs) {
+            let config = PipelineConfig::default();
+            rows.push(Row {
+                kind: RowKind::BlockFunction {
+                    kernel: compile_lanes(&config, groups)?,
+                },
+                name: regs,
+            });
+        }
         if !names.iter().any(|n| selected(n)) {
             continue;
         }
         let compiled = if lanes == kernel.lanes() {
             kernel
         } else {
-            let compiled = MultiCompressor::compile(&PipelineConfig::default(), groups)
-                .map_err(|e| CliError::failure(format!("cannot compile x{lanes}: {e}")))?;
-            // Compiled code lives for the process, like the library's own kernels.
-            &*Box::leak(Box::new(compiled))
+            compile_lanes(&lane_config(&PipelineConfig::default()), groups)?
         };
         for (&streams, name) in STREAM_COUNTS.iter().zip(&names) {
             rows.push(Row {
@@ -135,7 +145,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if rows.is_empty() {
         return Err(CliError::usage(
             "no md5-streams row selected (rows: lanes/N streams and xL/N streams for N in \
-             1,4,8,16,64 and L in 4,8,12,16, library (1 stream), block fn xL)",
+             1,4,8,16,64 and L in 4,8,12,16, library (1 stream), block fn xL, block fn xL regs)",
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
@@ -263,6 +273,17 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The `groups`-group lane kernel compiled with `config`, kept for the process like the
+/// library's own kernels.
+fn compile_lanes(
+    config: &PipelineConfig,
+    groups: usize,
+) -> Result<&'static MultiCompressor, CliError> {
+    let compiled = MultiCompressor::compile(config, groups)
+        .map_err(|e| CliError::failure(format!("cannot compile x{}: {e}", 4 * groups)))?;
+    Ok(Box::leak(Box::new(compiled)))
 }
 
 /// Every row hashes every size as OpenSSL does (the block-function row: whole blocks only).
