@@ -170,6 +170,21 @@ fn cross_programs(target: Target) -> [(String, String); 2] {
     ]
 }
 
+/// The `-cpu` option qemu gets for `target`: riscv64 runs with the vector extension (128-bit
+/// registers) and the bit-manipulation extensions Cranelift can use, which qemu 7.2's default
+/// `rv64` lacks; elsewhere qemu's default model. What it still cannot run is
+/// [`crate::exec::isa::flags_the_emulator_lacks`].
+pub fn emulated_cpu(target: Target) -> Vec<&'static str> {
+    match target {
+        Target::Riscv64 => vec![
+            "-cpu",
+            "rv64,v=true,vlen=128,elen=64,vext_spec=v1.0,zba=true,zbb=true,zbc=true,zbs=true,\
+             zbkb=true",
+        ],
+        _ => Vec::new(),
+    }
+}
+
 /// The Debian package with the static C library the harness links against for `target`.
 pub fn c_library_package(target: Target) -> String {
     if target.is_host() {
@@ -307,7 +322,7 @@ pub fn run_harness_source(
     let mut cmd = match &tools.qemu {
         Some(qemu) => {
             let mut c = Command::new(qemu);
-            c.arg(&exe);
+            c.args(emulated_cpu(target)).arg(&exe);
             c
         }
         None => Command::new(&exe),

@@ -108,7 +108,8 @@ impl ClifFile {
 
     /// The ISA `check` runs the file's code with on `target`, or why none.
     ///
-    /// Everywhere but on the host, the file's ISA ([`ClifFile::isa`]). On the host, as in
+    /// Everywhere but on the host, the file's ISA ([`ClifFile::isa`]), unless it needs flags the
+    /// emulator does not implement (then the reason). On the host, as in
     /// Cranelift's runner (`test_run.rs`, which skips a `target` line whose ISA flags the host
     /// lacks): the first of the file's lines for this architecture whose flags the host has; when
     /// every line asks for a flag the host lacks, the reason, naming those flags.
@@ -119,7 +120,18 @@ impl ClifFile {
                 .map_err(|e| format!("cannot build the {target} ISA from the file's flags: {e}"))
         };
         if !target.is_host() {
-            return Some(built(first));
+            let lacking = match first {
+                Ok(isa) => exec::isa::flags_the_emulator_lacks(isa.as_ref()),
+                Err(_) => Vec::new(),
+            };
+            if lacking.is_empty() {
+                return Some(built(first));
+            }
+            return Some(Err(format!(
+                "the file's `target {target}` line needs ISA flags qemu-user 7.2 does not \
+                 emulate ({})",
+                lacking.join(", ")
+            )));
         }
         let lines = std::iter::once(first).chain(
             self.more_targets

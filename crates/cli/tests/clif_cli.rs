@@ -433,6 +433,32 @@ fn a_target_line_whose_isa_flags_the_host_lacks_is_not_run_on_the_host() {
 }
 
 #[test]
+fn a_target_line_needing_what_the_emulator_lacks_is_skipped_naming_the_flags() {
+    // Before: run under qemu, these lines failed with SIGILL (Cranelift's runtest files
+    // asking for riscv64 extensions or s390x arch15). Decided before anything runs, so no
+    // emulator is needed here.
+    let path = corpus_file("semantics/emulator_lacks_isa_flag.clif");
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        &path,
+        "--target",
+        "s390x,riscv64",
+        "--strategy",
+        "source",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert_eq!(totals(&text), (0, 0, 4), "{text}");
+    for flags in ["has_mie4, has_vxrs_ext3", "has_zcb"] {
+        assert!(
+            text.contains(&format!("qemu-user 7.2 does not emulate ({flags})")),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn half_and_quad_floats_and_twenty_results_pass_through_the_native_executor() {
     if !cfg!(target_arch = "x86_64") {
         eprintln!("skipping: the file names only x86_64, run natively on an x86_64 host");

@@ -89,6 +89,42 @@ pub fn isa_with_flags(
     }
 }
 
+/// The ISA flags `isa` turns on that the emulator does not implement (qemu-user 7.2, the
+/// Debian 12 package, with [`crate::emulate::emulated_cpu`]'s model): code built with them
+/// may use instructions qemu reports as illegal. On s390x the z17 (arch15) facilities; on
+/// riscv64 the extensions qemu 7.2 has no model of, and vector lengths above 128 bits. Empty
+/// for the host's architecture (it runs natively).
+pub fn flags_the_emulator_lacks(isa: &dyn TargetIsa) -> Vec<&'static str> {
+    let unsupported: &[&str] = match target_of(isa) {
+        Some(Target::S390x) => &["has_mie4", "has_vxrs_ext3"],
+        Some(Target::Riscv64) => &[
+            "has_zfa",
+            "has_zfhmin",
+            "has_zfh",
+            "has_zvfh",
+            "has_zcb",
+            "has_zicond",
+            "has_zvbb",
+        ],
+        _ => &[],
+    };
+    if target_of(isa).is_none() || target_of(isa) == Target::host() {
+        return Vec::new();
+    }
+    let too_long_vectors = |name: &str| {
+        name.strip_prefix("has_zvl")
+            .and_then(|n| n.strip_suffix('b'))
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|bits| bits > 128)
+    };
+    isa.isa_flags()
+        .iter()
+        .filter(|v| v.as_bool() == Some(true))
+        .filter(|v| unsupported.contains(&v.name) || too_long_vectors(v.name))
+        .map(|v| v.name)
+        .collect()
+}
+
 /// The ISA flags `isa` turns on that this host's processor lacks (as `cranelift-native`
 /// detects it), when `isa` is for the host's architecture: code built with them may use
 /// instructions the host cannot execute. Cranelift's own runner skips such a `target` line
