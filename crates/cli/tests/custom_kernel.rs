@@ -11,36 +11,22 @@ mod common;
 #[path = "../../../examples/custom_kernel.rs"]
 mod example;
 
-use common::{checkable_targets, rerun_as_child, stderr, stdout};
+use common::{checkable_targets, cli_child, run_in_child, stderr, stdout};
 use schedlab_backend::Target;
 use schedlab_kernels::registry::Kernel;
 use std::process::{ExitCode, Output};
 
-/// The command line the child runs (space-separated).
-const CHILD_ARGS: &str = "SCHEDLAB_TEST_CUSTOM_KERNEL_ARGS";
-/// `1`: the child registers the example's kernel first.
-const CHILD_REGISTERS: &str = "SCHEDLAB_TEST_CUSTOM_KERNEL_REGISTERS";
-
-/// The child: a no-op unless the parent set [`CHILD_ARGS`].
+/// The child: a no-op unless a parent test runs it ([`run`]).
 #[test]
 fn run_cli_child() -> ExitCode {
-    let Ok(args) = std::env::var(CHILD_ARGS) else {
-        return ExitCode::SUCCESS;
-    };
-    if std::env::var(CHILD_REGISTERS).as_deref() == Ok("1") {
+    cli_child(|| {
         schedlab_kernels::registry::register(&example::KERNEL).expect("the name is free");
-    }
-    let argv = std::iter::once("schedlab").chain(args.split(' '));
-    schedlab::run_cli(argv.map(str::to_string))
+    })
 }
 
 /// Runs `schedlab args` in a child of this test binary, with or without the registration.
 fn run(args: &str, register: bool) -> Output {
-    let registers = if register { "1" } else { "0" };
-    rerun_as_child(
-        "run_cli_child",
-        &[(CHILD_ARGS, args), (CHILD_REGISTERS, registers)],
-    )
+    run_in_child(args, register)
 }
 
 fn name() -> &'static str {

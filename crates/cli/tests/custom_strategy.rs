@@ -11,35 +11,21 @@ mod common;
 #[path = "../../../examples/custom_strategy.rs"]
 mod example;
 
-use common::{checkable_targets, rerun_as_child, stderr, stdout, tool_usable};
+use common::{checkable_targets, cli_child, run_in_child, stderr, stdout, tool_usable};
 use schedlab_backend::Target;
 use std::process::{ExitCode, Output};
 
-/// The command line the child runs (space-separated).
-const CHILD_ARGS: &str = "SCHEDLAB_TEST_CUSTOM_STRATEGY_ARGS";
-/// `1`: the child registers the example's strategy first.
-const CHILD_REGISTERS: &str = "SCHEDLAB_TEST_CUSTOM_STRATEGY_REGISTERS";
-
-/// The child: a no-op unless the parent set [`CHILD_ARGS`].
+/// The child: a no-op unless a parent test runs it ([`run`]).
 #[test]
 fn run_cli_child() -> ExitCode {
-    let Ok(args) = std::env::var(CHILD_ARGS) else {
-        return ExitCode::SUCCESS;
-    };
-    if std::env::var(CHILD_REGISTERS).as_deref() == Ok("1") {
+    cli_child(|| {
         schedlab_passes::sched::register(example::ENTRY).expect("the example's name is free");
-    }
-    let argv = std::iter::once("schedlab").chain(args.split(' '));
-    schedlab::run_cli(argv.map(str::to_string))
+    })
 }
 
 /// Runs `schedlab args` in a child of this test binary, with or without the registration.
 fn run(args: &str, register: bool) -> Output {
-    let registers = if register { "1" } else { "0" };
-    rerun_as_child(
-        "run_cli_child",
-        &[(CHILD_ARGS, args), (CHILD_REGISTERS, registers)],
-    )
+    run_in_child(args, register)
 }
 
 fn name() -> &'static str {

@@ -46,6 +46,35 @@ pub fn checkable_targets() -> Vec<schedlab_backend::Target> {
     }
 }
 
+/// The command line a [`cli_child`] runs (space-separated).
+const CHILD_ARGS: &str = "SCHEDLAB_TEST_CHILD_ARGS";
+/// `1`: the [`cli_child`] registers first.
+const CHILD_REGISTERS: &str = "SCHEDLAB_TEST_CHILD_REGISTERS";
+
+/// The body of a test named `run_cli_child` that a parent test re-runs ([`run_in_child`]): a
+/// no-op unless the parent asked for a command line; then `register` (if asked) and
+/// `schedlab::run_cli` of that line.
+pub fn cli_child(register: impl FnOnce()) -> std::process::ExitCode {
+    let Ok(args) = std::env::var(CHILD_ARGS) else {
+        return std::process::ExitCode::SUCCESS;
+    };
+    if std::env::var(CHILD_REGISTERS).as_deref() == Ok("1") {
+        register();
+    }
+    let argv = std::iter::once("schedlab").chain(args.split(' '));
+    schedlab::run_cli(argv.map(str::to_string))
+}
+
+/// Runs `schedlab args` in a child of this test binary (its `run_cli_child` test, which calls
+/// [`cli_child`]), with or without the registration.
+pub fn run_in_child(args: &str, register: bool) -> Output {
+    let registers = if register { "1" } else { "0" };
+    rerun_as_child(
+        "run_cli_child",
+        &[(CHILD_ARGS, args), (CHILD_REGISTERS, registers)],
+    )
+}
+
 /// Runs this test binary again, only its test `child_test`, with `vars` set: how a test
 /// runs `schedlab::run_cli` in a process of its own after registering something.
 pub fn rerun_as_child(child_test: &str, vars: &[(&str, &str)]) -> Output {
