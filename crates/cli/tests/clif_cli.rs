@@ -360,13 +360,18 @@ fn report_summary_gives_sums_geomeans_and_wins_against_source_per_target() {
 
 /// `check` on one file of `semantics/`, x86_64 (run natively) and `--strategy source`.
 fn check_semantics_file(name: &str) -> (std::process::Output, String) {
+    check_semantics_file_on(name, "x86_64")
+}
+
+/// [`check_semantics_file`] on `targets` (a `--target` list).
+fn check_semantics_file_on(name: &str, targets: &str) -> (std::process::Output, String) {
     let path = corpus_file(&format!("semantics/{name}"));
     let out = schedlab(&[
         "check",
         "--kernel",
         &path,
         "--target",
-        "x86_64",
+        targets,
         "--strategy",
         "source",
     ]);
@@ -437,17 +442,7 @@ fn a_target_line_needing_what_the_emulator_lacks_is_skipped_naming_the_flags() {
     // Before: run under qemu, these lines failed with SIGILL (Cranelift's runtest files
     // asking for riscv64 extensions or s390x arch15). Decided before anything runs, so no
     // emulator is needed here.
-    let path = corpus_file("semantics/emulator_lacks_isa_flag.clif");
-    let out = schedlab(&[
-        "check",
-        "--kernel",
-        &path,
-        "--target",
-        "s390x,riscv64",
-        "--strategy",
-        "source",
-    ]);
-    let text = stdout(&out);
+    let (out, text) = check_semantics_file_on("emulator_lacks_isa_flag.clif", "s390x,riscv64");
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
     assert_eq!(totals(&text), (0, 0, 4), "{text}");
     for flags in ["has_mie4, has_vxrs_ext3", "has_zcb"] {
