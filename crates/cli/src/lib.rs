@@ -6,12 +6,7 @@
 
 mod bench;
 mod check;
-mod check_clif;
-mod check_wasm;
-mod clif;
 mod dump;
-mod guard;
-mod kernel;
 mod list;
 mod reference;
 mod report;
@@ -27,7 +22,8 @@ mod report_real;
 mod report_stream;
 mod report_summary;
 mod switch;
-mod wasm_source;
+
+use schedlab_sources::{check_clif, check_wasm, clif, guard, kernel, wasm_source};
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -61,32 +57,7 @@ enum Command {
     CompileProbe,
 }
 
-/// An error the CLI reports as one message and an exit code (2 = bad input, 1 = failure).
-#[derive(Debug)]
-pub struct CliError {
-    /// What to print after `schedlab: `.
-    pub message: String,
-    /// Process exit code.
-    pub code: u8,
-}
-
-impl CliError {
-    /// Bad user input (unknown name, malformed file): exit 2.
-    pub fn usage(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            code: 2,
-        }
-    }
-
-    /// A failure while doing the work (a mismatch, a tool that failed): exit 1.
-    pub fn failure(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            code: 1,
-        }
-    }
-}
+pub use schedlab_sources::CliError;
 
 /// Runs the command line `args` (the first item is the program name, as in
 /// [`std::env::args_os`]) and returns the process's exit code. `clap` prints help and usage

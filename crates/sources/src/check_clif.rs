@@ -439,7 +439,7 @@ fn fill(file: &ClifFile, n: usize, v: &Verdict) -> Vec<Vec<Verdict>> {
 
 /// The file's functions after the pipeline's IR stages with `strategy` (or untouched for
 /// [`OFF`]).
-pub(crate) fn build_unit(
+pub fn build_unit(
     file: &ClifFile,
     target: Target,
     strategy: &str,
