@@ -12,7 +12,9 @@
 //! strategy, OpenSSL with and without its SHA extensions, `sha2` default and portable, HotSpot)
 //! and [`compile_time`]; [`calls`] times any executable function (a registered kernel on its
 //! cases, a `.clif` function on its run lines) per configuration against stock Cranelift.
-//! The command line only chooses rows and prints.
+//! [`command`] is the `schedlab bench` command behind its arguments: the dedicated drivers (MD5,
+//! multi-buffer MD5, streams, SHA-256, BigInteger), any kernel's rows, `--validate-model`,
+//! `--callgrind`, and the rendering of their results; the command line only parses arguments.
 //!
 //! Time only: no figure here is converted with a nominal clock. Cycles come from
 //! [`measure::effective_clock_ghz`], probed in the same run.
@@ -20,6 +22,7 @@
 
 pub mod bigint;
 pub mod calls;
+pub mod command;
 pub mod compile_time;
 pub mod host;
 pub mod jvm;
@@ -29,3 +32,4 @@ mod runner;
 pub mod sha256;
 
 pub use runner::{Budgets, External, Samples, Workload, rotated, run};
+pub use schedlab_sources::CliError;

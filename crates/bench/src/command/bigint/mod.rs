@@ -11,7 +11,7 @@
 //! (reference ns ÷ row ns in the same repetition) to the JVM with intrinsics, without, and
 //! `num-bigint`.
 
-use schedlab_bench::bigint::{BigKernel, jvm as java, rows as impls};
+use crate::bigint::{BigKernel, jvm as java, rows as impls};
 mod output;
 
 use super::impls::Kind;
@@ -113,7 +113,7 @@ struct BigWork<'a> {
     work: Vec<Work>,
 }
 
-impl schedlab_bench::Workload for BigWork<'_> {
+impl crate::Workload for BigWork<'_> {
     fn rows(&self) -> usize {
         self.rows.len()
     }
@@ -237,7 +237,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let mut jvm_errors: Vec<Option<String>> = vec![None; java::VARIANTS.len()];
     let mut java_version = None;
     let mut wrong_result = None;
-    let samples = schedlab_bench::run(
+    let samples = crate::run(
         &mut work,
         &budgets.measurement(),
         jvm_rows.len(),

@@ -1,12 +1,12 @@
 //! Timing the in-process MD5 rows, on the bench crate's primitives
-//! ([`schedlab_bench::measure`]).
+//! ([`crate::measure`]).
 
 use super::impls::{Imp, RustImpl, md5_crate_digest, openssl_digest, schedlab_digest};
-use schedlab_bench::measure::time_loop;
+use crate::measure::time_loop;
 use std::hint::black_box;
 use std::time::Duration;
 
-pub use schedlab_bench::measure::{alu_probe_cycles, effective_clock_ghz, median};
+pub use crate::measure::{alu_probe_cycles, effective_clock_ghz, median};
 
 /// Hashes `data` `hashes` times with `imp` and returns the elapsed time.
 ///
@@ -22,5 +22,5 @@ pub fn time_hashes(imp: &RustImpl, data: &[u8], hashes: u64) -> Duration {
 
 /// How many hashes of `data` take about `budget`, found by doubling (this doubles as warm-up).
 pub fn calibrate(imp: &RustImpl, data: &[u8], budget: Duration) -> u64 {
-    schedlab_bench::measure::calibrate(|n| time_hashes(imp, data, n), budget)
+    crate::measure::calibrate(|n| time_hashes(imp, data, n), budget)
 }

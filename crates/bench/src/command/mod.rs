@@ -15,8 +15,8 @@
 mod any;
 mod bigint;
 mod callgrind;
-pub use schedlab_bench::md5 as impls;
-use schedlab_bench::{compile_time, jvm as java};
+pub use crate::md5 as impls;
+use crate::{compile_time, jvm as java};
 mod measure;
 mod multi;
 mod output;
@@ -31,63 +31,49 @@ use output::{BenchReport, Cell, Meta, Row};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Arguments of `schedlab bench`.
-#[derive(clap::Args, Debug)]
+/// What a `schedlab bench` run was asked for, as plain values (the command line parses them
+/// into this; see each field for its meaning).
+#[derive(Debug)]
 pub struct BenchArgs {
     /// The kernel to time: a dedicated bench (md5, md5-mb, md5-streams, sha256, muladd,
     /// square-to-len), or any other kernel list `report` takes (built-in or registered names,
     /// `.clif` files or directories, `file.clif:function`), timed on its own cases per
     /// `--strategy` with stock Cranelift beside.
-    #[arg(long, default_value = "md5", value_parser = parse_bench_kernel, value_name = "KERNEL")]
-    kernel: KernelChoice,
+    pub kernel: KernelChoice,
     /// Sizes, comma-separated. md5: message bytes with an optional k (KiB) or m (MiB) suffix
     /// [default: 64,1k,16k,1m]; square-to-len, muladd: `seed` (the JDK review's 1075-bit
     /// operand) or operand bits, a multiple of 32 [default: seed,256,1024,2048,4096,8192].
-    #[arg(long, value_name = "SIZES")]
-    size: Option<String>,
+    pub size: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
+    pub format: Format,
     /// Also draw MB/s per implementation and size into this SVG file.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
     /// Repetitions; medians are over repetitions [default: 7, or 2 with --quick].
-    #[arg(long, value_name = "N")]
-    reps: Option<u32>,
+    pub reps: Option<u32>,
     /// Skip the HotSpot rows (they take a JVM start-up and warm-up per repetition).
-    #[arg(long)]
-    no_java: bool,
+    pub no_java: bool,
     /// Short budgets and few repetitions: checks the machinery, not for numbers.
-    #[arg(long)]
-    quick: bool,
+    pub quick: bool,
     /// Only these rows (comma-separated names; OpenSSL is always timed as the reference).
-    #[arg(long = "impl", value_name = "NAMES")]
-    impls: Option<String>,
+    pub impls: Option<String>,
     /// md5: also time `schedlab/<NAME>` for each of these scheduling strategies (comma-separated;
     /// registered ones included): the `Md5` library's default configuration scheduled with it.
     /// Kept beside the rows `--impl` selects.
-    #[arg(long, value_name = "NAMES")]
-    strategy: Option<String>,
+    pub strategy: Option<String>,
     /// Report deterministic figures instead: callgrind instructions and llvm-mca cycles per block.
-    #[arg(long)]
-    callgrind: bool,
+    pub callgrind: bool,
     /// Instead: measured cycles per hot-loop iteration of every strategy's MD5, SHA-256, mulAdd
     /// and squareToLen, and of six ordinary loops (`tests/clif/loops`), beside each static
     /// model's figure (schedlab's bound, llvm-mca) and its relative error.
-    #[arg(long)]
-    validate_model: bool,
+    pub validate_model: bool,
     /// Internal: hash one message with one implementation (the callgrind child).
-    #[arg(long, hide = true, value_name = "IMPL")]
-    worker: Option<String>,
+    pub worker: Option<String>,
     /// Internal: message length in 64-byte blocks for --worker.
-    #[arg(long, hide = true, default_value_t = 1)]
-    blocks: u64,
+    pub blocks: u64,
     /// Internal: time one SHA-256 implementation in this process (the OpenSSL-masked child).
-    #[arg(long, hide = true, value_name = "IMPL")]
-    sha256_worker: Option<String>,
+    pub sha256_worker: Option<String>,
     /// Internal: the --sha256-worker's sizes, warm-up and budget.
-    #[arg(hide = true, requires = "sha256_worker")]
-    worker_input: Vec<String>,
+    pub worker_input: Vec<String>,
 }
 
 /// What `schedlab bench` times.
@@ -128,7 +114,8 @@ impl PartialEq<BenchKernel> for KernelChoice {
     }
 }
 
-fn parse_bench_kernel(text: &str) -> Result<KernelChoice, String> {
+/// Parses `--kernel`: a dedicated bench by name, anything else as a kernel list for [`any`].
+pub fn parse_bench_kernel(text: &str) -> Result<KernelChoice, String> {
     use clap::ValueEnum;
     Ok(match BenchKernel::from_str(text, false) {
         Ok(k) => KernelChoice::Dedicated(k),
@@ -163,8 +150,8 @@ struct Budgets {
 
 impl Budgets {
     /// The measurement loop's share: repetitions and the in-process sample.
-    fn measurement(&self) -> schedlab_bench::Budgets {
-        schedlab_bench::Budgets {
+    fn measurement(&self) -> crate::Budgets {
+        crate::Budgets {
             reps: self.reps as usize,
             sample: self.sample,
         }
@@ -233,7 +220,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     let wanted = parse_impl_filter(args.impls.as_deref())?;
     let budgets = Budgets::new(args.quick, args.reps)?;
     let extra_strategies = match &args.strategy {
-        Some(names) => crate::kernel::strategies(Some(names))?,
+        Some(names) => schedlab_sources::kernel::strategies(Some(names))?,
         None => Vec::new(),
     };
     let extra: Vec<String> = extra_strategies
@@ -309,7 +296,7 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         impls: &impls,
         buffers: &buffers,
     };
-    let samples = schedlab_bench::run(
+    let samples = crate::run(
         &mut work,
         &budgets.measurement(),
         jvm_variants.len(),
@@ -451,7 +438,7 @@ struct HashWork<'a> {
     buffers: &'a [Vec<u8>],
 }
 
-impl schedlab_bench::Workload for HashWork<'_> {
+impl crate::Workload for HashWork<'_> {
     fn rows(&self) -> usize {
         self.impls.len()
     }
@@ -530,8 +517,8 @@ fn parse_impl_filter(text: Option<&str>) -> Result<Option<Vec<String>>, CliError
     Ok(Some(names))
 }
 
-use schedlab_bench::host::{cpu_model, load_average, progress_bar};
-pub(crate) use schedlab_bench::rotated;
+use crate::host::{cpu_model, load_average, progress_bar};
+pub(crate) use crate::rotated;
 
 #[cfg(test)]
 mod tests {

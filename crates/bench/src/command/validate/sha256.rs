@@ -11,8 +11,8 @@
 use super::super::{Budgets, measure, rotated};
 use super::{BLOCKS, Figure, MESSAGE, SINGLE_HASHES, ValidationRow, probe_clock, static_figures};
 use crate::CliError;
+use crate::sha256::{Sha256Kernel, sha2_digest};
 use schedlab_backend::pipeline::PipelineConfig;
-use schedlab_bench::sha256::{Sha256Kernel, sha2_digest};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

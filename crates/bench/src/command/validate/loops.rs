@@ -15,10 +15,10 @@
 use super::super::{Budgets, measure, rotated};
 use super::{ValidationRow, probe_clock, quiet::Contention, static_figures};
 use crate::CliError;
-use crate::clif::{self, Expect};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Type, types};
 use schedlab_backend::JitFunction;
+use schedlab_sources::clif::{self, Expect};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -46,42 +46,42 @@ pub struct OrdinaryLoop {
 pub const LOOPS: [OrdinaryLoop; 6] = [
     OrdinaryLoop {
         name: "fmul_add",
-        text: include_str!("../../../tests/clif/loops/fmul_add.clif"),
+        text: include_str!("../../../../cli/tests/clif/loops/fmul_add.clif"),
         iteration: "acc = acc * x + 1.0 (f64)",
         args: || vec![DataValue::F64(0.5.into()), DataValue::I64(500_000)],
         iterations: 500_000.0,
     },
     OrdinaryLoop {
         name: "horner_f64",
-        text: include_str!("../../../tests/clif/loops/horner_f64.clif"),
+        text: include_str!("../../../../cli/tests/clif/loops/horner_f64.clif"),
         iteration: "p = p * x + c[i] (f64, c loaded)",
         args: || vec![DataValue::F64(0.999.into()), DataValue::I64(PASSES)],
         iterations: 256.0 * PASSES as f64,
     },
     OrdinaryLoop {
         name: "horner_i64",
-        text: include_str!("../../../tests/clif/loops/horner_i64.clif"),
+        text: include_str!("../../../../cli/tests/clif/loops/horner_i64.clif"),
         iteration: "p = p * x + c[i] (i64, c loaded)",
         args: || vec![DataValue::I64(3), DataValue::I64(PASSES)],
         iterations: 256.0 * PASSES as f64,
     },
     OrdinaryLoop {
         name: "dot_f64",
-        text: include_str!("../../../tests/clif/loops/dot_f64.clif"),
+        text: include_str!("../../../../cli/tests/clif/loops/dot_f64.clif"),
         iteration: "s += a[i] * b[i] (f64, two loads)",
         args: || vec![DataValue::I64(PASSES)],
         iterations: 256.0 * PASSES as f64,
     },
     OrdinaryLoop {
         name: "crc32",
-        text: include_str!("../../../tests/clif/loops/crc32.clif"),
+        text: include_str!("../../../../cli/tests/clif/loops/crc32.clif"),
         iteration: "one byte of bitwise CRC-32 (8 shift/xor steps)",
         args: || vec![DataValue::I64(PASSES / 8)],
         iterations: 256.0 * (PASSES / 8) as f64,
     },
     OrdinaryLoop {
         name: "mat4_vec",
-        text: include_str!("../../../tests/clif/loops/mat4_vec.clif"),
+        text: include_str!("../../../../cli/tests/clif/loops/mat4_vec.clif"),
         iteration: "y[i] = M x[i] (4×4 f64, 4 loads, 4 stores)",
         args: || vec![DataValue::I64(PASSES)],
         iterations: 256.0 * PASSES as f64,

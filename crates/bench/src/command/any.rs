@@ -3,20 +3,20 @@
 //! host, with stock Cranelift beside (`cranelift-speed`: the function as built, compiled at
 //! `opt_level=speed`, Cranelift's e-graph and no schedlab stage). Each call is judged first (a
 //! wrong result is an error row, never a time); the measuring is
-//! [`schedlab_bench::calls::measure`]. Only arguments and output live here.
+//! [`crate::calls::measure`]. Only arguments and output live here.
 
 use super::output::{json_text, opt, table};
 use super::{BenchArgs, Budgets, Format};
 use crate::CliError;
-use crate::clif::{ClifFile, Expect};
-use crate::kernel::Kernel;
+use crate::calls::{self, CallBudgets, Config, Probe};
 use schedlab_backend::check::judge as judge_effect;
 use schedlab_backend::exec::{Call, Outcome, Unit};
 use schedlab_backend::pipeline::run_ir_stages;
 use schedlab_backend::target::OptLevel;
 use schedlab_backend::{PipelineConfig, Target};
-use schedlab_bench::calls::{self, CallBudgets, Config, Probe};
 use schedlab_kernels::case::Placement;
+use schedlab_sources::clif::{ClifFile, Expect};
+use schedlab_sources::kernel::Kernel;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -42,11 +42,12 @@ impl Expectation {
         match self {
             Expectation::Effect(Ok(want)) => judge_effect(want, outcome),
             Expectation::Effect(Err(e)) => Some(format!("malformed case: {e}")),
-            Expectation::Clif(expect) => match crate::check_clif::judge(expect, outcome) {
-                crate::check_clif::Verdict::Pass => None,
-                crate::check_clif::Verdict::Fail(why)
-                | crate::check_clif::Verdict::Skip(why)
-                | crate::check_clif::Verdict::NoTool(why) => Some(why),
+            Expectation::Clif(expect) => match schedlab_sources::check_clif::judge(expect, outcome)
+            {
+                schedlab_sources::check_clif::Verdict::Pass => None,
+                schedlab_sources::check_clif::Verdict::Fail(why)
+                | schedlab_sources::check_clif::Verdict::Skip(why)
+                | schedlab_sources::check_clif::Verdict::NoTool(why) => Some(why),
             },
         }
     }
@@ -72,10 +73,10 @@ pub fn run(spec: &str, args: &BenchArgs) -> Result<(), CliError> {
     }
     let target = Target::host()
         .ok_or_else(|| CliError::usage("this host is not one of schedlab's targets"))?;
-    let kernels = crate::kernel::resolve_list(spec)?;
+    let kernels = schedlab_sources::kernel::resolve_list(spec)?;
     if let Some(k) = kernels
         .iter()
-        .find(|k| crate::wasm_source::is_wasm_kernel(k))
+        .find(|k| schedlab_sources::wasm_source::is_wasm_kernel(k))
     {
         return Err(CliError::usage(format!(
             "{}: a .wasm function needs its instance (memory, tables) to run; bench times \
@@ -83,14 +84,14 @@ pub fn run(spec: &str, args: &BenchArgs) -> Result<(), CliError> {
             k.name
         )));
     }
-    let strategies = crate::kernel::strategies(args.strategy.as_deref())?;
+    let strategies = schedlab_sources::kernel::strategies(args.strategy.as_deref())?;
     let budgets = Budgets::new(args.quick, args.reps)?;
     let budgets = CallBudgets {
         reps: budgets.reps as usize,
         sample: budgets.sample,
     };
     let subjects = subjects(&kernels, target, &strategies)?;
-    let progress = crate::check_clif::progress_bar(
+    let progress = schedlab_sources::check_clif::progress_bar(
         (subjects.iter().map(|s| s.configs.len()).sum::<usize>() * budgets.reps) as u64,
         "bench",
     );
@@ -227,8 +228,9 @@ fn clif_subject(
         },
     }];
     for strategy in strategies {
-        let unit = crate::check_clif::build_unit(file, target, strategy, Default::default())
-            .map_err(|e| CliError::failure(format!("{} {strategy}: {e}", file.name)))?;
+        let unit =
+            schedlab_sources::check_clif::build_unit(file, target, strategy, Default::default())
+                .map_err(|e| CliError::failure(format!("{} {strategy}: {e}", file.name)))?;
         configs.push(Config {
             name: strategy.clone(),
             isa: isa.clone(),
@@ -244,7 +246,7 @@ fn clif_subject(
             continue;
         }
         let function = &file.functions[spec.function];
-        if crate::check_clif::unsupported(target, &isa, &function.signature).is_some() {
+        if schedlab_sources::check_clif::unsupported(target, &isa, &function.signature).is_some() {
             continue;
         }
         probes.push(Probe {

@@ -4,7 +4,7 @@ use super::bigint::{BigKernel, SAMPLES};
 use super::loops::is_ordinary_loop;
 use super::quiet::{Contention, QUIET_BUDGET, QUIET_MARGIN, QUIET_WAIT};
 use super::{Figure, MESSAGE, SINGLE_HASHES, ValidationRow};
-use crate::bench::Budgets;
+use crate::command::Budgets;
 use serde_json::json;
 use std::fmt::Write as _;
 

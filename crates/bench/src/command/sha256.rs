@@ -2,15 +2,15 @@
 //! OpenSSL (with and without its SHA extensions), `sha2` (default and portable backend) and
 //! HotSpot (with and without `UseSHA256Intrinsics`), in one run of the one measurement loop.
 //! Ratios are to the best schedlab row of the same size, taken within each repetition.
-//! The rows live in [`schedlab_bench::sha256`]; this file chooses them and prints.
+//! The rows live in [`crate::sha256`]; this file chooses them and prints.
 
 use super::output::{json_text, size_label, table};
 use super::{BenchArgs, Budgets, Format, parse_sizes, rotated};
 use crate::CliError;
-use schedlab_bench::Samples;
-use schedlab_bench::host::{cpu_model, load_average, progress_bar};
-use schedlab_bench::md5::{Kind, buffer};
-use schedlab_bench::sha256::{
+use crate::Samples;
+use crate::host::{cpu_model, load_average, progress_bar};
+use crate::md5::{Kind, buffer};
+use crate::sha256::{
     self as rows_mod, ChildContext, ChildRow, HOTSPOT_NO_INTRINSIC, OPENSSL, OPENSSL_MASKED, Row,
     SHA2_SOFT,
 };
@@ -74,7 +74,7 @@ struct Work<'a> {
     buffers: &'a [Vec<u8>],
 }
 
-impl schedlab_bench::Workload for Work<'_> {
+impl crate::Workload for Work<'_> {
     fn rows(&self) -> usize {
         self.rows.len()
     }
@@ -124,7 +124,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let budgets = Budgets::new(args.quick, args.reps)?;
     let mut strategies = rows_mod::default_strategies();
     let extra = match &args.strategy {
-        Some(names) => crate::kernel::strategies(Some(names))?,
+        Some(names) => schedlab_sources::kernel::strategies(Some(names))?,
         None => Vec::new(),
     };
     for s in &extra {
@@ -195,7 +195,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         rows: &in_process,
         buffers: &buffers,
     };
-    let samples = schedlab_bench::run(
+    let samples = crate::run(
         &mut work,
         &budgets.measurement(),
         children.len(),
