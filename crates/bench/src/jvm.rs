@@ -19,10 +19,23 @@ const MD5_FLAG: &str = "UseMD5Intrinsics";
 pub struct JvmVariant {
     /// Row name.
     pub name: &'static str,
-    /// Extra `java` options.
+    /// Extra `java` options (`-XX:` flags selecting the intrinsics).
     pub flags: &'static [&'static str],
-    /// What `UseMD5Intrinsics` must read inside the VM.
+    /// What the intrinsic flags (`UseMD5Intrinsics`, `UseSquareToLenIntrinsic`, …) must read
+    /// inside the VM.
     pub intrinsic: bool,
+}
+
+impl JvmVariant {
+    /// The row name of `mode` (`primary`: the variant's own name; a harness that times one
+    /// mode names its rows by the variant alone).
+    pub fn row_name(&self, mode: &str, primary: &str) -> String {
+        if mode == primary {
+            self.name.to_string()
+        } else {
+            format!("{}/{mode}", self.name)
+        }
+    }
 }
 
 /// HotSpot with and without its MD5 intrinsic (without: C2-compiled `implCompress0`).

@@ -30,6 +30,7 @@ pub mod md5;
 pub mod measure;
 mod runner;
 pub mod sha256;
+pub mod stats;
 
-pub use runner::{Budgets, External, Samples, Workload, rotated, run};
+pub use runner::{Budgets, External, Samples, Workload, rotated, run, run_external_rows};
 pub use schedlab_sources::CliError;

@@ -100,6 +100,29 @@ pub fn rotated(k: usize, rep: usize, n: usize) -> usize {
     (k + rep) % n.max(1)
 }
 
+/// Runs one repetition's out-of-process rows (`between` of [`run`]): each row of `rows`, in an
+/// order rotated per repetition, by `run_row(row, note)` while the progress bar shows
+/// `name(row)`; the first error of a row is kept in `errors[row]`, which `run_row` is handed as
+/// `note` for a problem that does not end its run. The bar advances once per row.
+pub fn run_external_rows<'a>(
+    rep: usize,
+    rows: &[usize],
+    progress: &ProgressBar,
+    name: impl Fn(usize) -> &'a str,
+    errors: &mut [Option<String>],
+    mut run_row: impl FnMut(usize, &mut Option<String>) -> Result<(), String>,
+) {
+    for k in 0..rows.len() {
+        let row = rows[rotated(k, rep, rows.len())];
+        progress.set_message(name(row).to_string());
+        if let Err(e) = run_row(row, &mut errors[row]) {
+            errors[row].get_or_insert(e);
+        }
+        progress.set_message("");
+        progress.inc(1);
+    }
+}
+
 /// Runs `workload`: calibration, then `budgets.reps` repetitions timing every row once per
 /// size in rotated order, each followed by `between(rep, external)` for the `external_rows`
 /// out-of-process rows. The progress bar advances once per calibrated or timed sample; the

@@ -7,6 +7,7 @@
 use crate::report::Row;
 use crate::report_corpus::Metric;
 use plotters::prelude::*;
+use schedlab_bench::command::plot::draw_legend;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -95,13 +96,7 @@ pub fn draw(path: &Path, rows: &[Row], metric: Metric) -> Result<(), String> {
                     PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
     }
     root.present().map_err(|e| e.to_string())?;
     Ok(())

@@ -3,6 +3,7 @@
 
 use crate::report::Row;
 use plotters::prelude::*;
+use schedlab_bench::command::plot::{category_labels, draw_legend};
 use std::path::Path;
 
 /// Draws `rows` into an SVG file at `path`.
@@ -54,15 +55,7 @@ pub fn draw(path: &Path, rows: &[Row]) -> Result<(), String> {
         .y_label_area_size(60)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..max * 1.25)
         .map_err(|e| e.to_string())?;
-    let names: Vec<String> = strategies.iter().map(|s| s.to_string()).collect();
-    let x_label = move |x: &f64| {
-        let k = x.round();
-        if (x - k).abs() < 1e-6 && k >= 0.0 {
-            names.get(k as usize).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
+    let x_label = category_labels(strategies.iter().map(|s| s.to_string()).collect());
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -93,12 +86,7 @@ pub fn draw(path: &Path, rows: &[Row]) -> Result<(), String> {
             .label(t.to_string())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
+    draw_legend(&mut chart, SeriesLabelPosition::MiddleRight)?;
     root.present().map_err(|e| e.to_string())?;
     Ok(())
 }

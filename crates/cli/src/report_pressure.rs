@@ -7,6 +7,7 @@
 use plotters::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{Artifact, machine_model};
+use schedlab_bench::command::plot::draw_legend;
 use schedlab_passes::sched::pressure::{Liveness, PressureTracker};
 use std::path::Path;
 
@@ -123,13 +124,7 @@ pub fn draw(path: &Path, profiles: &[Profile]) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .label(format!("register budget ({budget})"))
             .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
     }
     root.present().map_err(|e| e.to_string())?;
     Ok(())

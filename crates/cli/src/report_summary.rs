@@ -7,6 +7,7 @@
 //! so is a kernel whose `source` row failed, from wins/ties/losses).
 
 use crate::report::{Format, Row};
+use schedlab_bench::stats::{geomean, round2};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -38,15 +39,6 @@ pub struct SummaryRow {
     pub ties: usize,
     /// Kernels with more.
     pub losses: usize,
-}
-
-/// `exp(mean(ln(x + 1))) - 1`; 0 for no values.
-pub fn geomean(values: &[usize]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let mean = values.iter().map(|&v| (v as f64 + 1.0).ln()).sum::<f64>() / values.len() as f64;
-    mean.exp() - 1.0
 }
 
 /// One summary row per target and strategy, in the rows' order of first appearance.
@@ -109,10 +101,6 @@ pub fn summary_rows(rows: &[Row]) -> Vec<SummaryRow> {
         }
     }
     out
-}
-
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
 }
 
 /// The summary as one table per target (Markdown when `format` is Markdown, CSV for CSV).
@@ -193,16 +181,4 @@ pub fn summary(rows: &[Row], format: Format) -> String {
         }
     }
     out.trim().to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_shifted_geomean_handles_zeros() {
-        assert_eq!(geomean(&[]), 0.0);
-        assert_eq!(geomean(&[0, 0]), 0.0);
-        assert!((geomean(&[1, 7]) - 3.0).abs() < 1e-9);
-    }
 }

@@ -12,6 +12,9 @@ use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel};
 
+mod common;
+use common::parse;
+
 /// How the test function computes its bound from `len`.
 #[derive(Clone, Copy)]
 enum Bound {
@@ -76,12 +79,6 @@ fn chain(offsets: &[i64], bound: Bound, vary_exit: bool, store_before: Option<us
         offsets.len()
     ));
     s
-}
-
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
 }
 
 fn call(func: &Function, base: i32, len: i32) -> i32 {

@@ -15,6 +15,9 @@ use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel, heap::HeapFacts};
 
+mod common;
+use common::parse;
+
 /// One access of `size` bytes at `addr + offset` (`addr` an i32 value), checked in one of the
 /// three shapes; `n` numbers its values and blocks. A load adds the value read into `v9`'s
 /// chain; a store writes the running sum.
@@ -155,12 +158,6 @@ fn straight_line(accesses: &[Access], between: Between) -> String {
     }
     s.push_str("\nblock999(v998: i32):\n    return v998\n}\n");
     s
-}
-
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .unwrap_or_else(|e| panic!("parse: {e}\n{text}"))
-        .remove(0)
 }
 
 /// The interpreter's outcome: a returned value, a trap, or an error (a wild access).

@@ -13,6 +13,9 @@ use cranelift_interpreter::interpreter::{Interpreter, InterpreterError, Interpre
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel};
 
+mod common;
+use common::parse;
+
 /// `function %f(i32 o0, i32 lim, i32 p0, i32 len) -> i32`: a loop `header(j, p, acc)` that
 /// runs while `j cond lim`, checks `j + k1` and `p + k2` against `max(sext(len), 0)`, adds
 /// both indices to `acc` and advances `j += step`, `p += t`. After the loop it returns
@@ -66,12 +69,6 @@ block6(v50: i32):
 }}
 "
     )
-}
-
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
 }
 
 /// The result, or `None` when the call needs more than `fuel` instructions.

@@ -6,29 +6,17 @@
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{Function, InstBuilder, MemFlagsData, Opcode, types};
 use cranelift_codegen::isa::CallConv;
-use cranelift_codegen::settings;
 use schedlab_passes::bce::{self, BceLevel};
 use schedlab_passes::deopt::{DeoptError, SlowPathCall, check_restartable};
+
+mod common;
+use common::{count, verify};
 
 const CALL: SlowPathCall = SlowPathCall {
     callee: 0x1000_2000,
     context: 0x3000_4000,
     call_conv: CallConv::SystemV,
 };
-
-fn verify(func: &Function) {
-    let flags = settings::Flags::new(settings::builder());
-    cranelift_codegen::verify_function(func, &flags)
-        .unwrap_or_else(|e| panic!("verifier: {e}\n{}", func.display()));
-}
-
-fn count(func: &Function, opcode: Opcode) -> usize {
-    func.layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter(|&i| func.dfg.insts[i].opcode() == opcode)
-        .count()
-}
 
 fn insts(func: &Function) -> usize {
     func.layout

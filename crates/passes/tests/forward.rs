@@ -7,31 +7,13 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Function, Opcode};
-use cranelift_codegen::settings;
 use cranelift_interpreter::environment::FunctionStore;
 use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::forward::{self, ForwardStats};
 
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
-}
-
-fn verify(func: &Function) {
-    let flags = settings::Flags::new(settings::builder());
-    cranelift_codegen::verify_function(func, &flags)
-        .unwrap_or_else(|e| panic!("verifier: {e}\n{}", func.display()));
-}
-
-fn count(func: &Function, op: Opcode) -> usize {
-    func.layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter(|&i| func.dfg.insts[i].opcode() == op)
-        .count()
-}
+mod common;
+use common::{count, parse, verify};
 
 /// The blocks and each block's terminator opcode: the pass must not touch the CFG.
 fn cfg_shape(func: &Function) -> Vec<(String, Option<Opcode>)> {

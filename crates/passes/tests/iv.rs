@@ -10,12 +10,14 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::Function;
-use cranelift_codegen::settings;
 use cranelift_interpreter::environment::FunctionStore;
 use cranelift_interpreter::interpreter::{Interpreter, InterpreterError, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel};
 use schedlab_passes::iv::{self, IvStats};
+
+mod common;
+use common::{parse, verify};
 
 /// `function %f(i32 o0, i32 lim, i64 base, i32 len) -> i64`: `header(j, acc)` runs while
 /// `j cond lim` (or `j cond K` with a constant limit), checks `j + k` against
@@ -89,12 +91,6 @@ block6(v60: i64):
     )
 }
 
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
-}
-
 /// The result, or `None` when the call needs more than `fuel` instructions.
 fn call(func: &Function, args: (i32, i32, i64, i32), fuel: u64) -> Option<i64> {
     let mut env = FunctionStore::default();
@@ -116,13 +112,6 @@ fn call(func: &Function, args: (i32, i32, i64, i32), fuel: u64) -> Option<i64> {
         },
         Err(InterpreterError::FuelExhausted) => None,
         other => panic!("interpreter: {other:?}"),
-    }
-}
-
-fn verify(func: &Function) {
-    let flags = settings::Flags::new(settings::builder());
-    if let Err(e) = cranelift_codegen::verify_function(func, &flags) {
-        panic!("verifier: {e}\n{}", func.display());
     }
 }
 

@@ -7,11 +7,13 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::Function;
-use cranelift_codegen::settings;
 use cranelift_interpreter::environment::FunctionStore;
 use cranelift_interpreter::interpreter::{Interpreter, InterpreterError, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::iv::{fold, guards};
+
+mod common;
+use common::{parse, verify};
 
 /// `%f(len, n) -> i32`: returns -1 if `entry_check` and `len > n`; else for `i = len` while
 /// `i > 0` (`i += step`): returns -1 if `i + k > n`, otherwise sums `i + k`; returns the sum.
@@ -55,19 +57,6 @@ block9:
 }}
 "
     )
-}
-
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
-}
-
-fn verify(func: &Function) {
-    let flags = settings::Flags::new(settings::builder());
-    if let Err(e) = cranelift_codegen::verify_function(func, &flags) {
-        panic!("verifier: {e}\n{}", func.display());
-    }
 }
 
 /// The result of `%f(args)`, or `None` when it needs more than `fuel` instructions.

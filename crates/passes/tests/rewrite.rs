@@ -3,7 +3,6 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Function, Opcode};
-use cranelift_codegen::settings;
 use cranelift_interpreter::environment::FunctionStore;
 use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
@@ -12,17 +11,8 @@ use schedlab_passes::rewrite::{
     ConstantPlacement, masked_merge, reassociate, reassociate_with, unit_latency,
 };
 
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
-}
-
-fn verify(func: &Function) {
-    let flags = settings::Flags::new(settings::builder());
-    cranelift_codegen::verify_function(func, &flags)
-        .unwrap_or_else(|e| panic!("verifier: {e}\n{}", func.display()));
-}
+mod common;
+use common::{count, parse, verify};
 
 fn run(func: &Function, args: &[u32]) -> Vec<DataValue> {
     let mut env = FunctionStore::default();
@@ -33,14 +23,6 @@ fn run(func: &Function, args: &[u32]) -> Vec<DataValue> {
         Ok(ControlFlow::Return(values)) => values.to_vec(),
         other => panic!("interpreter: {other:?}"),
     }
-}
-
-fn count(func: &Function, op: Opcode) -> usize {
-    func.layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter(|&i| func.dfg.insts[i].opcode() == op)
-        .count()
 }
 
 /// MD5's F step: the mask `b` comes from a chain, so it is ready last.

@@ -10,6 +10,9 @@ use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::rotate::rotate_loops;
 
+mod common;
+use common::parse;
+
 /// `sum(i * k for i in 0..n) + i_final * 1000`: the header computes a value (`sq`) the body
 /// reads, and the exit block (whose only predecessor is the header) reads a header parameter
 /// directly, the shape BCE's predicated loops have.
@@ -64,12 +67,6 @@ block4(v8: i32):
     return v8
 }
 ";
-
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
-}
 
 fn call(func: &Function, n: i32, k: i32) -> i32 {
     let mut env = FunctionStore::default();

@@ -2,22 +2,12 @@
 //! kernel.
 
 use cranelift_codegen::ir::{Block, Function};
-use cranelift_codegen::settings;
 use schedlab_passes::sched::{
     self, DepDag, EdgeKind, MachineModel, Reason, SchedError, ScheduleOptions, ScheduleViolation,
 };
 
-fn parse(text: &str) -> Function {
-    cranelift_reader::parse_functions(text)
-        .expect("test CLIF parses")
-        .remove(0)
-}
-
-fn verify(func: &Function) {
-    let flags = settings::Flags::new(settings::builder());
-    cranelift_codegen::verify_function(func, &flags)
-        .unwrap_or_else(|e| panic!("verifier: {e}\n{}", func.display()));
-}
+mod common;
+use common::{parse, verify};
 
 fn entry(func: &Function) -> Block {
     func.layout.entry_block().expect("has an entry block")

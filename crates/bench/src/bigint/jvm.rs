@@ -3,6 +3,7 @@
 //! and `MulAdd` intrinsics both on or both off.
 
 use crate::jvm::JavaProgram;
+pub use crate::jvm::JvmVariant;
 use std::time::Duration;
 
 /// The harness source, the same file that lives in `benches/java/`.
@@ -11,17 +12,6 @@ const SOURCE: &str = include_str!("../../../../benches/java/BigIntegerBench.java
 /// `BigInteger.squareToLen` and `mulAdd` are private: the harness calls them through a
 /// `MethodHandle`, which needs `java.math` opened to it.
 const ADD_OPENS: [&str; 2] = ["--add-opens", "java.base/java.math=ALL-UNNAMED"];
-
-/// One JVM configuration.
-#[derive(Clone, Copy, Debug)]
-pub struct JvmVariant {
-    /// Row name of its primary mode.
-    pub name: &'static str,
-    /// `-XX:` flags selecting the intrinsics.
-    pub flags: &'static [&'static str],
-    /// What `UseSquareToLenIntrinsic` and `UseMulAddIntrinsic` must read inside the VM.
-    pub intrinsic: bool,
-}
 
 /// HotSpot with both intrinsics, and without (C2-compiled `implSquareToLen`/`implMulAdd`).
 pub const VARIANTS: [JvmVariant; 2] = [
@@ -45,20 +35,9 @@ pub const VARIANTS: [JvmVariant; 2] = [
     },
 ];
 
-impl JvmVariant {
-    /// Every option passed to `java`.
-    pub fn java_options(&self) -> Vec<&'static str> {
-        ADD_OPENS.iter().chain(self.flags).copied().collect()
-    }
-
-    /// The row name of `mode` (`primary`: the variant's own name).
-    pub fn row_name(&self, mode: &str, primary: &str) -> String {
-        if mode == primary {
-            self.name.to_string()
-        } else {
-            format!("{}/{mode}", self.name)
-        }
-    }
+/// Every option passed to `java` for `variant`: the module opening and its `-XX:` flags.
+pub fn java_options(variant: &JvmVariant) -> Vec<&'static str> {
+    ADD_OPENS.iter().chain(variant.flags).copied().collect()
 }
 
 /// One size and mode from one JVM process.
@@ -118,7 +97,7 @@ impl Harness {
         ];
         let stdout = self
             .program
-            .run(variant.name, &variant.java_options(), &args, timeout)?;
+            .run(variant.name, &java_options(variant), &args, timeout)?;
         let run = parse(&stdout)?;
         let wanted = variant.intrinsic.to_string();
         for (flag, value) in ["UseSquareToLenIntrinsic", "UseMulAddIntrinsic"]

@@ -20,7 +20,7 @@ use crate::{compile_time, jvm as java};
 mod measure;
 mod multi;
 mod output;
-mod plot;
+pub mod plot;
 mod sha256;
 mod streams;
 mod validate;
@@ -303,33 +303,26 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         &progress,
         |rep, external| {
             let Ok(harness) = &jvm else { return };
-            for k in 0..jvm_variants.len() {
-                let vi = rotated(k, rep, jvm_variants.len());
+            let order: Vec<usize> = (0..jvm_variants.len()).collect();
+            let name = |vi: usize| jvm_variants[vi].name;
+            crate::run_external_rows(rep, &order, &progress, name, &mut jvm_errors, |vi, _| {
                 let variant = &jvm_variants[vi];
-                progress.set_message(variant.name);
-                match harness.run(variant, &sizes, budgets.jvm_warmup, budgets.jvm_sample) {
-                    Ok(run) => {
-                        java_version.get_or_insert(run.java_version.clone());
-                        for s in &run.samples {
-                            let Some(si) = sizes.iter().position(|&x| x == s.size) else {
-                                continue;
-                            };
-                            if s.digest != openssl_hex[si] {
-                                wrong_digest.get_or_insert(format!(
-                                    "{} hashed {} bytes to {}, OpenSSL to {}",
-                                    variant.name, s.size, s.digest, openssl_hex[si]
-                                ));
-                            }
-                            external.record(vi, si, s.size as f64 / (s.mb_per_s * 1e6));
-                        }
+                let run = harness.run(variant, &sizes, budgets.jvm_warmup, budgets.jvm_sample)?;
+                java_version.get_or_insert(run.java_version.clone());
+                for s in &run.samples {
+                    let Some(si) = sizes.iter().position(|&x| x == s.size) else {
+                        continue;
+                    };
+                    if s.digest != openssl_hex[si] {
+                        wrong_digest.get_or_insert(format!(
+                            "{} hashed {} bytes to {}, OpenSSL to {}",
+                            variant.name, s.size, s.digest, openssl_hex[si]
+                        ));
                     }
-                    Err(e) => {
-                        jvm_errors[vi].get_or_insert(e);
-                    }
+                    external.record(vi, si, s.size as f64 / (s.mb_per_s * 1e6));
                 }
-                progress.set_message("");
-                progress.inc(1);
-            }
+                Ok(())
+            });
         },
     );
     progress.finish_and_clear();

@@ -143,15 +143,25 @@ fn throughput_table(report: &BenchReport) -> (Vec<String>, Vec<Vec<String>>) {
                     .filter(|_| row.absent.is_none());
                 line.push(cyc.map_or("—".into(), |c| format!("{c:.0}")));
             }
-            line.push(
-                row.compile
-                    .as_ref()
-                    .map_or("—".into(), |c| format!("{:.2}", c.total_us / 1e3)),
-            );
+            line.push(compile_ms(row.compile.as_ref()));
             line
         })
         .collect();
     (headers, body)
+}
+
+/// A row's compile time in milliseconds, or `—`.
+pub fn compile_ms(compile: Option<&CompileTime>) -> String {
+    compile.map_or("—".into(), |c| format!("{:.2}", c.total_us / 1e3))
+}
+
+/// What a note says after its method when the budgets were `--quick`'s.
+pub fn quick_note(quick: bool) -> &'static str {
+    if quick {
+        " --quick budgets: not for quoting."
+    } else {
+        ""
+    }
 }
 
 fn notes(report: &BenchReport) -> Vec<String> {
@@ -162,11 +172,7 @@ fn notes(report: &BenchReport) -> Vec<String> {
          in the same repetition.{}",
         m.reps,
         m.sample_ms,
-        if m.quick {
-            " --quick budgets: not for quoting."
-        } else {
-            ""
-        }
+        quick_note(m.quick)
     )];
     lines.push(format!(
         "schedlab/default = the Md5 library's configuration ({}); every other schedlab/* row \

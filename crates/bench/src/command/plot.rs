@@ -29,6 +29,33 @@ pub fn draw(path: &Path, report: &BenchReport) -> Result<(), String> {
     )
 }
 
+/// The x-axis labels of categories drawn at 0, 1, 2, …: the name at a whole position, nothing
+/// between.
+pub fn category_labels(names: Vec<String>) -> impl Fn(&f64) -> String {
+    move |x: &f64| {
+        let k = x.round();
+        if (x - k).abs() < 1e-6 && k >= 0.0 {
+            names.get(k as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// Draws `chart`'s series legend at `position`, on a translucent white box with a black border.
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
 /// One implementation's bars, one value per group.
 pub struct Series {
     /// Legend entry.
@@ -77,15 +104,7 @@ pub fn bars(path: &Path, chart_spec: &Bars<'_>) -> Result<(), String> {
         .y_label_area_size(64)
         .build_cartesian_2d(-0.5f64..(n_sizes as f64 - 0.5), 0f64..max * 1.1)
         .map_err(|e| e.to_string())?;
-    let groups = chart_spec.groups;
-    let x_label = move |x: &f64| {
-        let k = x.round();
-        if (x - k).abs() < 1e-6 && k >= 0.0 {
-            groups.get(k as usize).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
+    let x_label = category_labels(chart_spec.groups.to_vec());
     chart
         .configure_mesh()
         .disable_x_mesh()

@@ -4,8 +4,8 @@
 //! Ratios are to the best schedlab row of the same size, taken within each repetition.
 //! The rows live in [`crate::sha256`]; this file chooses them and prints.
 
-use super::output::{json_text, size_label, table};
-use super::{BenchArgs, Budgets, Format, parse_sizes, rotated};
+use super::output::{json_text, quick_note, size_label, table};
+use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
 use crate::Samples;
 use crate::host::{cpu_model, load_average, progress_bar};
@@ -195,50 +195,49 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         rows: &in_process,
         buffers: &buffers,
     };
+    let runnable_rows: Vec<usize> = (0..children.len())
+        .filter(|&ci| children[ci].1.is_none())
+        .collect();
     let samples = crate::run(
         &mut work,
         &budgets.measurement(),
         children.len(),
         &progress,
         |rep, external| {
-            for k in 0..children.len() {
-                let ci = rotated(k, rep, children.len());
-                let (child, absent) = &children[ci];
-                if absent.is_some() {
-                    continue;
-                }
-                progress.set_message(child.name);
-                let (warmup, budget) = if child.kind == Kind::Jvm {
-                    (budgets.jvm_warmup, budgets.jvm_sample)
-                } else {
-                    (budgets.sample, budgets.sample)
-                };
-                match child.run(&context, &sizes, warmup, budget) {
-                    Ok(run) => {
-                        infos[ci].get_or_insert_with(|| {
-                            run.info
-                                .iter()
-                                .map(|(k, v)| format!("{k}={v}"))
-                                .collect::<Vec<_>>()
-                                .join(" ")
-                        });
-                        if let Err(e) = rows_mod::check_child_digests(child.name, &run) {
-                            wrong_digest.get_or_insert(e);
-                        }
-                        for s in &run.samples {
-                            let Some(si) = sizes.iter().position(|&x| x == s.size) else {
-                                continue;
-                            };
-                            external.record(ci, si, s.size as f64 / (s.mb_per_s * 1e6));
-                        }
+            let name = |ci: usize| children[ci].0.name;
+            crate::run_external_rows(
+                rep,
+                &runnable_rows,
+                &progress,
+                name,
+                &mut errors,
+                |ci, _| {
+                    let child = &children[ci].0;
+                    let (warmup, budget) = if child.kind == Kind::Jvm {
+                        (budgets.jvm_warmup, budgets.jvm_sample)
+                    } else {
+                        (budgets.sample, budgets.sample)
+                    };
+                    let run = child.run(&context, &sizes, warmup, budget)?;
+                    infos[ci].get_or_insert_with(|| {
+                        run.info
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    });
+                    if let Err(e) = rows_mod::check_child_digests(child.name, &run) {
+                        wrong_digest.get_or_insert(e);
                     }
-                    Err(e) => {
-                        errors[ci].get_or_insert(e);
+                    for s in &run.samples {
+                        let Some(si) = sizes.iter().position(|&x| x == s.size) else {
+                            continue;
+                        };
+                        external.record(ci, si, s.size as f64 / (s.mb_per_s * 1e6));
                     }
-                }
-                progress.set_message("");
-                progress.inc(1);
-            }
+                    Ok(())
+                },
+            );
         },
     );
     progress.finish_and_clear();
@@ -587,11 +586,7 @@ impl Report {
              ÷ the best schedlab row's at that size in the same repetition.{}",
             self.reps,
             self.sample_ms,
-            if self.quick {
-                " --quick budgets: not for quoting."
-            } else {
-                ""
-            }
+            quick_note(self.quick)
         )];
         lines.push(format!(
             "schedlab/<strategy> = the sha256 kernel JIT-compiled with the pipeline's default \

@@ -291,16 +291,9 @@ fn measure_bigint(
         .iter()
         .map(|f| bigint::Bench::new(kernel, f, quick))
         .collect();
-    let mut per_rep: Vec<Vec<Vec<f64>>> = vec![Vec::new(); functions.len()];
-    let mut clocks = Vec::new();
-    for rep in 0..budgets.reps as usize {
-        for k in 0..functions.len() {
-            let i = rotated(k, rep, functions.len());
-            let ghz = probe_clock(contention)?;
-            clocks.push(ghz);
-            per_rep[i].push(benches[i].cycles_per_call(&functions[i], ghz));
-        }
-    }
+    let (per_rep, clocks) = clocked_samples(functions.len(), &budgets, contention, |i, ghz| {
+        Ok(benches[i].cycles_per_call(&functions[i], ghz))
+    })?;
     let fits = per_rep
         .iter()
         .zip(&benches)
@@ -319,6 +312,27 @@ fn probe_clock(contention: &mut Contention) -> Result<f64, CliError> {
         .filter_map(|_| measure::effective_clock_ghz())
         .reduce(f64::max)
         .ok_or_else(|| CliError::failure("no effective-clock probe on this host"))
+}
+
+/// One sample per row and repetition, rows in an order rotated per repetition, each taken by
+/// `sample(row, ghz)` right after a clock probe. Returns the samples per row and every probe.
+fn clocked_samples<T: Clone>(
+    rows: usize,
+    budgets: &Budgets,
+    contention: &mut Contention,
+    mut sample: impl FnMut(usize, f64) -> Result<T, CliError>,
+) -> Result<(Vec<Vec<T>>, Vec<f64>), CliError> {
+    let mut samples = vec![Vec::new(); rows];
+    let mut clocks = Vec::new();
+    for rep in 0..budgets.reps as usize {
+        for k in 0..rows {
+            let i = rotated(k, rep, rows);
+            let ghz = probe_clock(contention)?;
+            clocks.push(ghz);
+            samples[i].push(sample(i, ghz)?);
+        }
+    }
+    Ok((samples, clocks))
 }
 
 struct Measured {
@@ -359,22 +373,15 @@ fn measure_md5(
     for e in &engines {
         measure::calibrate(e, &data, budgets.sample);
     }
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); engines.len()];
-    let mut clocks = Vec::new();
-    for rep in 0..budgets.reps as usize {
-        for k in 0..engines.len() {
-            let i = rotated(k, rep, engines.len());
-            let ghz = probe_clock(contention)?;
-            clocks.push(ghz);
-            // The fastest of several single hashes (≈1.6 ms each): on a shared machine a
-            // longer sample is always cut by other processes' time slices, which only ever
-            // make a sample slower; the clock probe is taken the same way.
-            let fastest = (0..SINGLE_HASHES)
-                .map(|_| measure::time_hashes(&engines[i], &data, 1).as_secs_f64())
-                .fold(f64::INFINITY, f64::min);
-            samples[i].push(fastest * ghz * 1e9 / BLOCKS);
-        }
-    }
+    let (samples, clocks) = clocked_samples(engines.len(), &budgets, contention, |i, ghz| {
+        // The fastest of several single hashes (≈1.6 ms each): on a shared machine a longer
+        // sample is always cut by other processes' time slices, which only ever make a sample
+        // slower; the clock probe is taken the same way.
+        let fastest = (0..SINGLE_HASHES)
+            .map(|_| measure::time_hashes(&engines[i], &data, 1).as_secs_f64())
+            .fold(f64::INFINITY, f64::min);
+        Ok(fastest * ghz * 1e9 / BLOCKS)
+    })?;
     Ok(Measured {
         per_strategy: samples.iter().map(|s| measure::median(s)).collect(),
         clocks,

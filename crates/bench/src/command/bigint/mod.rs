@@ -16,7 +16,7 @@ mod output;
 
 use super::impls::Kind;
 use super::output::Meta;
-use super::{BenchArgs, BenchKernel, Budgets, KernelChoice, rotated};
+use super::{BenchArgs, BenchKernel, Budgets, KernelChoice};
 use crate::CliError;
 use impls::{Expected, NUM_BIGINT, Operand, Work};
 use output::{BigCell, BigReport, BigRow};
@@ -244,51 +244,49 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         &progress,
         |rep, external| {
             let Ok(harness) = &jvm else { return };
-            for k in 0..run_variants.len() {
-                let vi = run_variants[rotated(k, rep, run_variants.len())];
-                let variant = &java::VARIANTS[vi];
-                progress.set_message(variant.name);
-                let labels: Vec<String> = sizes.iter().map(|s| s.label.clone()).collect();
-                let result = harness.run(
-                    variant,
-                    &labels,
-                    &variant_modes[vi],
-                    budgets.jvm_warmup,
-                    budgets.jvm_sample,
-                );
-                match result {
-                    Ok(run) => {
-                        java_version.get_or_insert(run.java_version.clone());
-                        for (mode, reason) in &run.skipped {
-                            jvm_errors[vi].get_or_insert(format!("mode {mode} skipped: {reason}"));
-                        }
-                        for s in &run.samples {
-                            let Some(si) = sizes.iter().position(|x| x.label == s.size) else {
-                                continue;
-                            };
-                            let Some(jr) = jvm_rows
-                                .iter()
-                                .position(|r| r.variant == vi && r.mode == s.mode)
-                            else {
-                                continue;
-                            };
-                            if s.digest != expected[si].digest {
-                                wrong_result.get_or_insert(format!(
-                                    "{} ({}) gave a result hashing to {} at size {}, schedlab's \
-                                     reference to {}",
-                                    variant.name, s.mode, s.digest, s.size, expected[si].digest
-                                ));
-                            }
-                            external.record(jr, si, s.ns_per_op * 1e-9);
-                        }
+            let name = |vi: usize| java::VARIANTS[vi].name;
+            crate::run_external_rows(
+                rep,
+                &run_variants,
+                &progress,
+                name,
+                &mut jvm_errors,
+                |vi, note| {
+                    let variant = &java::VARIANTS[vi];
+                    let labels: Vec<String> = sizes.iter().map(|s| s.label.clone()).collect();
+                    let run = harness.run(
+                        variant,
+                        &labels,
+                        &variant_modes[vi],
+                        budgets.jvm_warmup,
+                        budgets.jvm_sample,
+                    )?;
+                    java_version.get_or_insert(run.java_version.clone());
+                    for (mode, reason) in &run.skipped {
+                        note.get_or_insert(format!("mode {mode} skipped: {reason}"));
                     }
-                    Err(e) => {
-                        jvm_errors[vi].get_or_insert(e);
+                    for s in &run.samples {
+                        let Some(si) = sizes.iter().position(|x| x.label == s.size) else {
+                            continue;
+                        };
+                        let Some(jr) = jvm_rows
+                            .iter()
+                            .position(|r| r.variant == vi && r.mode == s.mode)
+                        else {
+                            continue;
+                        };
+                        if s.digest != expected[si].digest {
+                            wrong_result.get_or_insert(format!(
+                                "{} ({}) gave a result hashing to {} at size {}, schedlab's \
+                             reference to {}",
+                                variant.name, s.mode, s.digest, s.size, expected[si].digest
+                            ));
+                        }
+                        external.record(jr, si, s.ns_per_op * 1e-9);
                     }
-                }
-                progress.set_message("");
-                progress.inc(1);
-            }
+                    Ok(())
+                },
+            );
         },
     );
     progress.finish_and_clear();
@@ -311,7 +309,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                     "measured in a separate JVM process per repetition ({} mode of \
                      BigIntegerBench.java): java {}",
                     jr.mode,
-                    variant.java_options().join(" ")
+                    java::java_options(variant).join(" ")
                 );
                 let all_failed = (0..sizes.len()).all(|si| samples.finite(ri, si).is_empty());
                 let absent = match &jvm {

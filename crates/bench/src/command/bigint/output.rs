@@ -3,7 +3,9 @@
 
 use super::super::Format;
 use super::super::impls::Kind;
-use super::super::output::{Meta, Row, compile_json, json_text, machine_line, row_notes, table};
+use super::super::output::{
+    Meta, Row, compile_json, compile_ms, json_text, machine_line, quick_note, row_notes, table,
+};
 use super::super::plot::{Bars, Series, bars};
 use super::Reference;
 use serde_json::{Value, json};
@@ -124,11 +126,7 @@ pub fn render(report: &BigReport, format: Format) -> String {
                 .and_then(|c| c.cycles_per_step)
                 .filter(|_| row.absent.is_none());
             line.push(cyc.map_or("—".into(), |c| format!("{c:.2}")));
-            line.push(
-                row.compile
-                    .as_ref()
-                    .map_or("—".into(), |c| format!("{:.2}", c.total_us / 1e3)),
-            );
+            line.push(compile_ms(row.compile.as_ref()));
             line
         })
         .collect();
@@ -219,11 +217,7 @@ fn notes(report: &BigReport, primary: Reference) -> Vec<String> {
              thread.{}",
             m.reps,
             m.sample_ms,
-            if m.quick {
-                " --quick budgets: not for quoting."
-            } else {
-                ""
-            }
+            quick_note(m.quick)
         ),
         format!(
             "(×) = speed-up over {}: median over repetitions of its ns ÷ the row's ns in the \

@@ -12,8 +12,8 @@
 //!
 //! **Static**: the very code timed, costed by every model ([`super::static_figures`]).
 
-use super::super::{Budgets, measure, rotated};
-use super::{ValidationRow, probe_clock, quiet::Contention, static_figures};
+use super::super::{Budgets, measure};
+use super::{ValidationRow, clocked_samples, quiet::Contention, static_figures};
 use crate::CliError;
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Type, types};
@@ -211,22 +211,15 @@ pub fn rows(
             c.call(a)?;
         }
     }
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); LOOPS.len()];
-    let mut clocks = Vec::new();
-    for rep in 0..budgets.reps as usize {
-        for k in 0..LOOPS.len() {
-            let i = rotated(k, rep, LOOPS.len());
-            let ghz = probe_clock(contention)?;
-            clocks.push(ghz);
-            let mut fastest = f64::INFINITY;
-            for _ in 0..SINGLE_CALLS {
-                let start = Instant::now();
-                compiled[i].call(&args[i])?;
-                fastest = fastest.min(start.elapsed().as_secs_f64());
-            }
-            samples[i].push(fastest * ghz * 1e9 / LOOPS[i].iterations);
+    let (samples, clocks) = clocked_samples(LOOPS.len(), &budgets, contention, |i, ghz| {
+        let mut fastest = f64::INFINITY;
+        for _ in 0..SINGLE_CALLS {
+            let start = Instant::now();
+            compiled[i].call(&args[i])?;
+            fastest = fastest.min(start.elapsed().as_secs_f64());
         }
-    }
+        Ok(fastest * ghz * 1e9 / LOOPS[i].iterations)
+    })?;
     let rows = LOOPS
         .iter()
         .zip(&compiled)

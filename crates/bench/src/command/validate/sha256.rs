@@ -8,8 +8,10 @@
 //! effective clock probed right before the row; the median over repetitions is reported.
 //! **Static**: the very code timed (host features), costed by every model.
 
-use super::super::{Budgets, measure, rotated};
-use super::{BLOCKS, Figure, MESSAGE, SINGLE_HASHES, ValidationRow, probe_clock, static_figures};
+use super::super::{Budgets, measure};
+use super::{
+    BLOCKS, Figure, MESSAGE, SINGLE_HASHES, ValidationRow, clocked_samples, static_figures,
+};
 use crate::CliError;
 use crate::sha256::{Sha256Kernel, sha2_digest};
 use schedlab_backend::pipeline::PipelineConfig;
@@ -47,23 +49,16 @@ pub fn rows(
             black_box(k.digest(black_box(&data)));
         }
     }
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); kernels.len()];
-    let mut clocks = Vec::new();
-    for rep in 0..budgets.reps as usize {
-        for k in 0..kernels.len() {
-            let i = rotated(k, rep, kernels.len());
-            let ghz = probe_clock(contention)?;
-            clocks.push(ghz);
-            let fastest = (0..SINGLE_HASHES)
-                .map(|_| {
-                    let start = Instant::now();
-                    black_box(kernels[i].digest(black_box(&data)));
-                    start.elapsed().as_secs_f64()
-                })
-                .fold(f64::INFINITY, f64::min);
-            samples[i].push(fastest * ghz * 1e9 / BLOCKS);
-        }
-    }
+    let (samples, clocks) = clocked_samples(kernels.len(), &budgets, contention, |i, ghz| {
+        let fastest = (0..SINGLE_HASHES)
+            .map(|_| {
+                let start = Instant::now();
+                black_box(kernels[i].digest(black_box(&data)));
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min);
+        Ok(fastest * ghz * 1e9 / BLOCKS)
+    })?;
     let rows = strategies
         .iter()
         .zip(&kernels)
