@@ -33,14 +33,8 @@ pub struct CheckArgs {
     /// Seed of the random cases.
     #[arg(long, default_value_t = 1321)]
     seed: u64,
-    /// Bounds-check elimination: off, merge (one check per block) or predicate (none in the
-    /// hot loop, with a checked fallback loop).
-    #[arg(long, default_value = "predicate", value_parser = parse_bce)]
-    bce: schedlab_passes::bce::BceLevel,
-    /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
-    /// elimination (keeps SHA-256's `W` in SSA values): on or off.
-    #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
-    forward_stores: crate::switch::Switch,
+    #[command(flatten)]
+    stages: crate::switch::StageArgs,
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
@@ -132,7 +126,7 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         let check = crate::check_clif::ClifCheck {
             strategies: strategies.clone(),
             targets: targets.clone(),
-            bce: args.bce,
+            bce: args.stages.bce,
             quiet: args.quiet,
         };
         crate::check_clif::run(&files, &check)
@@ -204,8 +198,8 @@ fn check_one(
     }
     let mut func = k.func.clone();
     let config = PipelineConfig {
-        bce: args.bce,
-        forward_stores: args.forward_stores.enabled(),
+        bce: args.stages.bce,
+        forward_stores: args.stages.forward_stores.enabled(),
         ..PipelineConfig::with_strategy(strategy)
     };
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
@@ -224,9 +218,4 @@ fn check_one(
             detail: v.mismatch.unwrap_or_default(),
         })
         .collect())
-}
-
-fn parse_bce(s: &str) -> Result<schedlab_passes::bce::BceLevel, String> {
-    s.parse()
-        .map_err(|e: schedlab_passes::bce::BceError| e.to_string())
 }

@@ -22,26 +22,13 @@ pub struct DumpArgs {
     /// register allocation).
     #[arg(long, value_enum, default_value_t = Stage::Sched)]
     stage: Stage,
-    /// Bounds-check elimination: off, merge (one check per block) or predicate (none in the
-    /// hot loop, with a checked fallback loop).
-    #[arg(long, default_value = "predicate", value_parser = parse_bce)]
-    bce: schedlab_passes::bce::BceLevel,
+    #[command(flatten)]
+    stages: crate::switch::StageArgs,
+    #[command(flatten)]
+    code: crate::switch::CodeArgs,
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     #[arg(long)]
     optimize: bool,
-    /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
-    /// elimination (keeps SHA-256's `W` in SSA values): on or off.
-    #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
-    forward_stores: crate::switch::Switch,
-    /// The checked slow path of predicated loops: `eager` compiles it in the same function,
-    /// `lazy` outlines it to a call as the `Md5` library's JIT does (the call's address is a
-    /// placeholder: the code is for measuring, not running).
-    #[arg(long, value_enum, default_value_t = crate::kernel::SlowPathMode::Eager)]
-    slow_path: crate::kernel::SlowPathMode,
-    /// CPU features of the compiled code: `level` (x86_64: `x86-64-v3`, the same rows on every
-    /// machine) or `native` (the host's detected features, as the `Md5` library's JIT uses).
-    #[arg(long, value_enum, default_value_t = crate::kernel::IsaMode::Level)]
-    isa: crate::kernel::IsaMode,
     /// Where reassociation puts a tree's constant: early (off the dependence chain) or late
     /// (last; on x86_64 a three-component `lea` on the chain).
     #[arg(long, value_enum, default_value_t = Constants::Early)]
@@ -82,8 +69,8 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         return Err(CliError::usage("dump takes one strategy and one target"));
     };
     let config = PipelineConfig {
-        bce: args.bce,
-        forward_stores: args.forward_stores.enabled(),
+        bce: args.stages.bce,
+        forward_stores: args.stages.forward_stores.enabled(),
         optimize: args.optimize,
         constants: match args.constants {
             Constants::Early => ConstantPlacement::Early,
@@ -97,7 +84,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         }
         let options = crate::report_real::with_heap_facts(
             &k,
-            args.slow_path.stage_options_isa(target, args.isa),
+            args.code.slow_path.stage_options_isa(target, args.code.isa),
         );
         let a = crate::report::compile_kernel(&k, target, &config, &options)
             .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
@@ -112,9 +99,4 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         println!("{}", text.trim_end());
     }
     Ok(())
-}
-
-fn parse_bce(s: &str) -> Result<schedlab_passes::bce::BceLevel, String> {
-    s.parse()
-        .map_err(|e: schedlab_passes::bce::BceError| e.to_string())
 }

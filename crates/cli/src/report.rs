@@ -35,10 +35,10 @@ pub struct ReportArgs {
     /// Also draw spills + reloads per strategy and target as a grouped bar chart (SVG).
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
-    /// Bounds-check elimination: off, merge (one check per block) or predicate (none in the
-    /// hot loop, with a checked fallback loop).
-    #[arg(long, default_value = "predicate", value_parser = parse_bce)]
-    bce: schedlab_passes::bce::BceLevel,
+    #[command(flatten)]
+    stages: crate::switch::StageArgs,
+    #[command(flatten)]
+    code: crate::switch::CodeArgs,
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling (the rows'
     /// strategy then reads `NAME+egraph`).
     #[arg(long)]
@@ -47,19 +47,6 @@ pub struct ReportArgs {
     /// simplifications matter as much as the order.
     #[arg(long, conflicts_with = "optimize")]
     optimize_both: bool,
-    /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
-    /// elimination (keeps SHA-256's `W` in SSA values): on or off.
-    #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
-    forward_stores: crate::switch::Switch,
-    /// The checked slow path of predicated loops: `eager` compiles it in the same function,
-    /// `lazy` outlines it to a call as the `Md5` library's JIT does (the call's address is a
-    /// placeholder: the code is for measuring, not running).
-    #[arg(long, value_enum, default_value_t = crate::kernel::SlowPathMode::Eager)]
-    slow_path: crate::kernel::SlowPathMode,
-    /// CPU features of the compiled code: `level` (x86_64: `x86-64-v3`, the same rows on every
-    /// machine) or `native` (the host's detected features, as the `Md5` library's JIT uses).
-    #[arg(long, value_enum, default_value_t = crate::kernel::IsaMode::Level)]
-    isa: crate::kernel::IsaMode,
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
@@ -320,12 +307,12 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         }
     }
     if args.optimum {
-        let slow_path = args.slow_path;
-        let isa = args.isa;
+        let slow_path = args.code.slow_path;
+        let isa = args.code.isa;
         let settings = crate::report_optimum::Settings {
             config: PipelineConfig {
-                bce: args.bce,
-                forward_stores: args.forward_stores.enabled(),
+                bce: args.stages.bce,
+                forward_stores: args.stages.forward_stores.enabled(),
                 optimize: args.optimize,
                 rewrites: !args.no_rewrites,
                 ..PipelineConfig::default()
@@ -393,7 +380,8 @@ fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs, problems: &mut Ve
     let name = crate::report_baseline::NAME;
     let built = crate::guard::catch(|| {
         let mut found = Vec::new();
-        let row = crate::report_baseline::row(k, target, args.isa.choice(), args.mca, &mut found);
+        let row =
+            crate::report_baseline::row(k, target, args.code.isa.choice(), args.mca, &mut found);
         (row, found)
     });
     match built {
@@ -421,8 +409,8 @@ fn report_row(
     problems: &mut Vec<String>,
 ) -> (Row, Option<Profile>) {
     let config = PipelineConfig {
-        bce: args.bce,
-        forward_stores: args.forward_stores.enabled(),
+        bce: args.stages.bce,
+        forward_stores: args.stages.forward_stores.enabled(),
         optimize,
         rewrites: !args.no_rewrites,
         ..PipelineConfig::with_strategy(strategy)
@@ -435,7 +423,7 @@ fn report_row(
     let strategy = label.as_str();
     let options = crate::report_real::measuring_options(
         k,
-        args.slow_path.stage_options_isa(target, args.isa),
+        args.code.slow_path.stage_options_isa(target, args.code.isa),
     );
     match compile_kernel_timed(k, target, &config, &options) {
         Ok((artifact, times)) => {
@@ -771,9 +759,4 @@ fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
-}
-
-fn parse_bce(s: &str) -> Result<schedlab_passes::bce::BceLevel, String> {
-    s.parse()
-        .map_err(|e: schedlab_passes::bce::BceError| e.to_string())
 }

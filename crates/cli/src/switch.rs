@@ -1,6 +1,41 @@
-//! `on`/`off` command-line switches for pipeline stages (`--forward-stores on|off`).
+//! The pipeline's command-line switches that `report`, `check` and `dump` share: `on`/`off`
+//! for a stage (`--forward-stores on|off`), the bounds-check level, and how the code is
+//! generated (`--slow-path`, `--isa`).
 
+use crate::kernel::{IsaMode, SlowPathMode};
 use schedlab_backend::pipeline::DEFAULT_FORWARD_STORES;
+use schedlab_passes::bce::{BceError, BceLevel};
+
+/// The IR stages' switches.
+#[derive(clap::Args, Debug)]
+pub struct StageArgs {
+    /// Bounds-check elimination: off, merge (one check per block) or predicate (none in the
+    /// hot loop, with a checked fallback loop).
+    #[arg(long, default_value = "predicate", value_parser = parse_bce)]
+    pub bce: BceLevel,
+    /// Store-to-load forwarding and dead scratch-store elimination after bounds-check
+    /// elimination (keeps SHA-256's `W` in SSA values): on or off.
+    #[arg(long, value_enum, default_value_t = Switch::default_forward_stores())]
+    pub forward_stores: Switch,
+}
+
+/// How the machine code is generated.
+#[derive(clap::Args, Debug)]
+pub struct CodeArgs {
+    /// The checked slow path of predicated loops: `eager` compiles it in the same function,
+    /// `lazy` outlines it to a call as the `Md5` library's JIT does (the call's address is a
+    /// placeholder: the code is for measuring, not running).
+    #[arg(long, value_enum, default_value_t = SlowPathMode::Eager)]
+    pub slow_path: SlowPathMode,
+    /// CPU features of the compiled code: `level` (x86_64: `x86-64-v3`, the same rows on every
+    /// machine) or `native` (the host's detected features, as the `Md5` library's JIT uses).
+    #[arg(long, value_enum, default_value_t = IsaMode::Level)]
+    pub isa: IsaMode,
+}
+
+fn parse_bce(s: &str) -> Result<BceLevel, String> {
+    s.parse().map_err(|e: BceError| e.to_string())
+}
 
 /// A pipeline stage turned on or off.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
