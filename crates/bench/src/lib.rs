@@ -32,5 +32,5 @@ mod runner;
 pub mod sha256;
 pub mod stats;
 
-pub use runner::{Budgets, External, Samples, Workload, rotated, run, run_external_rows};
+pub use runner::{Budgets, External, Grid, Samples, Workload, rotated, run, run_external_rows};
 pub use schedlab_sources::CliError;

@@ -14,6 +14,31 @@ pub trait Workload {
     fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration;
 }
 
+/// A [`Workload`] from a closure: `rows` × `sizes`, `time(row, size, iterations)` timing one
+/// sample.
+pub struct Grid<F> {
+    /// How many in-process rows.
+    pub rows: usize,
+    /// How many sizes.
+    pub sizes: usize,
+    /// The wall time of `iterations` iterations of a row at a size.
+    pub time: F,
+}
+
+impl<F: FnMut(usize, usize, u64) -> Duration> Workload for Grid<F> {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    fn sizes(&self) -> usize {
+        self.sizes
+    }
+
+    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
+        (self.time)(row, size, iterations)
+    }
+}
+
 /// How long a sample lasts and how many repetitions there are.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Budgets {

@@ -292,9 +292,12 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     let mut jvm_errors: Vec<Option<String>> = vec![None; jvm_variants.len()];
     let mut java_version = None;
     let mut wrong_digest = None;
-    let mut work = HashWork {
-        impls: &impls,
-        buffers: &buffers,
+    let mut work = crate::Grid {
+        rows: impls.len(),
+        sizes: buffers.len(),
+        time: |row: usize, size: usize, n: u64| {
+            measure::time_hashes(&impls[row], &buffers[size], n)
+        },
     };
     let samples = crate::run(
         &mut work,
@@ -423,26 +426,6 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     }
     print!("{}", output::render(&report, args.format));
     Ok(())
-}
-
-/// The in-process MD5 rows as the measurement loop sees them: implementation × message size.
-struct HashWork<'a> {
-    impls: &'a [RustImpl],
-    buffers: &'a [Vec<u8>],
-}
-
-impl crate::Workload for HashWork<'_> {
-    fn rows(&self) -> usize {
-        self.impls.len()
-    }
-
-    fn sizes(&self) -> usize {
-        self.buffers.len()
-    }
-
-    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
-        measure::time_hashes(&self.impls[row], &self.buffers[size], iterations)
-    }
 }
 
 /// Every in-process implementation must produce OpenSSL's digest before it is timed.

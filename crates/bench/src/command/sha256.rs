@@ -11,7 +11,7 @@ use crate::Samples;
 use crate::host::{cpu_model, load_average, progress_bar};
 use crate::md5::{Kind, buffer};
 use crate::sha256::{
-    self as rows_mod, ChildContext, ChildRow, HOTSPOT_NO_INTRINSIC, OPENSSL, OPENSSL_MASKED, Row,
+    self as rows_mod, ChildContext, ChildRow, HOTSPOT_NO_INTRINSIC, OPENSSL, OPENSSL_MASKED,
     SHA2_SOFT,
 };
 use serde_json::{Value, json};
@@ -66,24 +66,6 @@ struct Reported {
     note: Option<String>,
     absent: Option<String>,
     warning: Option<String>,
-}
-
-/// The in-process rows as the measurement loop sees them.
-struct Work<'a> {
-    rows: &'a [Row],
-    buffers: &'a [Vec<u8>],
-}
-
-impl crate::Workload for Work<'_> {
-    fn rows(&self) -> usize {
-        self.rows.len()
-    }
-    fn sizes(&self) -> usize {
-        self.buffers.len()
-    }
-    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
-        self.rows[row].time(&self.buffers[size], iterations)
-    }
 }
 
 /// Every row name `--impl` accepts.
@@ -191,9 +173,10 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let mut errors: Vec<Option<String>> = vec![None; children.len()];
     let mut infos: Vec<Option<String>> = vec![None; children.len()];
     let mut wrong_digest = None;
-    let mut work = Work {
-        rows: &in_process,
-        buffers: &buffers,
+    let mut work = crate::Grid {
+        rows: in_process.len(),
+        sizes: buffers.len(),
+        time: |row: usize, size: usize, n: u64| in_process[row].time(&buffers[size], n),
     };
     let runnable_rows: Vec<usize> = (0..children.len())
         .filter(|&ci| children[ci].1.is_none())

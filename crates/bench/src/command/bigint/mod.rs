@@ -20,7 +20,6 @@ use super::{BenchArgs, BenchKernel, Budgets, KernelChoice};
 use crate::CliError;
 use impls::{Expected, NUM_BIGINT, Operand, Work};
 use output::{BigCell, BigReport, BigRow};
-use std::time::Duration;
 
 /// The reference rows ratios are taken against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,26 +104,6 @@ fn parse_impl_filter(
         }
     }
     Ok(Some(names))
-}
-
-/// The in-process rows as the measurement loop sees them: row × operand.
-struct BigWork<'a> {
-    rows: &'a [impls::BigImpl],
-    work: Vec<Work>,
-}
-
-impl crate::Workload for BigWork<'_> {
-    fn rows(&self) -> usize {
-        self.rows.len()
-    }
-
-    fn sizes(&self) -> usize {
-        self.work.len()
-    }
-
-    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
-        self.rows[row].time(&mut self.work[size], iterations)
-    }
 }
 
 /// One JVM row: a variant's mode.
@@ -224,13 +203,15 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         sizes.len() * rows.len() + budgets.reps as usize * (sizes.len() * rows.len() + jvm_runs);
     let progress = super::progress_bar(steps as u64, "bench");
 
-    let mut work = BigWork {
-        rows: &rows,
-        work: sizes
-            .iter()
-            .map(|op| Work::new(kernel, op))
-            .collect::<Result<_, _>>()
-            .map_err(CliError::failure)?,
+    let mut operands: Vec<Work> = sizes
+        .iter()
+        .map(|op| Work::new(kernel, op))
+        .collect::<Result<_, _>>()
+        .map_err(CliError::failure)?;
+    let mut work = crate::Grid {
+        rows: rows.len(),
+        sizes: operands.len(),
+        time: |row: usize, size: usize, n: u64| rows[row].time(&mut operands[size], n),
     };
     // Rows: the in-process rows, then the JVM rows (external, recorded between repetitions;
     // a repetition whose JVM run failed keeps NaN). Samples are seconds per call.
