@@ -315,29 +315,47 @@ pub fn report_json(report: &BenchReport) -> Value {
         })
         .collect();
     let compile = compile_json(&report.rows);
+    let mut meta = meta_json(m);
+    meta.insert(
+        "clock_method".into(),
+        json!("dependent add-reg-reg chain, median over repetitions"),
+    );
+    meta.insert(
+        "first_compile_fresh_process_us".into(),
+        json!(m.first_compile_us),
+    );
+    meta.insert("mb".into(), json!("decimal (1e6 bytes)"));
+    meta.insert(
+        "ratio".into(),
+        json!("median over repetitions of row / openssl in the same repetition"),
+    );
     json!({
-        "meta": {
-            "cpu": m.cpu,
-            "load_average_start": m.load_start,
-            "load_average_end": m.load_end,
-            "effective_clock_ghz": m.clock_ghz,
-            "clock_method": "dependent add-reg-reg chain, median over repetitions",
-            "reps": m.reps,
-            "sample_ms": m.sample_ms,
-            "jvm_warmup_ms": m.jvm_warmup_ms,
-            "jvm_sample_ms": m.jvm_sample_ms,
-            "compile_runs": m.compile_runs,
-            "first_compile_fresh_process_us": m.first_compile_us,
-            "java_version": m.java_version,
-            "quick": m.quick,
-            "schedlab_default_config": m.default_config,
-            "mb": "decimal (1e6 bytes)",
-            "ratio": "median over repetitions of row / openssl in the same repetition",
-        },
+        "meta": meta,
         "sizes": report.sizes,
         "rows": rows,
         "compile": compile,
     })
+}
+
+/// The run's settings and machine as JSON, the keys every bench's `meta` shares.
+pub fn meta_json(m: &Meta) -> serde_json::Map<String, Value> {
+    let Value::Object(meta) = json!({
+        "cpu": m.cpu,
+        "load_average_start": m.load_start,
+        "load_average_end": m.load_end,
+        "effective_clock_ghz": m.clock_ghz,
+        "reps": m.reps,
+        "sample_ms": m.sample_ms,
+        "jvm_warmup_ms": m.jvm_warmup_ms,
+        "jvm_sample_ms": m.jvm_sample_ms,
+        "compile_runs": m.compile_runs,
+        "java_version": m.java_version,
+        "quick": m.quick,
+        "schedlab_default_config": m.default_config,
+    }) else {
+        unreachable!("a JSON object literal")
+    };
+    meta
 }
 
 /// Formats the deterministic figures of `--callgrind`.

@@ -4,7 +4,8 @@
 use super::super::Format;
 use super::super::impls::Kind;
 use super::super::output::{
-    Meta, Row, compile_json, compile_ms, json_text, machine_line, quick_note, row_notes, table,
+    Meta, Row, compile_json, compile_ms, json_text, machine_line, meta_json, quick_note, row_notes,
+    table,
 };
 use super::super::plot::{Bars, Series, bars};
 use super::Reference;
@@ -310,25 +311,21 @@ pub fn report_json(report: &BigReport) -> Value {
         })
         .collect();
     let compile = compile_json(&report.rows);
+    let mut meta = meta_json(m);
+    meta.insert(
+        "ratio".into(),
+        json!(
+            "median over repetitions of reference ns / row ns in the same repetition \
+             (speed-up; > 1: the row is faster)"
+        ),
+    );
+    meta.insert(
+        "references".into(),
+        json!(Reference::ALL.map(Reference::row)),
+    );
     json!({
         "kernel": report.kernel,
-        "meta": {
-            "cpu": m.cpu,
-            "load_average_start": m.load_start,
-            "load_average_end": m.load_end,
-            "effective_clock_ghz": m.clock_ghz,
-            "reps": m.reps,
-            "sample_ms": m.sample_ms,
-            "jvm_warmup_ms": m.jvm_warmup_ms,
-            "jvm_sample_ms": m.jvm_sample_ms,
-            "compile_runs": m.compile_runs,
-            "java_version": m.java_version,
-            "quick": m.quick,
-            "schedlab_default_config": m.default_config,
-            "ratio": "median over repetitions of reference ns / row ns in the same repetition \
-                      (speed-up; > 1: the row is faster)",
-            "references": Reference::ALL.map(Reference::row),
-        },
+        "meta": meta,
         "sizes": report.labels(),
         "rows": rows,
         "compile": compile,
