@@ -34,3 +34,8 @@ pub mod stats;
 
 pub use runner::{Budgets, External, Grid, Samples, Workload, rotated, run, run_external_rows};
 pub use schedlab_sources::CliError;
+
+// The `bench` command's drivers (`command`) came from the command-line crate and name this
+// crate and the kernel plumbing by the paths they had there.
+extern crate self as schedlab_bench;
+use schedlab_sources::kernel;

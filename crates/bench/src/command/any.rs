@@ -3,7 +3,7 @@
 //! host, with stock Cranelift beside (`cranelift-speed`: the function as built, compiled at
 //! `opt_level=speed`, Cranelift's e-graph and no schedlab stage). Each call is judged first (a
 //! wrong result is an error row, never a time); the measuring is
-//! [`crate::calls::measure`]. Only arguments and output live here.
+//! [`crate::calls::measure`]; this file chooses the subjects and prints their rows.
 
 use super::output::{json_text, opt, table};
 use super::{BenchArgs, Budgets, Format};

@@ -1,4 +1,5 @@
-//! `schedlab bench`: schedlab's MD5 per configuration against `md-5`, OpenSSL's hand-written
+//! The `schedlab bench` command behind its arguments (the command line parses them into
+//! [`BenchArgs`]): schedlab's MD5 per configuration against `md-5`, OpenSSL's hand-written
 //! `MD5()` and HotSpot (with and without its intrinsic), timed in one run on one thread.
 //!
 //! Method: every row is warmed up and calibrated to a fixed per-sample time budget; then each

@@ -11,8 +11,8 @@
 use super::impls::{buffer, hex, openssl_digest};
 use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
-use crate::measure::time_loop;
 use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_bench::measure::time_loop;
 use schedlab_md5::{MultiCompressor, lane_config};
 use serde_json::json;
 use std::hint::black_box;
@@ -36,11 +36,10 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     openssl_sys::init();
     let sizes = parse_sizes(args.size.as_deref().unwrap_or("4k,1m"))?;
     let budgets = Budgets::new(args.quick, args.reps)?;
-    let wanted: Option<Vec<String>> = args.impls.as_deref().map(|s| {
-        schedlab_sources::kernel::split_list(s)
-            .map(str::to_string)
-            .collect()
-    });
+    let wanted: Option<Vec<String>> = args
+        .impls
+        .as_deref()
+        .map(|s| crate::kernel::split_list(s).map(str::to_string).collect());
     let mut rows = Vec::new();
     for groups in [1, 2] {
         for strategy in STRATEGIES {
@@ -75,7 +74,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         rows: &rows,
         buffers: &buffers,
     };
-    let samples = crate::run(
+    let samples = schedlab_bench::run(
         &mut work,
         &budgets.measurement(),
         0,
@@ -202,7 +201,7 @@ struct MultiWork<'a> {
     buffers: &'a [Vec<u8>],
 }
 
-impl crate::Workload for MultiWork<'_> {
+impl schedlab_bench::Workload for MultiWork<'_> {
     fn rows(&self) -> usize {
         self.rows.len() + 1
     }

@@ -17,8 +17,8 @@
 use super::impls::{buffer, hex, openssl_digest};
 use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
-use crate::measure::time_loop;
 use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_bench::measure::time_loop;
 use schedlab_md5::{
     Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, Md5, MultiCompressor,
     TieredEngine, lane_config,
@@ -83,11 +83,10 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             )));
         }
     };
-    let wanted: Option<Vec<String>> = args.impls.as_deref().map(|s| {
-        schedlab_sources::kernel::split_list(s)
-            .map(str::to_string)
-            .collect()
-    });
+    let wanted: Option<Vec<String>> = args
+        .impls
+        .as_deref()
+        .map(|s| crate::kernel::split_list(s).map(str::to_string).collect());
     let selected = |name: &str| wanted.as_ref().is_none_or(|w| w.iter().any(|n| n == name));
     let mut rows: Vec<Row> = STREAM_COUNTS
         .iter()
@@ -156,7 +155,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         rows: &rows,
         buffers: &buffers,
     };
-    let samples = crate::run(
+    let samples = schedlab_bench::run(
         &mut work,
         &budgets.measurement(),
         0,
@@ -387,7 +386,7 @@ struct StreamsWork<'a> {
     buffers: &'a [Vec<u8>],
 }
 
-impl crate::Workload for StreamsWork<'_> {
+impl schedlab_bench::Workload for StreamsWork<'_> {
     fn rows(&self) -> usize {
         self.rows.len() + 1
     }
