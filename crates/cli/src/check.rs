@@ -41,6 +41,10 @@ pub struct CheckArgs {
     /// elimination (keeps SHA-256's `W` in SSA values): on or off.
     #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
     forward_stores: crate::switch::Switch,
+    /// Skip the critical-path rewrites (masked merge, reassociation), as the `Md5` library's
+    /// lane kernels do.
+    #[arg(long)]
+    no_rewrites: bool,
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
@@ -206,6 +210,7 @@ fn check_one(
     let config = PipelineConfig {
         bce: args.bce,
         forward_stores: args.forward_stores.enabled(),
+        rewrites: !args.no_rewrites,
         ..PipelineConfig::with_strategy(strategy)
     };
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
