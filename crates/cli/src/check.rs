@@ -41,10 +41,13 @@ pub struct CheckArgs {
     /// elimination (keeps SHA-256's `W` in SSA values): on or off.
     #[arg(long, value_enum, default_value_t = crate::switch::Switch::default_forward_stores())]
     forward_stores: crate::switch::Switch,
-    /// Skip the critical-path rewrites (masked merge, reassociation), as the `Md5` library's
-    /// lane kernels do.
+    /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
+    /// Leave the preheader's conjunction of range tests as built by the rewrites (the `Md5`
+    /// library's lane kernels: `lane_config`).
+    #[arg(long)]
+    keep_conditions: bool,
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
@@ -211,6 +214,7 @@ fn check_one(
         bce: args.bce,
         forward_stores: args.forward_stores.enabled(),
         rewrites: !args.no_rewrites,
+        keep_conditions: args.keep_conditions,
         ..PipelineConfig::with_strategy(strategy)
     };
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;

@@ -1,8 +1,10 @@
 //! The library's eight-lane kernel, compiled with its own configuration ([`lane_config`]) for
 //! AArch64 and x86_64 at the fixed ISA level: the register allocator's spills and reloads stay
 //! within issue 35's goals (none on AArch64; at most a quarter of the 75 / 187 the kernel had on
-//! x86_64 before the word area). The counts are Cranelift's, the same on every host, so the test
-//! runs where CI runs the workspace natively (x86_64) and not again under qemu.
+//! x86_64 before the word area). Both depend on `lane_config` keeping the preheader's range
+//! tests as a chain (`keep_conditions`): reassociated, they leave 9 / 18 and 28 / 48. The counts
+//! are Cranelift's, the same on every host, so the test runs where CI runs the workspace
+//! natively (x86_64) and not again under qemu.
 #![cfg(target_arch = "x86_64")]
 
 use schedlab_backend::Target;
