@@ -565,6 +565,34 @@ fn a_throw_without_a_handler_fails_its_line_naming_the_tag() {
 }
 
 #[test]
+fn a_line_reaching_the_throw_entry_under_emulation_is_skipped_with_that_reason() {
+    // The qemu C harness has no throw entry (notes/clif-semantics.md, rule 9). Decided before
+    // anything runs, so no emulator is needed here.
+    let text = UNCAUGHT_THROW.replace(
+        "target x86_64",
+        "target aarch64\ntarget s390x\ntarget riscv64",
+    );
+    let (_dir, path) = write_temp("throw_under_emulation.clif", &text);
+    let out = schedlab(&[
+        "check",
+        "--kernel",
+        &path,
+        "--target",
+        "aarch64,s390x,riscv64",
+        "--strategy",
+        "source",
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    // Three lines × (off, source) × three targets.
+    assert_eq!(totals(&text), (0, 0, 18), "{text}");
+    assert!(
+        text.contains("provides only to native code on an x86_64 host"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_files_set_flags_reach_every_verifier_run() {
     let (out, text) = check_semantics_file("set_flags_reach_the_verifier.clif");
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
