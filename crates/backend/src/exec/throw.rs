@@ -133,7 +133,7 @@ pub(crate) extern "C" fn throw_entry(
     payload2: usize,
 ) -> ! {
     let (tables, report_word) = ACTIVE.get();
-    let aligned = |fp: usize| fp != 0 && fp % 16 == 0;
+    let aligned = |fp: usize| fp != 0 && fp.is_multiple_of(16);
     let walkable = aligned(entry_fp) && aligned(exit_fp) && exit_pc != 0 && exit_fp <= entry_fp;
     if !tables.is_null() && walkable {
         // SAFETY: `activate` set the pointer in this child; the tables outlive it.
