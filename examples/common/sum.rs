@@ -946,8 +946,11 @@ fn hex_equal(hex: &[u8], digest: &[u8]) -> bool {
     hex.eq_ignore_ascii_case(&expected)
 }
 
-/// Bytes the reader thread may hold ahead of the hashing (read, not yet hashed).
-const READ_AHEAD_BYTES: u64 = 24 << 20;
+/// Bytes the reader thread may hold ahead of the hashing (read, not yet hashed): the batch
+/// being hashed and the next one. Every buffer beyond the first two batches' is a recycled
+/// one, so this bounds the fresh memory the process faults in (each fresh page costs a
+/// kernel fault and zeroing: the system time GNU's one 32 KiB buffer does not have).
+const READ_AHEAD_BYTES: u64 = 2 * BATCH_BYTES;
 
 /// The reader thread's budget of bytes held ahead.
 #[derive(Default)]

@@ -5,7 +5,7 @@ use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::isa::TargetIsa;
-use cranelift_codegen::{Context, FinalizedMachReloc};
+use cranelift_codegen::{Context, FinalizedMachExceptionHandler, FinalizedMachReloc};
 
 /// Why compilation failed.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +41,22 @@ pub struct Compiled {
     pub vcode: String,
     /// Relocations the code needs (none for schedlab's kernels).
     pub relocs: Vec<FinalizedMachReloc>,
+    /// The call sites that have exception handlers (`try_call`s with at least one handler), in
+    /// code order: what a throw needs to find its handler in this function's frame.
+    pub exception_sites: Vec<ExceptionSite>,
+}
+
+/// One `try_call` of compiled code with its handlers (Cranelift's `FinalizedMachCallSite`,
+/// owned). Offsets are from the start of the function's code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExceptionSite {
+    /// Offset of the call's return address.
+    pub ret_addr: u32,
+    /// Bytes from the frame pointer down to the stack pointer at the call, when the backend
+    /// states it (the handler's stack pointer is the frame pointer minus this).
+    pub frame_offset: Option<u32>,
+    /// The handlers in the order they are tried: tags, then the catch-all if any.
+    pub handlers: Vec<FinalizedMachExceptionHandler>,
 }
 
 /// Runs Cranelift's e-graph optimiser on `func` for `target` (the explicit optimise stage).
@@ -130,11 +146,22 @@ pub fn compile_in_context(
     let code = compiled.code_buffer().to_vec();
     let vcode = compiled.vcode.clone().unwrap_or_default();
     let relocs = compiled.buffer.relocs().to_vec();
+    let exception_sites = compiled
+        .buffer
+        .call_sites()
+        .filter(|site| !site.exception_handlers.is_empty())
+        .map(|site| ExceptionSite {
+            ret_addr: site.ret_addr,
+            frame_offset: site.frame_offset,
+            handlers: site.exception_handlers.to_vec(),
+        })
+        .collect();
     Ok(Compiled {
         target,
         func: std::mem::replace(&mut ctx.func, Function::new()),
         code,
         vcode,
         relocs,
+        exception_sites,
     })
 }

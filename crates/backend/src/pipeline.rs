@@ -61,6 +61,9 @@ pub struct PipelineConfig {
     pub optimize: bool,
     /// Run the critical-path rewrites (masked merge, reassociation by ready time).
     pub rewrites: bool,
+    /// With the rewrites: leave trees of `i8` conditions (a predicated loop's preheader test)
+    /// as built instead of reassociating them ([`rewrite::RewriteOptions::keep_conditions`]).
+    pub keep_conditions: bool,
     /// Where reassociation puts a tree's folded constant (early: off the dependence chain).
     pub constants: ConstantPlacement,
     /// Strength-reduce the induction variables of predicated check-free loops
@@ -87,6 +90,7 @@ impl Default for PipelineConfig {
             forward_stores: DEFAULT_FORWARD_STORES,
             optimize: false,
             rewrites: true,
+            keep_conditions: false,
             constants: ConstantPlacement::Early,
             strength_reduce: true,
             strategy: DEFAULT_STRATEGY.to_string(),
@@ -372,6 +376,7 @@ pub fn run_ir_stages_verified_by(
                 constants: config.constants,
                 lean: !options.statistics,
                 aliases_resolved: resolved,
+                keep_conditions: config.keep_conditions,
             },
         );
         verify_stage(func, "rewrite")?;

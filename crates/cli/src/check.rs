@@ -35,6 +35,13 @@ pub struct CheckArgs {
     seed: u64,
     #[command(flatten)]
     stages: crate::switch::StageArgs,
+    /// Skip the critical-path rewrites (masked merge, reassociation).
+    #[arg(long)]
+    no_rewrites: bool,
+    /// Leave the preheader's conjunction of range tests as built by the rewrites (the `Md5`
+    /// library's lane kernels: `lane_config`).
+    #[arg(long)]
+    keep_conditions: bool,
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
@@ -200,6 +207,8 @@ fn check_one(
     let config = PipelineConfig {
         bce: args.stages.bce,
         forward_stores: args.stages.forward_stores.enabled(),
+        rewrites: !args.no_rewrites,
+        keep_conditions: args.keep_conditions,
         ..PipelineConfig::with_strategy(strategy)
     };
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;

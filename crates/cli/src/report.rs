@@ -50,6 +50,10 @@ pub struct ReportArgs {
     /// Skip the critical-path rewrites (masked merge, reassociation).
     #[arg(long)]
     no_rewrites: bool,
+    /// Leave the preheader's conjunction of range tests as built by the rewrites (the `Md5`
+    /// library's lane kernels: `lane_config`).
+    #[arg(long)]
+    keep_conditions: bool,
     /// After the rows, one table per target: per strategy the sum and geometric mean of
     /// spills, reloads and instructions, and wins/ties/losses against `source`; with
     /// `--baseline`, per program and overall against stock Cranelift instead (geometric-mean
@@ -315,6 +319,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
                 forward_stores: args.stages.forward_stores.enabled(),
                 optimize: args.optimize,
                 rewrites: !args.no_rewrites,
+                keep_conditions: args.keep_conditions,
                 ..PipelineConfig::default()
             },
             options: Box::new(move |target| slow_path.stage_options_isa(target, isa)),
@@ -413,6 +418,7 @@ fn report_row(
         forward_stores: args.stages.forward_stores.enabled(),
         optimize,
         rewrites: !args.no_rewrites,
+        keep_conditions: args.keep_conditions,
         ..PipelineConfig::with_strategy(strategy)
     };
     let label = if optimize {

@@ -273,3 +273,49 @@ block0(v0: i64, v1: i64):
     let shown = func.display().to_string();
     assert!(shown.contains("+4\n") && shown.contains("+10\n"), "{shown}");
 }
+
+/// A preheader's test as predicating bounds-check elimination builds it: one range test per
+/// array folded into the conjunction as it is made.
+const CONDITION_CHAIN: &str = "function %tests(i32, i32, i32, i32) -> i8 {
+block0(v0: i32, v1: i32, v2: i32, v3: i32):
+    v4 = icmp sge v0, v3
+    v5 = icmp slt v0, v1
+    v6 = band v4, v5
+    v7 = icmp sge v2, v1
+    v8 = band v6, v7
+    v9 = icmp slt v2, v3
+    v10 = band v8, v9
+    v11 = icmp slt v1, v3
+    v12 = band v10, v11
+    return v12
+}";
+
+#[test]
+fn conditions_are_kept_as_a_chain_only_when_asked() {
+    use schedlab_passes::rewrite::{RewriteOptions, run as rewrite};
+    let original = parse(CONDITION_CHAIN);
+    let mut kept = original.clone();
+    rewrite(
+        &mut kept,
+        &unit_latency,
+        RewriteOptions {
+            keep_conditions: true,
+            ..RewriteOptions::default()
+        },
+    );
+    verify(&kept);
+    assert_eq!(
+        kept.display().to_string(),
+        original.display().to_string(),
+        "the chain is left as built"
+    );
+    let mut rebuilt = original.clone();
+    let stats = rewrite(&mut rebuilt, &unit_latency, RewriteOptions::default());
+    verify(&rebuilt);
+    assert_eq!(stats.reassociate.trees, 1, "{}", rebuilt.display());
+    assert_ne!(
+        rebuilt.display().to_string(),
+        original.display().to_string(),
+        "by default the conjunction is reassociated by ready time"
+    );
+}

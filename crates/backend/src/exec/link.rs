@@ -2,7 +2,7 @@
 //! whose relocations connect calls between functions.
 
 use super::trampoline::build_trampoline;
-use super::{Call, Unit};
+use super::{Call, THROW_ENTRY, Unit, provides_throw_entry};
 use crate::compile::{Compiled, compile_with_isa};
 use crate::target::Target;
 use cranelift_codegen::ir::{ExternalName, Function, UserExternalName, UserFuncName};
@@ -14,6 +14,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// The external-name namespace that refers to a function of the same unit by its index.
 const UNIT_NAMESPACE: u32 = 1;
+
+/// The external-name namespace of the executor's own entries (index 0: [`THROW_ENTRY`]).
+const HOST_NAMESPACE: u32 = 2;
 
 /// One compiled function ready to be defined in a module.
 pub(crate) struct LinkFn {
@@ -37,6 +40,8 @@ pub(crate) struct Linked {
     trampoline_numbers: HashMap<(usize, usize), usize>,
     /// `(unit, function)` → why it (or a function it calls) cannot run.
     pub errors: HashMap<(usize, usize), String>,
+    /// Whether some linked function refers to [`THROW_ENTRY`] (then the module imports it).
+    pub uses_throw_entry: bool,
 }
 
 impl Linked {
@@ -56,6 +61,16 @@ impl Linked {
     /// Declares and defines every function in `module`; returns the ids (same order as
     /// `functions`).
     pub fn define_in<M: Module>(&self, module: &mut M) -> Result<Vec<FuncId>, String> {
+        let throw_entry = if self.uses_throw_entry {
+            let signature = throw_entry_signature(module.isa().default_call_conv());
+            Some(
+                module
+                    .declare_function(THROW_ENTRY, Linkage::Import, &signature)
+                    .map_err(|e| format!("declaring {THROW_ENTRY}: {e}"))?,
+            )
+        } else {
+            None
+        };
         let mut ids = Vec::with_capacity(self.functions.len());
         for f in &self.functions {
             let id = module
@@ -67,7 +82,7 @@ impl Linked {
         for (f, &id) in self.functions.iter().zip(&ids) {
             let mut relocs = Vec::with_capacity(f.compiled.relocs.len());
             for r in &f.compiled.relocs {
-                relocs.push(self.module_reloc(r, f, id, &ids)?);
+                relocs.push(self.module_reloc(r, f, id, &ids, throw_entry)?);
             }
             module
                 .define_function_bytes(id, alignment, &f.compiled.code, &relocs)
@@ -82,6 +97,7 @@ impl Linked {
         f: &LinkFn,
         id: FuncId,
         ids: &[FuncId],
+        throw_entry: Option<FuncId>,
     ) -> Result<ModuleReloc, String> {
         use cranelift_codegen::FinalizedRelocTarget;
         if let FinalizedRelocTarget::ExternalName(ExternalName::TestCase(name)) = &reloc.target {
@@ -89,6 +105,10 @@ impl Linked {
         }
         let mut r = ModuleReloc::from_mach_reloc(reloc, &f.compiled.func, id);
         if let ModuleRelocTarget::User { namespace, index } = r.name {
+            if let (HOST_NAMESPACE, 0, Some(entry)) = (namespace, index, throw_entry) {
+                r.name = ModuleRelocTarget::from(entry);
+                return Ok(r);
+            }
             if namespace != UNIT_NAMESPACE {
                 return Err(format!(
                     "{}: reference to an unknown function u{namespace}:{index}",
@@ -120,10 +140,12 @@ pub(crate) fn compile_units(
         trampolines: Vec::new(),
         trampoline_numbers: HashMap::new(),
         errors: HashMap::new(),
+        uses_throw_entry: false,
     };
+    let throw_entry = provides_throw_entry(target);
     for (u, unit) in units.iter().enumerate() {
         let results: Vec<Result<(LinkFn, Vec<usize>), String>> = (0..unit.functions.len())
-            .map(|i| compile_function(target, isa, u, unit, i))
+            .map(|i| compile_function(target, isa, u, unit, i, throw_entry))
             .collect();
         let errors = propagate_errors(&results);
         let mut called: Vec<usize> = calls
@@ -137,6 +159,7 @@ pub(crate) fn compile_units(
         for (i, (result, error)) in results.into_iter().zip(errors).enumerate() {
             match (result, error) {
                 (Ok((f, _)), None) => {
+                    linked.uses_throw_entry |= refers_to_throw_entry(&f.compiled);
                     signatures.insert(i, f.compiled.func.signature.clone());
                     linked.unit_functions.insert((u, i), linked.functions.len());
                     linked.functions.push(f);
@@ -187,13 +210,15 @@ fn compile_function(
     u: usize,
     unit: &Unit,
     i: usize,
+    throw_entry: bool,
 ) -> Result<(LinkFn, Vec<usize>), String> {
     // Calling conventions stay as written (a `tail` function keeps `return_call`) but for
     // `fast`, the reader's default, which becomes the target's ([`compile_in_context`]); the
     // trampoline, in the target's default convention, calls the function in its own.
     let mut func = unit.functions[i].clone();
     let name = func.name.to_string();
-    let callees = resolve_calls(&mut func, &unit.functions).map_err(|e| format!("{name}: {e}"))?;
+    let callees = resolve_calls(&mut func, &unit.functions, throw_entry)
+        .map_err(|e| format!("{name}: {e}"))?;
     let default_conv = isa.default_call_conv();
     let written_or_default = |sig: &mut cranelift_codegen::ir::Signature| {
         if sig.call_conv == CallConv::Fast {
@@ -270,9 +295,45 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// The signature [`THROW_ENTRY`] is declared with (Cranelift's runner's: entry frame pointer,
+/// exit frame pointer, exit pc, tag, two payloads).
+fn throw_entry_signature(call_conv: CallConv) -> cranelift_codegen::ir::Signature {
+    use cranelift_codegen::ir::{AbiParam, Signature, types};
+    let mut signature = Signature::new(call_conv);
+    for ty in [
+        types::I64,
+        types::I64,
+        types::I64,
+        types::I32,
+        types::I64,
+        types::I64,
+    ] {
+        signature.params.push(AbiParam::new(ty));
+    }
+    signature
+}
+
+/// Whether `compiled` has a relocation against [`THROW_ENTRY`].
+fn refers_to_throw_entry(compiled: &Compiled) -> bool {
+    use cranelift_codegen::FinalizedRelocTarget;
+    compiled.relocs.iter().any(|r| match &r.target {
+        FinalizedRelocTarget::ExternalName(ExternalName::User(u)) => {
+            let name = &compiled.func.params.user_named_funcs()[*u];
+            (name.namespace, name.index) == (HOST_NAMESPACE, 0)
+        }
+        _ => false,
+    })
+}
+
 /// Renames every `%name` (and `uN:M`) reference to a function of the same unit to
-/// `u1:<index>`, so the module can resolve it.
-fn resolve_calls(func: &mut Function, unit: &[Function]) -> Result<Vec<usize>, String> {
+/// `u1:<index>`, so the module can resolve it; with `throw_entry`, a reference to
+/// `%__cranelift_throw` that no function of the unit defines becomes the executor's entry
+/// (`u2:0`, bound to [`THROW_ENTRY`] when the module is linked).
+fn resolve_calls(
+    func: &mut Function,
+    unit: &[Function],
+    throw_entry: bool,
+) -> Result<Vec<usize>, String> {
     let mut callees = Vec::new();
     let refs: Vec<_> = func.dfg.ext_funcs.keys().collect();
     for fref in refs {
@@ -281,15 +342,19 @@ fn resolve_calls(func: &mut Function, unit: &[Function]) -> Result<Vec<usize>, S
             ExternalName::User(r) => UserFuncName::User(func.params.user_named_funcs()[*r].clone()),
             ExternalName::LibCall(_) | ExternalName::KnownSymbol(_) => continue,
         };
-        let index = unit
-            .iter()
-            .position(|f| f.name == target_name)
-            .ok_or_else(|| {
-                format!(
-                    "{} calls {target_name}, which is not a function of this file",
-                    func.name
-                )
-            })?;
+        let Some(index) = unit.iter().position(|f| f.name == target_name) else {
+            if throw_entry && target_name == UserFuncName::testcase(THROW_ENTRY) {
+                let entry = func
+                    .params
+                    .ensure_user_func_name(UserExternalName::new(HOST_NAMESPACE, 0));
+                func.dfg.ext_funcs[fref].name = ExternalName::User(entry);
+                continue;
+            }
+            return Err(format!(
+                "{} calls {target_name}, which is not a function of this file",
+                func.name
+            ));
+        };
         let new_ref = func
             .params
             .ensure_user_func_name(UserExternalName::new(UNIT_NAMESPACE, index as u32));

@@ -32,6 +32,8 @@ mod harness;
 pub mod isa;
 mod link;
 mod native;
+#[cfg(target_arch = "x86_64")]
+mod throw;
 mod trampoline;
 
 pub use link::panic_message;
@@ -51,6 +53,22 @@ pub const SLOT_BYTES: usize = 16;
 
 /// How long one call may run before it is stopped and reported as a timeout.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The name of the hostcall Cranelift's runner (cranelift-filetests' `function_runner.rs`)
+/// gives `try_call` code to throw with:
+/// `%__cranelift_throw(entry_fp, exit_fp, exit_pc, tag: i32, payload1, payload2)` walks the
+/// frames from `exit_fp` up to `entry_fp` and resumes at the first handler of `tag` (or a
+/// catch-all), the payloads in the `tail` convention's exception registers. A function of a
+/// [`Unit`] that calls it (or takes its address) and defines no function of that name gets the
+/// executor's entry where [`provides_throw_entry`] holds.
+pub const THROW_ENTRY: &str = "__cranelift_throw";
+
+/// Whether code for `target` run by this executor can call [`THROW_ENTRY`]: native code on an
+/// x86_64 host. Code run under qemu (the C harness) cannot; a call to it is
+/// [`Outcome::NotRun`] there, as any call of a name the unit does not define.
+pub fn provides_throw_entry(target: Target) -> bool {
+    cfg!(target_arch = "x86_64") && target.is_host()
+}
 
 /// A group of functions compiled and linked together (they may call each other by name).
 #[derive(Clone, Debug)]

@@ -20,6 +20,44 @@ use std::time::Duration;
 /// The child's exit status when it cannot map an array.
 const MAP_FAILED_STATUS: i32 = 3;
 
+/// The child's exit status when a throw through [`super::THROW_ENTRY`] found no handler; the
+/// shared mapping's report word says more ([`report`]).
+pub(super) const UNCAUGHT_THROW_STATUS: i32 = 4;
+
+/// The report word an uncaught throw leaves in the shared mapping: its tag in the low 32 bits
+/// and one of the flags.
+pub(super) mod report {
+    /// No frame between the throwing frame and the entry frame has a handler for the tag.
+    pub const NO_HANDLER: u64 = 1 << 32;
+    /// The throw's frame pointers delimit no frames (zero, misaligned, entry below exit).
+    pub const BAD_FRAMES: u64 = 1 << 33;
+
+    /// The failure of the call that ended with `word`.
+    pub fn message(word: u64) -> String {
+        let tag = word & 0xffff_ffff;
+        let entry = super::super::THROW_ENTRY;
+        if word & BAD_FRAMES != 0 {
+            format!(
+                "%{entry} was called with tag {tag} and frame pointers that delimit no frames \
+                 (entry_fp and exit_fp must be non-zero, 16-byte aligned, entry_fp >= exit_fp)"
+            )
+        } else if word & NO_HANDLER != 0 {
+            format!(
+                "uncaught exception: the throw of tag {tag} through %{entry} found no \
+                 handler for it (nor a catch-all) between the throwing frame and the entry frame"
+            )
+        } else {
+            format!("the child ended as after a throw through %{entry}, but left no report")
+        }
+    }
+}
+
+/// The exception tables [`super::THROW_ENTRY`] reads (x86_64 hosts; nothing elsewhere).
+#[cfg(target_arch = "x86_64")]
+use super::throw::ThrowTables;
+#[cfg(not(target_arch = "x86_64"))]
+struct ThrowTables;
+
 /// Runs `requests` natively. With `sample`, each call that returned is then repeated, the count
 /// doubling until one run of repeats takes at least `sample`, and that run's nanoseconds per
 /// call come back beside the outcome (arrays the call wrote are restored to the call's inputs
@@ -37,6 +75,7 @@ pub(crate) fn run(
     module
         .finalize_definitions()
         .map_err(|e| ExecError::Host(format!("finalising the JIT module: {e}")))?;
+    let throw_tables = throw_tables(&module, linked, &ids).map_err(ExecError::Host)?;
     let entries: Vec<Option<*const u8>> = requests
         .iter()
         .map(|r| {
@@ -46,18 +85,49 @@ pub(crate) fn run(
                 .map(|&k| module.get_finalized_function(ids[k]))
         })
         .collect();
-    let result = run_forked(&entries, requests, sample);
+    let result = run_forked(&entries, requests, sample, throw_tables.as_ref());
     // SAFETY: no pointer into the module's memory outlives this function (the children that
     // used them have exited).
     unsafe { module.free_memory() };
     result
 }
 
+/// The exception tables of the linked functions, built before the fork (the child must not
+/// allocate), when some function refers to [`super::THROW_ENTRY`].
+#[cfg(target_arch = "x86_64")]
+fn throw_tables(
+    module: &JITModule,
+    linked: &Linked,
+    ids: &[cranelift_module::FuncId],
+) -> Result<Option<ThrowTables>, String> {
+    if !linked.uses_throw_entry {
+        return Ok(None);
+    }
+    let functions = linked
+        .functions
+        .iter()
+        .zip(ids)
+        .map(|(f, &id)| (module.get_finalized_function(id), &f.compiled));
+    ThrowTables::new(functions).map(Some)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn throw_tables(
+    _: &JITModule,
+    _: &Linked,
+    _: &[cranelift_module::FuncId],
+) -> Result<Option<ThrowTables>, String> {
+    Ok(None)
+}
+
 /// The runtime helpers Cranelift's own runner provides to the code it runs: `pshufb`'s
-/// fallback, which x86_64 code calls for `shuffle`/`swizzle` without SSSE3.
+/// fallback, which x86_64 code calls for `shuffle`/`swizzle` without SSSE3, and the
+/// exception-throw entry ([`super::THROW_ENTRY`]).
 fn add_runtime_libcalls(builder: &mut JITBuilder) {
     #[cfg(target_arch = "x86_64")]
     builder.symbol("__cranelift_x86_pshufb", x86_pshufb as *const u8);
+    #[cfg(target_arch = "x86_64")]
+    builder.symbol(super::THROW_ENTRY, super::throw::throw_entry as *const u8);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = builder;
 }
@@ -183,6 +253,12 @@ impl<'a> Shared<'a> {
         self.base.cast()
     }
 
+    /// The word after the counter, where an uncaught throw leaves its [`report`].
+    fn throw_report(&self) -> *mut u64 {
+        // SAFETY: the header is `SLOT_BYTES` (16) long: the counter, then this word.
+        unsafe { self.base.add(8).cast() }
+    }
+
     fn bytes(&self, offset: usize, len: usize) -> Vec<u8> {
         // SAFETY: `offset .. offset + len` was laid out inside the mapping by `Shared::new`.
         unsafe { std::slice::from_raw_parts(self.base.add(offset), len) }.to_vec()
@@ -235,6 +311,7 @@ fn run_forked(
     entries: &[Option<*const u8>],
     requests: &[Request],
     sample: Option<Duration>,
+    throw_tables: Option<&ThrowTables>,
 ) -> Result<Vec<(RawOutcome, Option<f64>)>, ExecError> {
     let shared = Shared::new(requests)?;
     let n = requests.len();
@@ -261,7 +338,7 @@ fn run_forked(
         }
         if pid == 0 {
             // SAFETY: in the child; see `child`.
-            unsafe { child(&shared, entries, start, &mut mappings, sample) };
+            unsafe { child(&shared, entries, start, &mut mappings, sample, throw_tables) };
         }
         let mut status = 0;
         // SAFETY: waiting for our own child.
@@ -293,6 +370,11 @@ fn run_forked(
             RawOutcome::Trapped(signal_name(libc::WTERMSIG(status)))
         } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == MAP_FAILED_STATUS {
             RawOutcome::NotRun("mapping an array between guard pages failed".into())
+        } else if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == UNCAUGHT_THROW_STATUS {
+            // SAFETY: the child has exited; the word lies in the shared mapping.
+            RawOutcome::NotRun(report::message(unsafe {
+                shared.throw_report().read_volatile()
+            }))
         } else {
             RawOutcome::NotRun(format!("the child exited with status {status}"))
         });
@@ -318,14 +400,22 @@ fn run_forked(
 ///
 /// # Safety
 /// Only called in a freshly forked child; `entries` point to trampolines of the live module;
-/// `mappings` has room for the most arrays of any call.
+/// `mappings` has room for the most arrays of any call; `throw_tables` are the live module's.
 unsafe fn child(
     shared: &Shared,
     entries: &[Option<*const u8>],
     start: usize,
     mappings: &mut [*mut u8],
     sample: Option<Duration>,
+    throw_tables: Option<&ThrowTables>,
 ) -> ! {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(tables) = throw_tables {
+        // SAFETY: this child `_exit`s while the tables and the shared mapping are alive.
+        unsafe { tables.activate(shared.throw_report()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = throw_tables;
     for sig in [
         libc::SIGILL,
         libc::SIGSEGV,

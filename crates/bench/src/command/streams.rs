@@ -10,7 +10,9 @@
 //! one-stream row), and `block fn xL`, the lane kernel alone (`MultiCompressor::compress_lanes`
 //! over `L` buffers of the row's size in whole blocks: no padding, no engine), and `block fn
 //! xL regs`, the same kernel with store-to-load forwarding on (its transposed message words in
-//! registers instead of the word area the library re-reads). Every kernel is JIT-compiled
+//! registers instead of the word area the library re-reads), and `block fn xL reassociated
+//! tests`, the library's kernel with its preheader's range tests reassociated by the rewrites
+//! (the setting before `keep_conditions`; selected by name only, with `--impl`). Every kernel is JIT-compiled
 //! with the default configuration ([`lane_config`] of it for the lanes) before timing. Ratios are aggregate MB/s
 //! over OpenSSL's MB/s for one message of the same size, per repetition, then the median.
 
@@ -88,6 +90,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         .as_deref()
         .map(|s| crate::kernel::split_list(s).map(str::to_string).collect());
     let selected = |name: &str| wanted.as_ref().is_none_or(|w| w.iter().any(|n| n == name));
+    let named = |name: &str| wanted.as_ref().is_some_and(|w| w.iter().any(|n| n == name));
     let mut rows: Vec<Row> = STREAM_COUNTS
         .iter()
         .map(|&streams| Row {
@@ -109,6 +112,19 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             .map(|n| format!("x{lanes}/{n} streams"))
             .chain([format!("block fn x{lanes}")])
             .collect();
+        let reassociated = format!("block fn x{lanes} reassociated tests");
+        if named(&reassociated) {
+            let config = PipelineConfig {
+                keep_conditions: false,
+                ..lane_config(&PipelineConfig::default())
+            };
+            rows.push(Row {
+                kind: RowKind::BlockFunction {
+                    kernel: compile_lanes(&config, groups)?,
+                },
+                name: reassociated,
+            });
+        }
         let regs = format!("block fn x{lanes} regs");
         if selected(&regs) {
             let config = PipelineConfig::default();
@@ -145,7 +161,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     if rows.is_empty() {
         return Err(CliError::usage(
             "no md5-streams row selected (rows: lanes/N streams and xL/N streams for N in \
-             1,4,8,16,64 and L in 4,8,12,16, library (1 stream), block fn xL, block fn xL regs)",
+             1,4,8,16,64 and L in 4,8,12,16, library (1 stream), block fn xL, block fn xL regs, \
+             block fn xL reassociated tests)",
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();

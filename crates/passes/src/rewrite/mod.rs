@@ -63,6 +63,14 @@ pub struct RewriteOptions {
     /// bounds-check elimination and forwarding leave; checked in debug builds), so no operand
     /// is passed through `resolve_aliases`. The function that results is the same.
     pub aliases_resolved: bool,
+    /// Leave trees of `i8` conditions as built (reassociate only values). Predicating
+    /// bounds-check elimination tests a loop's ranges in its preheader as a chain
+    /// `all & (lo_ok & hi_ok)`, one lane or array at a time; rebuilt by ready time, the chain
+    /// becomes a balanced tree whose tests are all live at once. With many arrays (the
+    /// eight-lane MD5 kernel: 16 tests beside 8 offsets and 8 bounds) that exceeds the
+    /// general registers, and the allocator then keeps the loop's counter in a stack slot. A
+    /// preheader runs once per loop, so nothing is lost by keeping the chain.
+    pub keep_conditions: bool,
 }
 
 impl From<ConstantPlacement> for RewriteOptions {
@@ -84,22 +92,22 @@ pub fn run(
 ) -> RewriteStats {
     let options = options.into();
     if !options.lean {
-        return run_counting(func, latency, options.constants);
+        return run_counting(func, latency, options);
     }
     if options.aliases_resolved {
         debug_assert!(reads_no_alias(func));
-        let stats = run_lean_reading(func, latency, options.constants, Aliases::NoneRead);
+        let stats = run_lean_reading(func, latency, options, Aliases::NoneRead);
         debug_assert!(reads_no_alias(func));
         return stats;
     }
-    run_lean_reading(func, latency, options.constants, Aliases::Resolve)
+    run_lean_reading(func, latency, options, Aliases::Resolve)
 }
 
 /// [`run`] with full statistics.
 fn run_counting(
     func: &mut Function,
     latency: LatencyFn<'_>,
-    constants: ConstantPlacement,
+    options: RewriteOptions,
 ) -> RewriteStats {
     let identities = simplify_identities(func);
     let masked_merge = masked_merge(func, latency);
@@ -107,7 +115,14 @@ fn run_counting(
     // reassociated sum.
     let address = fold_address_offsets(func);
     remove_dead_pure_insts(func);
-    let reassociate = reassociate_with(func, latency, constants);
+    let reassociate = reassociate::reassociate_counting(
+        func,
+        latency,
+        options.constants,
+        true,
+        Aliases::Resolve,
+        options.keep_conditions,
+    );
     RewriteStats {
         masked_merge,
         reassociate,
@@ -120,14 +135,21 @@ fn run_counting(
 fn run_lean_reading(
     func: &mut Function,
     latency: LatencyFn<'_>,
-    constants: ConstantPlacement,
+    options: RewriteOptions,
     aliases: Aliases,
 ) -> RewriteStats {
     let identities = identities::simplify_identities_with(func, aliases);
     let mut masked_merge = masked_merge::rewrite_merges(func, latency, aliases);
     let address = fold_address_offsets(func);
     masked_merge.removed = remove_dead_pure_insts_with(func, aliases);
-    let reassociate = reassociate::reassociate_counting(func, latency, constants, false, aliases);
+    let reassociate = reassociate::reassociate_counting(
+        func,
+        latency,
+        options.constants,
+        false,
+        aliases,
+        options.keep_conditions,
+    );
     RewriteStats {
         masked_merge,
         reassociate,

@@ -17,6 +17,7 @@ use super::ready::{
 };
 use super::recurrence::Recurrences;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
+use cranelift_codegen::ir::types::I8;
 use cranelift_codegen::ir::{
     Block, Function, Inst, InstBuilder, InstructionData, Opcode, Type, Value, ValueDef,
 };
@@ -120,19 +121,21 @@ pub fn reassociate_with(
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
 ) -> ReassociateStats {
-    reassociate_counting(func, latency, constants, true, Aliases::Resolve)
+    reassociate_counting(func, latency, constants, true, Aliases::Resolve, false)
 }
 
 /// [`reassociate_with`]; without `shortening`, the trees' ready times before the rebuild are
 /// not computed and [`ReassociateStats::shortened`] and [`ReassociateStats::cycles_saved`]
 /// stay zero (the rebuilt function is the same). Operands are read as `aliases` says (the
-/// rebuild makes no alias).
+/// rebuild makes no alias). With `keep_conditions`, trees of `i8` conditions (the `band`s of a
+/// preheader's range tests) are left as built: see [`super::RewriteOptions::keep_conditions`].
 pub(crate) fn reassociate_counting(
     func: &mut Function,
     latency: LatencyFn<'_>,
     constants: ConstantPlacement,
     shortening: bool,
     aliases: Aliases,
+    keep_conditions: bool,
 ) -> ReassociateStats {
     let mut stats = ReassociateStats::default();
     let uses = use_counts_with(func, aliases);
@@ -149,7 +152,9 @@ pub(crate) fn reassociate_counting(
         let mut ready = super::ready::ready_map(func);
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
-            if is_root(func, block, inst, &uses) {
+            if is_root(func, block, inst, &uses)
+                && !(keep_conditions && func.dfg.value_type(func.dfg.first_result(inst)) == I8)
+            {
                 let before = original[func.dfg.first_result(inst)];
                 let tree = Tree {
                     block,
