@@ -3,7 +3,7 @@
 
 use schedlab_kernels::registry::KERNELS;
 use schedlab_passes::sched::optimum::brute::{exhaustive, random_problem};
-use schedlab_passes::sched::optimum::cut::cut_pressure_bound;
+use schedlab_passes::sched::optimum::cut::{cut_pressure_bound, cut_pressure_bound_near};
 use schedlab_passes::sched::optimum::{
     self, BlockProblem, SolveLimits, Status, length_lower_bound, pressure_lower_bound,
 };
@@ -38,6 +38,19 @@ fn optima_equal_exhaustive_search_on_random_dags() {
             cut <= truth.pressure && cut >= per_node,
             "seed {seed}: cut bound {cut}, per-node {per_node}, optimum {}",
             truth.pressure
+        );
+        // Started where an order peaks, over every point: the same bound; over a few points,
+        // never more.
+        let source = problem.source_order();
+        let near = cut_pressure_bound_near(&problem, 0, u32::MAX, None, Some(&source), usize::MAX);
+        assert_eq!(
+            near, cut,
+            "seed {seed}: the cuts near the source order's peaks"
+        );
+        let few = cut_pressure_bound_near(&problem, 0, u32::MAX, None, Some(&source), 2);
+        assert!(
+            few <= cut,
+            "seed {seed}: two cuts {few} above all of them {cut}"
         );
         cut_tight += usize::from(cut == truth.pressure);
         cut_above_per_node += usize::from(cut > per_node);

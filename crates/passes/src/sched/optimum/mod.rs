@@ -719,13 +719,15 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
                 dive_proven = true;
                 break;
             }
-            // Fewest live first, then longest tail first (SHA-256's block35: 44 to 43), each
-            // with half of what is left.
-            for prefer in [ideals::Prefer::FewestLive, ideals::Prefer::LongestTail] {
+            // Longest tail first (SHA-256's block35: 44 to 43; MD5's block23 30 to 29), then
+            // fewest live first, each with half of what is left.
+            for prefer in [ideals::Prefer::LongestTail, ideals::Prefer::FewestLive] {
                 ideal_steps += 1;
                 let now = Instant::now();
                 let until = match prefer {
-                    ideals::Prefer::FewestLive => now + deadline.saturating_duration_since(now) / 2,
+                    ideals::Prefer::LongestTail => {
+                        now + deadline.saturating_duration_since(now) / 2
+                    }
                     _ => deadline,
                 };
                 match ideals::order_within_preferring(
