@@ -719,7 +719,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
                 dive_proven = true;
                 break;
             }
-            // Longest tail first (SHA-256's block35: 44 to 43; MD5's block23 30 to 29), then
+            // Longest tail first (SHA-256's block343: 44 to 43; MD5's block23: 30 to 29), then
             // fewest live first, each with half of what is left.
             for prefer in [ideals::Prefer::LongestTail, ideals::Prefer::FewestLive] {
                 ideal_steps += 1;
