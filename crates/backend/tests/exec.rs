@@ -96,3 +96,75 @@ fn a_call_with_the_wrong_argument_types_is_refused() {
         "{err}"
     );
 }
+
+/// `%catch(tag)`: throws `tag` with payloads 42 and 100 through Cranelift's runner's entry
+/// from a callee; tag 1 is caught (100 - 42), any other tag is not.
+const THROWING: &str = "
+function %throw(i64, i32) tail {
+    fn0 = %__cranelift_throw(i64, i64, i64, i32, i64, i64)
+block0(v0: i64, v1: i32):
+    v2 = get_frame_pointer.i64
+    v3 = load.i64 v2
+    v4 = get_return_address.i64
+    v5 = iconst.i64 42
+    v6 = iconst.i64 100
+    call fn0(v0, v3, v4, v1, v5, v6)
+    return
+}
+
+function %catch_tag1(i64, i32) -> i64 tail {
+    sig0 = (i64, i32) tail
+    fn0 = %throw(i64, i32) tail
+block0(v0: i64, v1: i32):
+    try_call fn0(v0, v1), sig0, block1(), [ tag1: block2(exn0, exn1) ]
+block1:
+    v2 = iconst.i64 -1
+    return v2
+block2(v3: i64, v4: i64):
+    v5 = isub v4, v3
+    return v5
+}
+
+function %catch(i32) -> i64 {
+    fn0 = %catch_tag1(i64, i32) -> i64 tail
+block0(v0: i32):
+    v1 = get_frame_pointer.i64
+    v2 = call fn0(v1, v0)
+    return v2
+}
+";
+
+#[test]
+fn the_throw_entry_resumes_at_the_handler_and_an_uncaught_throw_fails_only_its_call() {
+    let target = Target::X86_64;
+    if !schedlab_backend::exec::provides_throw_entry(target) {
+        eprintln!("skipping: the executor provides the throw entry on an x86_64 host only");
+        return;
+    }
+    let functions = cranelift_reader::parse_functions(THROWING).expect("parses");
+    let mut builder = cranelift_codegen::settings::builder();
+    use cranelift_codegen::settings::Configurable;
+    builder
+        .set("preserve_frame_pointers", "true")
+        .expect("flag");
+    let flags = cranelift_codegen::settings::Flags::new(builder);
+    let isa = isa_with_flags(target, &flags, None).expect("isa");
+    let units = [Unit {
+        label: "as written".into(),
+        functions,
+    }];
+    let calls: Vec<Call> = [1, 2, 1]
+        .into_iter()
+        .map(|tag| Call::scalars(0, 2, &[DataValue::I32(tag)]))
+        .collect();
+    let outcomes = execute(target, &isa, &units, &calls).expect("executes");
+    assert_eq!(outcomes[0], returned(vec![DataValue::I64(58)]));
+    assert!(
+        matches!(&outcomes[1], Outcome::NotRun(why)
+            if why.starts_with("uncaught exception: the throw of tag 2")),
+        "{:?}",
+        outcomes[1]
+    );
+    // The uncaught throw ended only its child: the next call runs and catches.
+    assert_eq!(outcomes[2], returned(vec![DataValue::I64(58)]));
+}

@@ -28,6 +28,15 @@ pub enum Reach {
 struct Search<'a> {
     problem: &'a BlockProblem,
     k: u32,
+    prefer: Prefer,
+    /// Per node: the longest latency path from its issue to the block's end.
+    tail: Vec<u32>,
+    /// Per node: its predecessors `(from, latency)`; per placed node, its issue cycle.
+    preds: Vec<Vec<(u32, u32)>>,
+    issue: Vec<u32>,
+    /// The in-order issue model's state: the current cycle and the slots used in it.
+    cycle: u32,
+    issued: u32,
     placed: Vec<u64>,
     order: Vec<u32>,
     /// Per value: readers not yet placed.
@@ -47,6 +56,22 @@ struct Search<'a> {
     visits: u64,
 }
 
+/// Which ready node the search tries first. The answer does not depend on it (every ideal
+/// that fits is reachable either way); the order found, and how soon, does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prefer {
+    /// The node that leaves the fewest values live (the pressure question).
+    FewestLive,
+    /// The node with the longest tail (own latency plus the longest latency path below it),
+    /// then the fewest live: a critical-path list schedule kept within `k`.
+    LongestTail,
+    /// The node that issues earliest on the in-order issue model (operands ready, a slot
+    /// left), then the longest tail, then the fewest live: a list schedule that stalls as
+    /// little as it can while every point stays within `k` (the length problem's orders within
+    /// the register budget).
+    EarliestIssue,
+}
+
 /// Is there an order of `problem` whose peak pressure is at most `k`? At most `max_ideals`
 /// ideals are remembered, and the search stops at `deadline`.
 pub fn order_within(
@@ -54,6 +79,17 @@ pub fn order_within(
     k: u32,
     max_ideals: usize,
     deadline: Option<Instant>,
+) -> Reach {
+    order_within_preferring(problem, k, max_ideals, deadline, Prefer::FewestLive)
+}
+
+/// [`order_within`], trying ready nodes in the order `prefer` gives.
+pub fn order_within_preferring(
+    problem: &BlockProblem,
+    k: u32,
+    max_ideals: usize,
+    deadline: Option<Instant>,
+    prefer: Prefer,
 ) -> Reach {
     if problem.entry_pressure() > k {
         return Reach::Proven;
@@ -75,9 +111,16 @@ pub fn order_within(
         waiting[b as usize] += 1;
         succs[a as usize].push(b);
     }
+    let (_, tail) = super::head_and_tail(problem);
     let mut search = Search {
         problem,
         k,
+        prefer,
+        tail,
+        preds: problem.preds(),
+        issue: vec![0; n],
+        cycle: 0,
+        issued: 0,
         placed: vec![0; n.div_ceil(64)],
         order: Vec::with_capacity(n),
         remaining: problem
@@ -145,16 +188,30 @@ impl Search<'_> {
             self.gave_up = true;
             return false;
         }
-        // Ready nodes whose two points fit, fewest live after first.
-        let mut next: Vec<(u32, usize)> = (0..n)
+        // Ready nodes whose two points fit, in the preferred order.
+        let mut next: Vec<([u32; 3], usize)> = (0..n)
             .filter(|&u| self.waiting[u] == 0 && self.placed[u / 64] & (1 << (u % 64)) == 0)
             .filter(|&u| self.live + self.constants_started(u) <= self.k)
             .map(|u| (self.after(u), u))
             .filter(|&(after, _)| after <= self.k)
+            .map(|(after, u)| {
+                let longest = u32::MAX - self.tail[u];
+                let key = match self.prefer {
+                    Prefer::FewestLive => [after, 0, 0],
+                    Prefer::LongestTail => [longest, after, 0],
+                    Prefer::EarliestIssue => [self.issue_cycle(u), longest, after],
+                };
+                (key, u)
+            })
             .collect();
         next.sort_unstable();
-        for (after, u) in next {
-            let before = self.live;
+        for (key, u) in next {
+            let after = match self.prefer {
+                Prefer::FewestLive => key[0],
+                Prefer::LongestTail => key[1],
+                Prefer::EarliestIssue => key[2],
+            };
+            let before = (self.live, self.cycle, self.issued);
             self.place(u, after);
             if self.extend() {
                 return true;
@@ -168,7 +225,26 @@ impl Search<'_> {
         false
     }
 
+    /// The cycle `u` issues at when placed next.
+    fn issue_cycle(&self, u: usize) -> u32 {
+        self.preds[u]
+            .iter()
+            .map(|&(p, l)| self.issue[p as usize] + l)
+            .fold(self.cycle, u32::max)
+    }
+
     fn place(&mut self, u: usize, after: u32) {
+        let at = self.issue_cycle(u);
+        if at > self.cycle {
+            self.cycle = at;
+            self.issued = 0;
+        }
+        self.issue[u] = at;
+        self.issued += 1;
+        if self.issued >= self.problem.issue_width {
+            self.cycle += 1;
+            self.issued = 0;
+        }
         for &v in &self.reads[u] {
             self.remaining[v] -= 1;
         }
@@ -180,7 +256,9 @@ impl Search<'_> {
         self.live = after;
     }
 
-    fn unplace(&mut self, u: usize, live: u32) {
+    fn unplace(&mut self, u: usize, (live, cycle, issued): (u32, u32, u32)) {
+        self.cycle = cycle;
+        self.issued = issued;
         for &v in &self.reads[u] {
             self.remaining[v] += 1;
         }

@@ -40,6 +40,7 @@ pub mod cache;
 pub mod cp;
 pub mod cut;
 pub mod ideals;
+pub mod timed;
 
 use super::dag::{DepDag, NodeId};
 use super::driver;
@@ -264,6 +265,15 @@ impl BlockProblem {
 
     /// Peak pressure of a legal `order`.
     pub fn pressure_of(&self, order: &[u32]) -> u32 {
+        self.points_of(order)
+            .into_iter()
+            .fold(self.entry_pressure(), |m, (before, after)| {
+                m.max(before).max(after)
+            })
+    }
+
+    /// Per free node, the live count right before it and right after it in the legal `order`.
+    pub fn points_of(&self, order: &[u32]) -> Vec<(u32, u32)> {
         let n = self.len();
         // Per node: values it defines, constants it may start, values it reads.
         let mut defines = vec![0u32; n];
@@ -280,7 +290,7 @@ impl BlockProblem {
         }
         let mut born: Vec<bool> = self.values.iter().map(|v| v.def != Def::FirstUse).collect();
         let mut live = self.entry_pressure();
-        let mut max = live;
+        let mut points = vec![(0, 0); n];
         for &u in order {
             let u = u as usize;
             for &v in &reads[u] {
@@ -289,7 +299,7 @@ impl BlockProblem {
                     live += 1;
                 }
             }
-            max = max.max(live);
+            let before = live;
             let mut dying = 0;
             for &v in &reads[u] {
                 remaining[v] -= 1;
@@ -298,9 +308,9 @@ impl BlockProblem {
                 }
             }
             live = live + defines[u] - dying;
-            max = max.max(live);
+            points[u] = (before, live);
         }
-        max
+        points
     }
 
     /// Length of a legal `order` on the in-order issue model.
@@ -635,7 +645,9 @@ impl SolveLimits {
 /// (the solver settles smaller ones quickly by itself).
 const GUIDED_MIN_NODES: usize = 12;
 
-/// Blocks up to this many free nodes try the exact search over ideals first.
+/// Blocks up to this many free nodes: the exact search over ideals after the cut bound, the
+/// CP model after it; larger ones dive first (the search, bounded, as a way to find orders),
+/// then the cut bound, then windows.
 const IDEALS_MAX_NODES: usize = 256;
 
 /// Positions per window of the large-neighbourhood search on larger blocks.
@@ -643,6 +655,12 @@ const LNS_WINDOW: usize = 48;
 
 /// The most ideals that search remembers before it leaves the question to the solver.
 const IDEALS_MAX: usize = 400_000;
+
+/// Cuts tried at the best order's highest points before each dive on a large block.
+const QUICK_CUTS: usize = 16;
+
+/// The most states the search with issue times remembers per question.
+const TIMED_MAX: usize = 400_000;
 
 /// Solves both problems of `problem`, starting from the `candidates` (legal orders, e.g. the
 /// heuristic strategies'; illegal ones are ignored).
@@ -664,8 +682,9 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p_order = o.to_vec();
         }
     }
+    let large = problem.len() > IDEALS_MAX_NODES;
     // An order built from the cuts (up to a quarter of the time) may beat every heuristic.
-    if problem.len() > GUIDED_MIN_NODES {
+    if !large && problem.len() > GUIDED_MIN_NODES {
         let guided =
             cut::cut_guided_order(problem, &best_p_order, Some(start + limits.per_problem / 4));
         if problem.is_legal(&guided) && problem.pressure_of(&guided) < best_p {
@@ -673,43 +692,125 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p_order = guided;
         }
     }
-    // Blocks too large for the exact search: windows of the best order re-ordered exactly.
-    if problem.len() > IDEALS_MAX_NODES {
+    // Large blocks: the search over ideals as a dive first. Asked "an order at most one below
+    // the best?", its depth-first walk (fewest live values first, backtracking, every failed
+    // ideal remembered) often reaches the end at once where the cut-built order and the
+    // windows stall (MD5's block23: 29 in milliseconds, where they ended at 30); a dive that
+    // gives up costs at most a quarter of the time.
+    let mut ideal_steps = 0;
+    let mut dive_gave_up_at = None;
+    // Whether a dive visited every ideal below the best order's peak, or a cut proves the
+    // peak: then the best is optimal.
+    let mut dive_proven = false;
+    if large {
+        let deadline = start + limits.per_problem / 4;
+        'lower: while best_p > problem.entry_pressure() && Instant::now() < deadline {
+            // The cuts at the best order's highest points first: when one already proves the
+            // peak, no question below it is asked (each would give up only at its limit).
+            let quick = cut::cut_pressure_bound_near(
+                problem,
+                pressure_lower_bound(problem),
+                best_p,
+                Some(deadline),
+                Some(&best_p_order),
+                QUICK_CUTS,
+            );
+            if quick >= best_p {
+                dive_proven = true;
+                break;
+            }
+            // Longest tail first (SHA-256's block343: 44 to 43; MD5's block23: 30 to 29), then
+            // fewest live first, each with half of what is left.
+            for prefer in [ideals::Prefer::LongestTail, ideals::Prefer::FewestLive] {
+                ideal_steps += 1;
+                let now = Instant::now();
+                let until = match prefer {
+                    ideals::Prefer::LongestTail => {
+                        now + deadline.saturating_duration_since(now) / 2
+                    }
+                    _ => deadline,
+                };
+                match ideals::order_within_preferring(
+                    problem,
+                    best_p - 1,
+                    IDEALS_MAX,
+                    Some(until),
+                    prefer,
+                ) {
+                    ideals::Reach::Found(order)
+                        if problem.is_legal(&order) && problem.pressure_of(&order) < best_p =>
+                    {
+                        best_p = problem.pressure_of(&order);
+                        best_p_order = order;
+                        continue 'lower;
+                    }
+                    ideals::Reach::Proven => {
+                        dive_proven = true;
+                        break 'lower;
+                    }
+                    _ => {}
+                }
+            }
+            dive_gave_up_at = Some(best_p - 1);
+            break;
+        }
+    }
+    // The cut bound: up to three quarters of the time on small blocks, half on large ones
+    // (stopped once it meets the best order).
+    let mut p_bound = if dive_proven {
+        best_p
+    } else {
+        cut::cut_pressure_bound_near(
+            problem,
+            pressure_lower_bound(problem),
+            best_p,
+            Some(start + limits.per_problem * (if large { 2 } else { 3 }) / 4),
+            Some(&best_p_order),
+            usize::MAX,
+        )
+        .min(best_p)
+    };
+    // Large blocks with a gap left: the order built from the cuts, then windows of the best
+    // order re-ordered exactly (to three quarters of the time).
+    if large && p_bound < best_p {
+        let guided = cut::cut_guided_order(
+            problem,
+            &best_p_order,
+            Some((Instant::now() + limits.per_problem / 8).min(start + limits.per_problem * 5 / 8)),
+        );
+        if problem.is_legal(&guided) && problem.pressure_of(&guided) < best_p {
+            best_p = problem.pressure_of(&guided);
+            best_p_order = guided;
+        }
         let improved = ideals::improve_by_windows(
             problem,
             best_p_order.clone(),
             LNS_WINDOW,
-            start + limits.per_problem / 2,
+            start + limits.per_problem * 3 / 4,
         );
         if problem.is_legal(&improved) && problem.pressure_of(&improved) < best_p {
             best_p = problem.pressure_of(&improved);
             best_p_order = improved;
         }
     }
-    // The cut bound may take up to half the time (large blocks); the solver the rest.
-    let p_bound = cut::cut_pressure_bound(
-        problem,
-        pressure_lower_bound(problem),
-        best_p,
-        Some(start + limits.per_problem * 3 / 4),
-    )
-    .min(best_p);
-    // Blocks with few ideals: exact search over them (up to half the time), the solver after.
-    let (mut p_bound, mut ideal_steps) = (p_bound, 0);
-    if problem.len() <= IDEALS_MAX_NODES {
-        let deadline = start + limits.per_problem / 2;
-        while p_bound < best_p {
-            ideal_steps += 1;
-            match ideals::order_within(problem, best_p - 1, IDEALS_MAX, Some(deadline)) {
-                ideals::Reach::Found(order)
-                    if problem.is_legal(&order) && problem.pressure_of(&order) < best_p =>
-                {
-                    best_p = problem.pressure_of(&order);
-                    best_p_order = order;
-                }
-                ideals::Reach::Proven => p_bound = best_p,
-                _ => break,
+    // The exact search over ideals (up to half the time on small blocks, to seven eighths on
+    // large ones), the solver after; a question the dive gave up on is not asked again.
+    let deadline = if !large {
+        start + limits.per_problem / 2
+    } else {
+        start + limits.per_problem * 7 / 8
+    };
+    while p_bound < best_p && dive_gave_up_at != Some(best_p - 1) && Instant::now() < deadline {
+        ideal_steps += 1;
+        match ideals::order_within(problem, best_p - 1, IDEALS_MAX, Some(deadline)) {
+            ideals::Reach::Found(order)
+                if problem.is_legal(&order) && problem.pressure_of(&order) < best_p =>
+            {
+                best_p = problem.pressure_of(&order);
+                best_p_order = order;
             }
+            ideals::Reach::Proven => p_bound = best_p,
+            _ => break,
         }
     }
     let pressure = cp::minimise(
@@ -753,24 +854,90 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             consider(o, *f);
         }
         consider(&pressure.order, pressure_order_figures);
+        // List schedules kept within the budget by the search over ideals (earliest issue
+        // first, then longest tail first; backtracking when a point would exceed the budget):
+        // MD5's block23 on AArch64 reaches the critical path this way, where the CP model found
+        // no order in 60 s.
+        // When it visits every ideal within the budget without reaching the end, no order is
+        // within it: a proof, as the pressure bound's.
+        let mut dive_steps = 0;
+        let mut none_within = false;
+        let cap = problem.register_budget.saturating_add(problem.idle);
+        for (prefer, share) in [
+            (ideals::Prefer::EarliestIssue, 4),
+            (ideals::Prefer::LongestTail, 3),
+        ] {
+            if none_within {
+                break;
+            }
+            dive_steps += 1;
+            match ideals::order_within_preferring(
+                problem,
+                cap,
+                IDEALS_MAX,
+                Some(start + limits.per_problem / share),
+                prefer,
+            ) {
+                ideals::Reach::Found(order) if problem.is_legal(&order) => {
+                    let figures = problem.evaluate(&order);
+                    consider(&order, figures);
+                }
+                ideals::Reach::Proven => none_within = true,
+                _ => {}
+            }
+        }
         let l_bound = length_lower_bound(problem);
         let (upper, order) = match incumbent {
             Some((l, o)) => (Some(l), o),
             None => (None, Vec::new()),
         };
-        let l_bound = upper.map_or(l_bound, |u| l_bound.min(u));
+        let mut l_bound = upper.map_or(l_bound, |u| l_bound.min(u));
+        // The exact search with issue times, asked from the bound upward (to half the time).
+        let (mut upper, mut order) = (upper, order);
+        if let Some(mut u) = upper {
+            let deadline = start + limits.per_problem / 2;
+            while l_bound < u && Instant::now() < deadline {
+                dive_steps += 1;
+                match timed::order_within(problem, cap, l_bound, TIMED_MAX, Some(deadline)) {
+                    timed::Timed::Found(found) if problem.is_legal(&found) => {
+                        let f = problem.evaluate(&found);
+                        if problem.within_budget(f.pressure) && f.length < u {
+                            u = f.length;
+                            order = found;
+                        }
+                        break;
+                    }
+                    timed::Timed::Proven => l_bound += 1,
+                    _ => break,
+                }
+            }
+            upper = Some(u);
+        }
         let mut result = match upper {
+            _ if none_within => Bounded {
+                value: None,
+                bound: 0,
+                status: Status::Infeasible,
+                order: Vec::new(),
+                seconds: 0.0,
+                steps: 0,
+            },
             Some(u) => cp::minimise(
                 problem,
                 cp::Objective::Length,
                 l_bound,
                 u,
                 order,
-                limits.per_problem,
+                limits.per_problem.saturating_sub(start.elapsed()),
             ),
-            None => cp::first_within_budget(problem, l_bound, limits.per_problem),
+            None => cp::first_within_budget(
+                problem,
+                l_bound,
+                limits.per_problem.saturating_sub(start.elapsed()),
+            ),
         };
         result.seconds = start.elapsed().as_secs_f64();
+        result.steps += dive_steps;
         result
     };
     BlockOptimum {
