@@ -380,14 +380,135 @@ pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         });
     }
-    let insts = parse_objdump(compiled.target, &String::from_utf8_lossy(&output.stdout));
+    instructions_of(compiled.target, &String::from_utf8_lossy(&output.stdout))
+}
+
+/// The reachable instructions of one function's llvm-objdump listing.
+fn instructions_of(target: Target, listing: &str) -> Result<Vec<DisasmInst>, McaError> {
+    let insts = parse_objdump(target, listing);
     if insts.is_empty() {
         return Err(McaError::Parse {
             what: "llvm-objdump's listing",
             detail: "no instructions".to_string(),
         });
     }
-    reachable_code(compiled.target, insts)
+    reachable_code(target, insts)
+}
+
+/// Disassembles many compiled functions with one llvm-objdump process per target among them,
+/// in `compiled`'s order: the same instructions, addresses and errors as [`disassemble`] on
+/// each, without a process per function ([`disassemble_batch`]). When a target's batch cannot
+/// be built or decoded as a whole (a tool missing or failing), each of its functions falls back
+/// to [`disassemble`], which names its own error.
+pub fn disassemble_all(compiled: &[&Compiled]) -> Vec<Result<Vec<DisasmInst>, McaError>> {
+    let mut out: Vec<Option<Result<Vec<DisasmInst>, McaError>>> =
+        compiled.iter().map(|_| None).collect();
+    let mut targets: Vec<Target> = compiled.iter().map(|c| c.target).collect();
+    targets.sort_by_key(|t| t.name());
+    targets.dedup();
+    for target in targets {
+        let members: Vec<usize> = (0..compiled.len())
+            .filter(|&i| compiled[i].target == target)
+            .collect();
+        let batch: Vec<&Compiled> = members.iter().map(|&i| compiled[i]).collect();
+        match disassemble_batch(target, &batch) {
+            Ok(results) => {
+                for (&i, result) in members.iter().zip(results) {
+                    out[i] = Some(result);
+                }
+            }
+            Err(_) => {
+                for &i in &members {
+                    out[i] = Some(disassemble(compiled[i]));
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .map(|r| r.expect("every function belongs to its target's batch"))
+        .collect()
+}
+
+/// [`disassemble`] of every function of `batch` (all compiled for `target`) with one
+/// llvm-objdump process: each function is its own section of one object
+/// ([`crate::object::object_for_batch_disassembly`]), and llvm-objdump numbers a relocatable
+/// object's sections from 0 each, so every listing's offsets and branch targets are those of
+/// the function alone. The outer error is the batch's (the object, the tool, a listing that
+/// does not split into one section per function); the inner ones are each function's.
+pub fn disassemble_batch(
+    target: Target,
+    batch: &[&Compiled],
+) -> Result<Vec<Result<Vec<DisasmInst>, McaError>>, McaError> {
+    let objdump = llvm_tool("llvm-objdump")?;
+    let object = crate::object::object_for_batch_disassembly(target, batch)?;
+    let dir = tempdir()?;
+    let path = dir.path().join("batch.o");
+    std::fs::write(&path, &object.bytes).map_err(io_err("writing the object file"))?;
+    let output = Command::new(&objdump)
+        .args(["-d", "--no-show-raw-insn"])
+        .args(decoder_args(target))
+        .arg(&path)
+        .output()
+        .map_err(io_err(format!("starting {}", objdump.display())))?;
+    if !output.status.success() {
+        return Err(McaError::Tool {
+            program: objdump.display().to_string(),
+            status: output.status.to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let listings = split_sections(&text, batch.len()).ok_or_else(|| McaError::Parse {
+        what: "llvm-objdump's listing of a batch",
+        detail: format!(
+            "not one section `.text.{}<i>` per function for {} functions; it begins:\n{}",
+            crate::object::BATCH_SYMBOL_PREFIX,
+            batch.len(),
+            text.lines().take(12).collect::<Vec<_>>().join("\n")
+        ),
+    })?;
+    Ok(listings
+        .iter()
+        .map(|listing| instructions_of(target, listing))
+        .collect())
+}
+
+/// Splits llvm-objdump's listing of a batch object into one listing per function, in index
+/// order. cranelift-object names every function's section alike (`.text.subsection`), so a
+/// function is told by its symbol's line (`0000000000000000 <f3>:`) at the head of its section;
+/// `None` unless every function has exactly one section to itself.
+fn split_sections(text: &str, count: usize) -> Option<Vec<String>> {
+    let mut listings: Vec<Option<String>> = vec![None; count];
+    // The function of the current section, once its symbol's line has been read.
+    let mut current: Option<usize> = None;
+    let mut in_section = false;
+    for line in text.lines() {
+        if line.starts_with("Disassembly of section ") {
+            in_section = true;
+            current = None;
+        } else if let Some(symbol) = line.split_once(" <").and_then(|(addr, rest)| {
+            u64::from_str_radix(addr, 16).ok()?;
+            rest.strip_suffix(">:")
+        }) {
+            if !in_section || current.is_some() {
+                return None;
+            }
+            let index: usize = symbol
+                .strip_prefix(crate::object::BATCH_SYMBOL_PREFIX)?
+                .parse()
+                .ok()?;
+            let slot = listings.get_mut(index)?;
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(String::new());
+            current = Some(index);
+        } else if let Some(listing) = current.and_then(|i| listings[i].as_mut()) {
+            listing.push_str(line);
+            listing.push('\n');
+        }
+    }
+    listings.into_iter().collect()
 }
 
 /// The instructions control can reach from the function's entry, in address order. What is
@@ -536,6 +657,11 @@ pub fn hot_loop(compiled: &Compiled) -> Result<HotLoop, McaError> {
     Ok(find_hot_loop(compiled.target, insts))
 }
 
+/// [`hot_loop`] of an already disassembled function ([`disassemble`], [`disassemble_all`]).
+pub fn hot_loop_of(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
+    find_hot_loop(target, insts)
+}
+
 /// riscv64's long jump `auipc rX, hi; jr lo(rX)`: the `jr` jumps to `auipc + (hi << 12) + lo`.
 fn far_jump_target(prev: &DisasmInst, jump: &DisasmInst) -> Option<u64> {
     let operand = jump
@@ -651,6 +777,41 @@ mod tests {
             addr,
             text: text.to_string(),
         }
+    }
+
+    #[test]
+    fn a_batch_listing_splits_only_when_every_function_has_one_section() {
+        let text = "\nbatch.o:\tfile format elf64-x86-64\n\n\
+            Disassembly of section .text.subsection:\n\n0000000000000000 <f1>:\n       0: \tretq\n\n\
+            Disassembly of section .text.subsection:\n\n0000000000000000 <f0>:\n       0: \tnop\n";
+        let parts = split_sections(text, 2).expect("two sections");
+        assert_eq!(
+            parse_objdump(Target::X86_64, &parts[0]),
+            vec![inst(0, "nop")]
+        );
+        assert_eq!(
+            parse_objdump(Target::X86_64, &parts[1]),
+            vec![inst(0, "retq")]
+        );
+        assert_eq!(
+            split_sections(text, 3),
+            None,
+            "a function without a section"
+        );
+        assert_eq!(split_sections(text, 1), None, "a section of no function");
+        let twice = format!("{text}Disassembly of section .text.subsection:\n0 <f0>:\n");
+        assert_eq!(split_sections(&twice, 2), None, "a function twice");
+        let shared = text.replace(
+            "Disassembly of section .text.subsection:\n\n0000000000000000 <f0>",
+            "0000000000000000 <f0>",
+        );
+        assert_eq!(
+            split_sections(&shared, 2),
+            None,
+            "two functions in one section"
+        );
+        let foreign = text.replace("<f1>", "<main>");
+        assert_eq!(split_sections(&foreign, 2), None, "another symbol");
     }
 
     #[test]

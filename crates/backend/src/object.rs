@@ -123,3 +123,62 @@ fn object_of(compiled: &Compiled, unresolved_ok: bool) -> Result<ObjectFile, Obj
         bytes,
     })
 }
+
+/// The symbol of the `i`-th function of [`object_for_batch_disassembly`] is this prefix and
+/// `i`, in its own section `.text.<symbol>`.
+pub const BATCH_SYMBOL_PREFIX: &str = "f";
+
+/// One object holding every function of `batch` (all compiled for `target`), each in its own
+/// section (`.text.f0`, `.text.f1`, …) so that a disassembler numbers each from offset 0, as
+/// in [`object_for_disassembly`]'s single-function object; for a disassembler only (the same
+/// caveats).
+pub fn object_for_batch_disassembly(
+    target: Target,
+    batch: &[&Compiled],
+) -> Result<ObjectFile, ObjectError> {
+    let symbol = format!("{BATCH_SYMBOL_PREFIX}0..{}", batch.len());
+    let object_err = |message: String| ObjectError::Object {
+        symbol: symbol.clone(),
+        message,
+    };
+    let isa = target
+        .isa(OptLevel::None)
+        .map_err(|message| ObjectError::Isa { target, message })?;
+    let mut builder = ObjectBuilder::new(
+        isa,
+        "batch.o".to_string(),
+        cranelift_module::default_libcall_names(),
+    )
+    .map_err(|e| object_err(e.to_string()))?;
+    builder.per_function_section(true);
+    let mut module = ObjectModule::new(builder);
+    for (i, compiled) in batch.iter().enumerate() {
+        if compiled.target != target {
+            return Err(object_err(format!(
+                "function {i} is compiled for {}, not {target}",
+                compiled.target
+            )));
+        }
+        let mut signature = compiled.func.signature.clone();
+        signature.call_conv = module.isa().default_call_conv();
+        let id = module
+            .declare_function(
+                &format!("{BATCH_SYMBOL_PREFIX}{i}"),
+                Linkage::Export,
+                &signature,
+            )
+            .map_err(|e| object_err(e.to_string()))?;
+        module
+            .define_function_bytes(id, 16, &compiled.code, &[])
+            .map_err(|e| object_err(e.to_string()))?;
+    }
+    let bytes = module
+        .finish()
+        .emit()
+        .map_err(|e| object_err(e.to_string()))?;
+    Ok(ObjectFile {
+        target,
+        symbol,
+        bytes,
+    })
+}

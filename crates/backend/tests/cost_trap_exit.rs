@@ -6,8 +6,10 @@
 //! without it these tests skip with a message, or fail under `SCHEDLAB_REQUIRE_TOOLS=1` (CI).
 
 use cranelift_codegen::ir::Function;
-use schedlab_backend::cost::{CostError, loop_cost};
-use schedlab_backend::mca::{McaError, hot_loop, llvm_tool};
+use schedlab_backend::cost::{CostError, loop_cost, loop_cost_simulated, loop_costs_simulated};
+use schedlab_backend::mca::{
+    McaError, disassemble, disassemble_all, disassemble_batch, hot_loop, llvm_tool,
+};
 use schedlab_backend::{Target, compile};
 
 fn tools_available() -> bool {
@@ -102,6 +104,50 @@ fn a_loop_whose_only_calls_are_on_trap_exits_is_costed() {
                 assert!(calls >= 1 && is_loop, "{target}")
             }
             other => panic!("{target}: a loop that calls was costed: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn functions_disassembled_together_read_as_each_alone() {
+    if !tools_available() {
+        return;
+    }
+    // Mixed targets and a function with a call: one batch per target, results in input order.
+    let compiled: Vec<_> = [
+        (false, Target::X86_64),
+        (true, Target::Aarch64),
+        (true, Target::X86_64),
+        (false, Target::Aarch64),
+    ]
+    .into_iter()
+    .map(|(calls, target)| {
+        compile(&checked_sum(calls), target).unwrap_or_else(|e| panic!("{target}: {e}"))
+    })
+    .collect();
+    let refs: Vec<_> = compiled.iter().collect();
+    // The batch itself must work (a failed batch would fall back to one process each).
+    for target in [Target::X86_64, Target::Aarch64] {
+        let batch: Vec<_> = refs
+            .iter()
+            .copied()
+            .filter(|c| c.target == target)
+            .collect();
+        let listings = disassemble_batch(target, &batch).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(listings.len(), 2, "{target}");
+    }
+    let together = disassemble_all(&refs);
+    let costs = loop_costs_simulated(&refs);
+    assert_eq!(together.len(), compiled.len());
+    for ((c, batch), cost) in compiled.iter().zip(together).zip(costs) {
+        let alone = disassemble(c).unwrap_or_else(|e| panic!("{}: {e}", c.target));
+        let batch = batch.unwrap_or_else(|e| panic!("{}: {e}", c.target));
+        assert!(alone.len() > 5, "{}: {alone:?}", c.target);
+        assert_eq!(batch, alone, "{}", c.target);
+        match (cost, loop_cost_simulated(c)) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{}", c.target),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{}", c.target),
+            (a, b) => panic!("{}: together {a:?}, alone {b:?}", c.target),
         }
     }
 }

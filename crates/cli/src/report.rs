@@ -234,25 +234,23 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let mut profiles = Vec::new();
     let (mut total, mut failed_rows) = (0usize, 0usize);
     for chunk in jobs.chunks(crate::report_stream::CHUNK) {
-        let results: Vec<(Row, Vec<String>, Option<Profile>)> = {
+        let built: Vec<Built> = {
             use rayon::prelude::*;
             chunk
                 .par_iter()
                 .map(|job| {
-                    let mut problems = Vec::new();
-                    let (row, profile) = match *job {
+                    let built = match *job {
                         Job::Pipeline(k, strategy, target, optimize) => {
-                            report_row(k, strategy, target, optimize, &args, &mut problems)
+                            report_row(k, strategy, target, optimize, &args)
                         }
-                        Job::Baseline(k, target) => {
-                            (baseline_row(k, target, &args, &mut problems), None)
-                        }
+                        Job::Baseline(k, target) => baseline_row(k, target, &args),
                     };
                     progress.inc(1);
-                    (row, problems, profile)
+                    built
                 })
                 .collect()
         };
+        let results = with_costs(built);
         for (row, found, profile) in results {
             total += 1;
             if streaming {
@@ -380,8 +378,56 @@ enum Job<'a> {
     Baseline(&'a Kernel, Target),
 }
 
+/// A row without its own-model columns yet, and the code they are computed from: a chunk's
+/// rows are compiled in parallel, then their code is disassembled together
+/// ([`report_cost::row_costs`]: one llvm-objdump process per target and thread).
+struct Built {
+    row: Row,
+    /// The code the row's figures come from (`None` for an error row).
+    compiled: Option<schedlab_backend::Compiled>,
+    problems: Vec<String>,
+    profile: Option<Profile>,
+    /// What the own model's problems of this row are prefixed with.
+    cost_prefix: &'static str,
+}
+
+impl Built {
+    fn error(row: Row) -> Self {
+        Built {
+            row,
+            compiled: None,
+            problems: Vec::new(),
+            profile: None,
+            cost_prefix: "",
+        }
+    }
+}
+
+/// The rows of `built` with their own-model columns, problems and profiles.
+fn with_costs(built: Vec<Built>) -> Vec<(Row, Vec<String>, Option<Profile>)> {
+    let costs = {
+        let compiled: Vec<&schedlab_backend::Compiled> =
+            built.iter().filter_map(|b| b.compiled.as_ref()).collect();
+        report_cost::row_costs(&compiled)
+    };
+    let mut costs = costs.into_iter();
+    built
+        .into_iter()
+        .map(|mut b| {
+            if b.compiled.is_some() {
+                let (cost, found) = costs.next().expect("one cost per compiled row");
+                report_cost::fill(&mut b.row, cost);
+                let prefix = b.cost_prefix;
+                b.problems
+                    .extend(found.into_iter().map(|p| format!("{prefix}{p}")));
+            }
+            (b.row, b.problems, b.profile)
+        })
+        .collect()
+}
+
 /// The `cranelift-speed` row behind [`crate::guard::catch`]: a failure is this row's error.
-fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs, problems: &mut Vec<String>) -> Row {
+fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs) -> Built {
     let name = crate::report_baseline::NAME;
     let built = crate::guard::catch(|| {
         let mut found = Vec::new();
@@ -390,14 +436,20 @@ fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs, problems: &mut Ve
         (row, found)
     });
     match built {
-        Ok((Ok(row), found)) => {
-            problems.extend(found.into_iter().map(|p| format!("llvm-mca: {p}")));
-            row
-        }
+        Ok((Ok((row, compiled)), found)) => Built {
+            row,
+            compiled: Some(compiled),
+            problems: found
+                .into_iter()
+                .map(|p| format!("llvm-mca: {p}"))
+                .collect(),
+            profile: None,
+            cost_prefix: crate::report_baseline::COST_PROBLEM,
+        },
         Ok((Err(e), _)) | Err(e) => {
             let mut row = error_row(k, name, target, e);
             row.real.optimized = true;
-            row
+            Built::error(row)
         }
     }
 }
@@ -411,8 +463,7 @@ fn report_row(
     target: Target,
     optimize: bool,
     args: &ReportArgs,
-    problems: &mut Vec<String>,
-) -> (Row, Option<Profile>) {
+) -> Built {
     let config = PipelineConfig {
         bce: args.stages.bce,
         forward_stores: args.stages.forward_stores.enabled(),
@@ -436,16 +487,12 @@ fn report_row(
             let mut mca_found = Vec::new();
             let mca = args
                 .mca
-                .then(|| mca_figures(&artifact.compiled, target, "", &mut mca_found));
-            let mut cost_found = Vec::new();
-            let cost = report_cost::row_cost(&artifact.compiled, &mut cost_found);
-            problems.extend(mca_found.into_iter().map(|p| format!("llvm-mca: {p}")));
-            problems.extend(cost_found.into_iter().map(|p| format!("own model: {p}")));
+                .then(|| mca_figures(&artifact, target, &mut mca_found));
             let profile = args
                 .plot_pressure
                 .is_some()
                 .then(|| crate::report_pressure::profile(&k.name, strategy, target, &artifact));
-            let mut row = row(k, strategy, target, &artifact, mca, cost);
+            let mut row = row(k, strategy, target, &artifact, mca);
             // Times only beside stock's (`--baseline`): without it the rows stay byte-identical
             // from run to run.
             let timed = |us: u64| args.baseline.then_some(us);
@@ -456,12 +503,21 @@ fn report_row(
                 timed(times.ir_us),
                 timed(times.codegen_us),
             );
-            (row, profile)
+            Built {
+                row,
+                compiled: Some(artifact.compiled),
+                problems: mca_found
+                    .into_iter()
+                    .map(|p| format!("llvm-mca: {p}"))
+                    .collect(),
+                profile,
+                cost_prefix: "own model: ",
+            }
         }
         Err(e) => {
             let mut row = error_row(k, strategy, target, e);
             row.real.optimized = optimize;
-            (row, None)
+            Built::error(row)
         }
     }
 }
@@ -524,7 +580,6 @@ fn row(
     target: Target,
     a: &Artifact,
     mca: Option<BTreeMap<String, f64>>,
-    cost: report_cost::RowCost,
 ) -> Row {
     Row {
         kernel: k.name.clone(),
@@ -540,35 +595,30 @@ fn row(
         max_pressure_before: a.ir.schedule.max_pressure_before,
         checks_per_block: a.ir.bce.as_ref().map(|b| b.checks_per_block),
         checks_per_block_unoptimized: a.ir.bce.as_ref().map(|b| b.checks_per_block_unoptimized),
-        mca_below_bound: mca.as_ref().map(|m| report_cost::below_bound(&cost, m)),
-        model: mca.is_some().then(|| cost.model.clone()),
-        model_bound: mca.is_some().then(|| cost.bound.clone()),
+        // The own-model columns: [`report_cost::fill`].
+        mca_below_bound: None,
+        model: None,
+        model_bound: None,
         mca,
-        loop_spills: cost.loop_spills,
-        loop_reloads: cost.loop_reloads,
-        recurrence_bound: cost.recurrence_bound,
+        loop_spills: None,
+        loop_reloads: None,
+        recurrence_bound: None,
         error: None,
         real: Default::default(),
     }
 }
 
 /// llvm-mca cycles per iteration for each of the target's CPU models; problems (e.g. llvm-mca
-/// missing) are collected once each, named `{target} {cpu}{label}`, and reported after the
-/// table.
-pub fn mca_figures(
-    compiled: &schedlab_backend::Compiled,
-    target: Target,
-    label: &str,
-    problems: &mut Vec<String>,
-) -> BTreeMap<String, f64> {
+/// missing) are collected once each and reported after the table.
+fn mca_figures(a: &Artifact, target: Target, problems: &mut Vec<String>) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     for cpu in mca_cpus(target) {
-        match mca_cycles(compiled, cpu) {
+        match mca_cycles(&a.compiled, cpu) {
             Ok(c) => {
                 out.insert((*cpu).to_string(), (c * 10.0).round() / 10.0);
             }
             Err(e) => {
-                let msg = format!("{target} {cpu}{label}: {e}");
+                let msg = format!("{target} {cpu}: {e}");
                 if !problems.contains(&msg) {
                     problems.push(msg);
                 }

@@ -6,21 +6,27 @@
 use crate::kernel::Kernel;
 use crate::report::Row;
 use schedlab_backend::compile::compile_with_isa;
+use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::stats::code_stats;
-use schedlab_backend::{IsaChoice, Target, compile_speed};
+use schedlab_backend::{Compiled, IsaChoice, Target, compile_speed};
+use std::collections::BTreeMap;
 
 /// The strategy column of the baseline rows.
 pub const NAME: &str = "cranelift-speed";
 
+/// What the own model's problems of a baseline row are prefixed with.
+pub const COST_PROBLEM: &str = "own model (cranelift-speed): ";
+
 /// Compiles `k` for `target` as stock Cranelift does and measures it like a pipeline row
-/// (pressure columns are 0: no scheduler ran). llvm-mca problems are added to `problems`.
+/// (pressure columns are 0: no scheduler ran), with the code; the own-model columns are
+/// [`crate::report_cost::fill`]'s. llvm-mca problems are added to `problems`.
 pub fn row(
     k: &Kernel,
     target: Target,
     isa: IsaChoice,
     mca: bool,
     problems: &mut Vec<String>,
-) -> Result<Row, String> {
+) -> Result<(Row, Compiled), String> {
     if let Some(e) = &k.load_error {
         return Err(e.clone());
     }
@@ -34,16 +40,24 @@ pub fn row(
     .map_err(|e| e.to_string())?;
     let codegen_us = crate::report_real::micros(start);
     let code = code_stats(&compiled);
-    let mca =
-        mca.then(|| crate::report::mca_figures(&compiled, target, &format!(" ({NAME})"), problems));
-    let mut cost_problems = Vec::new();
-    let cost = crate::report_cost::row_cost(&compiled, &mut cost_problems);
-    problems.extend(
-        cost_problems
-            .into_iter()
-            .map(|p| format!("own model ({NAME}): {p}")),
-    );
-    Ok(Row {
+    let mca = mca.then(|| {
+        let mut out = BTreeMap::new();
+        for cpu in mca_cpus(target) {
+            match mca_cycles(&compiled, cpu) {
+                Ok(c) => {
+                    out.insert((*cpu).to_string(), (c * 10.0).round() / 10.0);
+                }
+                Err(e) => {
+                    let msg = format!("{target} {cpu} ({NAME}): {e}");
+                    if !problems.contains(&msg) {
+                        problems.push(msg);
+                    }
+                }
+            }
+        }
+        out
+    });
+    let row = Row {
         kernel: k.name.clone(),
         strategy: NAME.to_string(),
         target: target.name().to_string(),
@@ -57,15 +71,13 @@ pub fn row(
         max_pressure_before: 0,
         checks_per_block: None,
         checks_per_block_unoptimized: None,
-        mca_below_bound: mca
-            .as_ref()
-            .map(|m| crate::report_cost::below_bound(&cost, m)),
-        model: mca.is_some().then(|| cost.model.clone()),
-        model_bound: mca.is_some().then(|| cost.bound.clone()),
+        mca_below_bound: None,
+        model: None,
+        model_bound: None,
         mca,
-        loop_spills: cost.loop_spills,
-        loop_reloads: cost.loop_reloads,
-        recurrence_bound: cost.recurrence_bound,
+        loop_spills: None,
+        loop_reloads: None,
+        recurrence_bound: None,
         error: None,
         real: crate::report_real::RealColumns::measure(
             true,
@@ -74,5 +86,6 @@ pub fn row(
             None,
             Some(codegen_us),
         ),
-    })
+    };
+    Ok((row, compiled))
 }

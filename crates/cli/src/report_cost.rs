@@ -10,7 +10,8 @@
 
 use crate::report::Row;
 use schedlab_backend::Compiled;
-use schedlab_backend::cost::{CostError, loop_cost_simulated};
+use schedlab_backend::Target;
+use schedlab_backend::cost::{CostError, LoopCost, loop_cost_simulated, loop_costs_simulated};
 use std::collections::BTreeMap;
 
 /// The own-model part of a report row.
@@ -34,10 +35,69 @@ pub fn tenth(v: f64) -> f64 {
     (v * 10.0).round() / 10.0
 }
 
-/// The own-model figures of `compiled`; a problem (llvm-objdump missing, an instruction the model
-/// cannot read) is collected once and the figures stay empty.
-pub fn row_cost(compiled: &Compiled, problems: &mut Vec<String>) -> RowCost {
-    match loop_cost_simulated(compiled) {
+/// The own-model figures of each of `compiled`, in order, with its problems (llvm-objdump
+/// missing, an instruction the model cannot read: each collected once, the figures then
+/// empty). The functions are disassembled together ([`loop_costs_simulated`]: one llvm-objdump
+/// process per target for each of rayon's threads, not one per function). Should a part panic,
+/// its functions are costed one by one and a panic is the problem of its own row.
+pub fn row_costs(compiled: &[&Compiled]) -> Vec<(RowCost, Vec<String>)> {
+    use rayon::prelude::*;
+    let per_thread = compiled.len().div_ceil(rayon::current_num_threads()).max(1);
+    compiled
+        .par_chunks(per_thread)
+        .flat_map_iter(|part| {
+            let costs: Vec<Result<LoopCost, String>> =
+                match crate::guard::catch(|| loop_costs_simulated(part)) {
+                    Ok(costs) => costs
+                        .into_iter()
+                        .map(|c| c.map_err(|e| cost_message(&e)))
+                        .collect(),
+                    Err(_) => part
+                        .iter()
+                        .map(|c| {
+                            crate::guard::catch(|| loop_cost_simulated(c))
+                                .and_then(|c| c.map_err(|e| cost_message(&e)))
+                        })
+                        .collect(),
+                };
+            part.iter()
+                .zip(costs)
+                .map(|(c, cost)| {
+                    let mut problems = Vec::new();
+                    let cost = row_cost_of(c.target, cost, &mut problems);
+                    (cost, problems)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Fills `row`'s own-model columns from `cost` (with llvm-mca figures in the row, also the
+/// model's figures beside them and which of them fall below schedlab's bound).
+pub fn fill(row: &mut Row, cost: RowCost) {
+    if let Some(mca) = &row.mca {
+        row.mca_below_bound = Some(below_bound(&cost, mca));
+        row.model = Some(cost.model.clone());
+        row.model_bound = Some(cost.bound.clone());
+    }
+    row.loop_spills = cost.loop_spills;
+    row.loop_reloads = cost.loop_reloads;
+    row.recurrence_bound = cost.recurrence_bound;
+}
+
+fn cost_message(e: &CostError) -> String {
+    match e {
+        CostError::Loop(inner) => format!("hot loop: {inner}"),
+        other => other.to_string(),
+    }
+}
+
+fn row_cost_of(
+    target: Target,
+    cost: Result<LoopCost, String>,
+    problems: &mut Vec<String>,
+) -> RowCost {
+    match cost {
         Ok(cost) => {
             let bound: BTreeMap<String, f64> = cost
                 .bounds
@@ -58,12 +118,8 @@ pub fn row_cost(compiled: &Compiled, problems: &mut Vec<String>) -> RowCost {
                 bound,
             }
         }
-        Err(e) => {
-            let msg = match &e {
-                CostError::Loop(inner) => format!("hot loop: {inner}"),
-                other => other.to_string(),
-            };
-            let msg = format!("{}: {msg}", compiled.target);
+        Err(msg) => {
+            let msg = format!("{target}: {msg}");
             if !problems.contains(&msg) {
                 problems.push(msg);
             }

@@ -332,8 +332,22 @@ pub fn loop_cost_simulated(compiled: &Compiled) -> Result<LoopCost, CostError> {
     cost_of(compiled, true)
 }
 
+/// [`loop_cost_simulated`] of each of `compiled`, in order: the same figures and errors, the
+/// functions disassembled together ([`crate::mca::disassemble_all`]: one llvm-objdump process
+/// per target instead of one per function).
+pub fn loop_costs_simulated(compiled: &[&Compiled]) -> Vec<Result<LoopCost, CostError>> {
+    crate::mca::disassemble_all(compiled)
+        .into_iter()
+        .zip(compiled)
+        .map(|(insts, c)| cost_of_body(c, crate::mca::hot_loop_of(c.target, insts?), true))
+        .collect()
+}
+
 fn cost_of(compiled: &Compiled, simulate: bool) -> Result<LoopCost, CostError> {
-    let body = hot_loop(compiled)?;
+    cost_of_body(compiled, hot_loop(compiled)?, simulate)
+}
+
+fn cost_of_body(compiled: &Compiled, body: HotLoop, simulate: bool) -> Result<LoopCost, CostError> {
     if let Some(e) = calls_error(&body) {
         return Err(e.into());
     }
