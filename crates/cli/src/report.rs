@@ -487,7 +487,7 @@ fn report_row(
             let mut mca_found = Vec::new();
             let mca = args
                 .mca
-                .then(|| mca_figures(&artifact, target, &mut mca_found));
+                .then(|| mca_figures(&artifact.compiled, target, "", &mut mca_found));
             let profile = args
                 .plot_pressure
                 .is_some()
@@ -609,16 +609,22 @@ fn row(
 }
 
 /// llvm-mca cycles per iteration for each of the target's CPU models; problems (e.g. llvm-mca
-/// missing) are collected once each and reported after the table.
-fn mca_figures(a: &Artifact, target: Target, problems: &mut Vec<String>) -> BTreeMap<String, f64> {
+/// missing) are collected once each, named `{target} {cpu}{label}`, and reported after the
+/// table.
+pub fn mca_figures(
+    compiled: &schedlab_backend::Compiled,
+    target: Target,
+    label: &str,
+    problems: &mut Vec<String>,
+) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     for cpu in mca_cpus(target) {
-        match mca_cycles(&a.compiled, cpu) {
+        match mca_cycles(compiled, cpu) {
             Ok(c) => {
                 out.insert((*cpu).to_string(), (c * 10.0).round() / 10.0);
             }
             Err(e) => {
-                let msg = format!("{target} {cpu}: {e}");
+                let msg = format!("{target} {cpu}{label}: {e}");
                 if !problems.contains(&msg) {
                     problems.push(msg);
                 }

@@ -6,10 +6,8 @@
 use crate::kernel::Kernel;
 use crate::report::Row;
 use schedlab_backend::compile::compile_with_isa;
-use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::stats::code_stats;
 use schedlab_backend::{Compiled, IsaChoice, Target, compile_speed};
-use std::collections::BTreeMap;
 
 /// The strategy column of the baseline rows.
 pub const NAME: &str = "cranelift-speed";
@@ -40,23 +38,8 @@ pub fn row(
     .map_err(|e| e.to_string())?;
     let codegen_us = crate::report_real::micros(start);
     let code = code_stats(&compiled);
-    let mca = mca.then(|| {
-        let mut out = BTreeMap::new();
-        for cpu in mca_cpus(target) {
-            match mca_cycles(&compiled, cpu) {
-                Ok(c) => {
-                    out.insert((*cpu).to_string(), (c * 10.0).round() / 10.0);
-                }
-                Err(e) => {
-                    let msg = format!("{target} {cpu} ({NAME}): {e}");
-                    if !problems.contains(&msg) {
-                        problems.push(msg);
-                    }
-                }
-            }
-        }
-        out
-    });
+    let mca =
+        mca.then(|| crate::report::mca_figures(&compiled, target, &format!(" ({NAME})"), problems));
     let row = Row {
         kernel: k.name.clone(),
         strategy: NAME.to_string(),
