@@ -1,10 +1,13 @@
 //! The scheduler's registry, DAG rules and strategies on small CLIF functions and on the MD5
 //! kernel.
 
-use cranelift_codegen::ir::{Block, Function};
+use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::{Block, Function, Value};
 use schedlab_passes::sched::{
-    self, DepDag, EdgeKind, MachineModel, Reason, SchedError, ScheduleOptions, ScheduleViolation,
+    self, DepDag, EdgeKind, Liveness, MachineModel, Reason, SchedError, ScheduleOptions,
+    ScheduleViolation,
 };
+use std::collections::{BTreeMap, BTreeSet};
 
 mod common;
 use common::{parse, verify};
@@ -476,4 +479,85 @@ fn static_priorities_pick_what_pick_would() {
         with_static >= 2,
         "{with_static} strategies with a static priority"
     );
+}
+
+/// Live-in and live-out sets by the textbook backward data-flow fixed point, with ordered
+/// sets: `in(b) = uses(b) ∪ (out(b) − defs(b))`, `out(b) = ∪ in(s)` over the successors `s`.
+fn reference_liveness(
+    func: &Function,
+) -> (
+    BTreeMap<Block, BTreeSet<Value>>,
+    BTreeMap<Block, BTreeSet<Value>>,
+) {
+    let cfg = ControlFlowGraph::with_function(func);
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    let mut uses: BTreeMap<Block, BTreeSet<Value>> = BTreeMap::new();
+    let mut defs: BTreeMap<Block, BTreeSet<Value>> = BTreeMap::new();
+    for &b in &blocks {
+        let d = defs.entry(b).or_default();
+        d.extend(func.dfg.block_params(b).iter().copied());
+        let u = uses.entry(b).or_default();
+        for inst in func.layout.block_insts(b) {
+            for v in func.dfg.inst_values(inst) {
+                let v = func.dfg.resolve_aliases(v);
+                if !d.contains(&v) {
+                    u.insert(v);
+                }
+            }
+            d.extend(func.dfg.inst_results(inst).iter().copied());
+        }
+    }
+    let mut live_in: BTreeMap<Block, BTreeSet<Value>> = BTreeMap::new();
+    let mut live_out: BTreeMap<Block, BTreeSet<Value>> = BTreeMap::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in blocks.iter().rev() {
+            let out: BTreeSet<Value> = cfg
+                .succ_iter(b)
+                .flat_map(|s| live_in.get(&s).into_iter().flatten().copied())
+                .collect();
+            let mut inn = uses[&b].clone();
+            inn.extend(out.difference(&defs[&b]).copied());
+            changed |= live_in.get(&b) != Some(&inn) || live_out.get(&b) != Some(&out);
+            live_in.insert(b, inn);
+            live_out.insert(b, out);
+        }
+    }
+    (live_in, live_out)
+}
+
+#[test]
+fn liveness_matches_the_data_flow_fixed_point_and_lists_values_in_order() {
+    let functions = [
+        schedlab_kernels::md5::compress_multi_block(),
+        schedlab_kernels::sha256::compress_multi_block(),
+        schedlab_kernels::bigint::mul_add(),
+        schedlab_kernels::bigint::square_to_len(),
+        schedlab_kernels::int_sum::multi_block(),
+        parse(include_str!("golden/int_sum.predicate.clif")),
+    ];
+    for func in &functions {
+        let liveness = Liveness::compute(func);
+        let (live_in, live_out) = reference_liveness(func);
+        let values: Vec<Value> = func.dfg.values().collect();
+        for block in func.layout.blocks() {
+            let got: Vec<Value> = liveness.live_in(block).collect();
+            let want: Vec<Value> = live_in[&block].iter().copied().collect();
+            assert_eq!(got, want, "{}: live into {block}", func.name);
+            for &v in &values {
+                assert_eq!(
+                    liveness.is_live_out(block, v),
+                    live_out[&block].contains(&v),
+                    "{}: {v} live out of {block}",
+                    func.name
+                );
+            }
+        }
+        assert!(
+            func.layout.blocks().any(|b| !live_out[&b].is_empty()),
+            "{}: some value crosses a block boundary",
+            func.name
+        );
+    }
 }

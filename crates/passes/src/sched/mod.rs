@@ -267,10 +267,8 @@ pub fn schedule_with_strategy(
         HashMap::default()
     } else {
         let liveness_before = Liveness::compute(func);
-        blocks
-            .iter()
-            .map(|&b| (b, pressure::block_max_pressure(func, &liveness_before, b)))
-            .collect()
+        let pressures = pressure::blocks_max_pressure(func, &liveness_before, &blocks);
+        blocks.iter().copied().zip(pressures).collect()
     };
 
     // Rematerialisation compares values: resolve aliases once for both passes (neither

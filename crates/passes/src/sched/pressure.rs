@@ -9,16 +9,19 @@
 
 use super::dag::DepDag;
 use crate::bce::recognize::for_each_operand;
-use cranelift_codegen::entity::SecondaryMap;
+use cranelift_codegen::entity::{EntityRef, SecondaryMap};
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Block, Function, Inst, Value, ValueDef};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Live-in and live-out sets of every block.
+///
+/// Each set is a list of values in ascending order, indexed by the block's number: the
+/// propagation visits one value at a time, so a per-block mark of the last value added is all
+/// the deduplication it needs (no hashing), and membership is a binary search.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Liveness {
-    live_in: HashMap<Block, HashSet<Value>>,
-    live_out: HashMap<Block, HashSet<Value>>,
+    live_in: Vec<Vec<Value>>,
+    live_out: Vec<Vec<Value>>,
 }
 
 fn def_block(func: &Function, v: Value) -> Option<Block> {
@@ -75,38 +78,68 @@ impl Liveness {
     }
 
     /// Marks each value of `work` live into its block and, through the predecessors, back
-    /// to its definition.
+    /// to its definition. The work is taken value by value in ascending order, so every
+    /// block's lists come out sorted and a block's last entry is the only possible duplicate.
     fn propagate(func: &Function, mut work: Vec<(Value, Block)>) -> Liveness {
         let cfg = ControlFlowGraph::with_function(func);
-        let mut live = Liveness::default();
-        while let Some((v, block)) = work.pop() {
-            if !live.live_in.entry(block).or_default().insert(v) {
-                continue;
+        let blocks = func.dfg.num_blocks();
+        let mut live = Liveness {
+            live_in: vec![Vec::new(); blocks],
+            live_out: vec![Vec::new(); blocks],
+        };
+        work.sort_unstable();
+        let mut pending: Vec<Block> = Vec::new();
+        let mut next = 0;
+        while next < work.len() {
+            let v = work[next].0;
+            while next < work.len() && work[next].0 == v {
+                pending.push(work[next].1);
+                next += 1;
             }
             let home = def_block(func, v);
-            for pred in cfg.pred_iter(block) {
-                live.live_out.entry(pred.block).or_default().insert(v);
-                if home != Some(pred.block) {
-                    work.push((v, pred.block));
+            while let Some(block) = pending.pop() {
+                let live_in = &mut live.live_in[block.index()];
+                if live_in.last() == Some(&v) {
+                    continue;
+                }
+                live_in.push(v);
+                for pred in cfg.pred_iter(block) {
+                    let live_out = &mut live.live_out[pred.block.index()];
+                    if live_out.last() != Some(&v) {
+                        live_out.push(v);
+                    }
+                    if home != Some(pred.block) {
+                        pending.push(pred.block);
+                    }
                 }
             }
         }
         live
     }
 
-    /// Values live on entry to `block` (not counting its own parameters).
+    /// Values live on entry to `block` (not counting its own parameters), in ascending order.
     pub fn live_in(&self, block: Block) -> impl Iterator<Item = Value> + '_ {
-        self.live_in.get(&block).into_iter().flatten().copied()
+        self.live_in
+            .get(block.index())
+            .into_iter()
+            .flatten()
+            .copied()
     }
 
-    /// Values live on exit from `block`, in no particular order.
+    /// Values live on exit from `block`, in ascending order.
     pub(crate) fn live_out(&self, block: Block) -> impl Iterator<Item = Value> + '_ {
-        self.live_out.get(&block).into_iter().flatten().copied()
+        self.live_out
+            .get(block.index())
+            .into_iter()
+            .flatten()
+            .copied()
     }
 
     /// Whether `v` is live on exit from `block`.
     pub fn is_live_out(&self, block: Block, v: Value) -> bool {
-        self.live_out.get(&block).is_some_and(|s| s.contains(&v))
+        self.live_out
+            .get(block.index())
+            .is_some_and(|s| s.binary_search(&v).is_ok())
     }
 }
 
@@ -222,6 +255,26 @@ impl PressureTracker {
             use_start,
             &mut ids,
         )
+    }
+
+    /// [`PressureTracker::new`] with the caller's scratch space: `ids` for the value numbering
+    /// (all zero on entry, and left so) and `operand_values` for the operand lists.
+    fn with_scratch(
+        func: &Function,
+        liveness: &Liveness,
+        block: Block,
+        insts: &[Inst],
+        ids: &mut SecondaryMap<Value, u32>,
+        operand_values: &mut Vec<Value>,
+    ) -> Self {
+        operand_values.clear();
+        let mut use_start = Vec::with_capacity(insts.len() + 1);
+        use_start.push(0);
+        for &inst in insts {
+            push_operands(func, inst, operand_values);
+            use_start.push(operand_values.len() as u32);
+        }
+        Self::with_operands(func, liveness, block, insts, operand_values, use_start, ids)
     }
 
     /// [`PressureTracker::new`] for the block of `dag`, in its source order, reusing the
@@ -408,20 +461,46 @@ impl PressureTracker {
 
 /// Maximum pressure of `block` in its current instruction order.
 pub fn block_max_pressure(func: &Function, liveness: &Liveness, block: Block) -> usize {
-    let insts: Vec<Inst> = func.layout.block_insts(block).collect();
-    let mut t = PressureTracker::new(func, liveness, block, &insts);
-    for i in 0..insts.len() {
-        t.place(i);
-    }
-    t.max()
+    blocks_max_pressure(func, liveness, &[block])[0]
+}
+
+/// [`block_max_pressure`] of each of `blocks`, with one set of scratch space for them all.
+pub(crate) fn blocks_max_pressure(
+    func: &Function,
+    liveness: &Liveness,
+    blocks: &[Block],
+) -> Vec<usize> {
+    let mut ids = SecondaryMap::with_capacity(func.dfg.num_values());
+    ids.resize(func.dfg.num_values());
+    let mut insts: Vec<Inst> = Vec::new();
+    let mut operand_values: Vec<Value> = Vec::new();
+    blocks
+        .iter()
+        .map(|&block| {
+            insts.clear();
+            insts.extend(func.layout.block_insts(block));
+            let mut t = PressureTracker::with_scratch(
+                func,
+                liveness,
+                block,
+                &insts,
+                &mut ids,
+                &mut operand_values,
+            );
+            for i in 0..insts.len() {
+                t.place(i);
+            }
+            t.max()
+        })
+        .collect()
 }
 
 /// Maximum pressure over all blocks of `func` in its current order.
 pub fn function_max_pressure(func: &Function) -> usize {
     let liveness = Liveness::compute(func);
-    func.layout
-        .blocks()
-        .map(|b| block_max_pressure(func, &liveness, b))
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    blocks_max_pressure(func, &liveness, &blocks)
+        .into_iter()
         .max()
         .unwrap_or(0)
 }
