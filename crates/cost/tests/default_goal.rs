@@ -131,7 +131,8 @@ fn default_is_best_within_one_percent_and_spills_least_on_out_of_order_targets()
 
 /// s390x (z15) by schedlab's own model: the cycle half of the goal for MD5, mulAdd and
 /// squareToLen (by llvm-mca, which drops spill → reload chains, MD5's default looked 2 % slower
-/// than `pressure`). The spill half for squareToLen is pinned in `square_to_len_spills.rs`.
+/// than `pressure`). The spill half for squareToLen is pinned in
+/// `crates/backend/tests/square_to_len_spills.rs`.
 #[test]
 fn default_cycles_are_best_within_one_percent_on_s390x_z15() {
     if !test_can_use(llvm_tool("llvm-objdump")) {
