@@ -4,19 +4,17 @@
 //! Every path — host JIT, foreign targets, object files — goes through [`compile::compile`]
 //! with `opt_level=none`, so the order a scheduling pass leaves in the IR is the order the
 //! machine code has. Cranelift's own optimiser runs only as the explicit, optional
-//! [`compile::optimize`] stage, before scheduling.
+//! [`compile::optimize`] stage, before scheduling. The static cost model of the code compiled
+//! here (recurrence bound, schedule simulation, llvm-mca) is the `schedlab-cost` crate.
 #![deny(missing_docs)]
 
 pub mod check;
 pub mod compile;
-pub mod cost;
 pub mod emulate;
 pub mod exec;
 pub mod jit;
-pub mod mca;
 pub mod object;
 pub mod pipeline;
-pub mod reference;
 pub mod stats;
 pub mod target;
 pub mod tools;

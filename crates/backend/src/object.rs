@@ -1,5 +1,5 @@
 //! ELF objects holding one compiled function, for linking with a C harness (see
-//! [`crate::emulate`]) and for disassemblers (see [`crate::mca`]).
+//! [`crate::emulate`]) and for disassemblers (`schedlab_cost::mca`).
 //!
 //! The object is built from the exact bytes of a [`Compiled`] through cranelift-object's
 //! `define_function_bytes`, so the code a harness executes or llvm-mca costs is byte for byte

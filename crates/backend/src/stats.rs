@@ -436,7 +436,7 @@ fn operands(line: &str) -> (&str, Vec<&str>) {
 }
 
 /// Parses a decimal or `0x` hexadecimal immediate, with optional sign and `#`/`$` prefix.
-pub(crate) fn parse_imm(text: &str) -> Option<i64> {
+pub fn parse_imm(text: &str) -> Option<i64> {
     let t = text.trim().trim_start_matches(['#', '$']);
     let (neg, t) = match t.strip_prefix('-') {
         Some(rest) => (true, rest),

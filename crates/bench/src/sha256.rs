@@ -14,10 +14,10 @@ use crate::jvm::{JavaProgram, find_on_path};
 use crate::md5::Kind;
 use crate::measure::{calibrate, time_loop};
 use digest::Digest;
-use schedlab_backend::cost::loop_cost;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::stats::code_stats;
 use schedlab_backend::{JitFunction, JitOptions, Target};
+use schedlab_cost::loop_cost;
 use schedlab_kernels::sha256::{
     INITIAL_STATE, SCHEDULE_WORDS, Schedule, compress_multi_block_with,
 };
@@ -283,7 +283,7 @@ pub fn rows(strategies: &[String], wanted: impl Fn(&str) -> bool) -> Result<Vec<
 pub fn reference_sha_ni_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        schedlab_backend::reference::native::sha256_ni_available()
+        schedlab_cost::reference::native::sha256_ni_available()
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -298,7 +298,7 @@ pub fn reference_sha_ni_available() -> bool {
 pub fn reference_sha_ni_digest(data: &[u8]) -> [u8; 32] {
     #[cfg(target_arch = "x86_64")]
     {
-        use schedlab_backend::reference::native::sha256_ni_compress;
+        use schedlab_cost::reference::native::sha256_ni_compress;
         let mut state = schedlab_kernels::sha256::INITIAL_STATE;
         let whole = data.len() / 64 * 64;
         let tail = &data[whole..];

@@ -4,9 +4,9 @@
 
 use crate::CliError;
 use schedlab_backend::Target;
-use schedlab_backend::cost::models::core_model;
-use schedlab_backend::mca::{mca_cpus, mca_llvm_major};
 use schedlab_backend::pipeline::{DEFAULT_STRATEGY, machine_model};
+use schedlab_cost::mca::{mca_cpus, mca_llvm_major};
+use schedlab_cost::models::core_model;
 use serde::Serialize;
 
 /// Arguments of `schedlab list`.

@@ -1,14 +1,14 @@
 //! `schedlab reference`: what a hand-written intrinsic built on a CPU's cryptographic extension
 //! needs per block (e.g. HotSpot's AArch64 SHA-256 stub, `-XX:+UseSHA256Intrinsics`), costed
 //! by llvm-mca on every core that has the extension, beside schedlab's compiled kernel on the
-//! same core. The loops are `schedlab_backend::reference`; a test runs each against `sha2`.
+//! same core. The loops are `schedlab_cost::reference`; a test runs each against `sha2`.
 
 use crate::CliError;
 use crate::kernel::{IsaMode, SlowPathMode};
 use schedlab_backend::Target;
-use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::pipeline::{DEFAULT_STRATEGY, PipelineConfig};
-use schedlab_backend::reference::{REFERENCES, Reference};
+use schedlab_cost::mca::{mca_cpus, mca_cycles};
+use schedlab_cost::reference::{REFERENCES, Reference};
 use serde::Serialize;
 
 /// Arguments of `schedlab reference`.
@@ -134,7 +134,7 @@ fn rows_for(kernel: &crate::kernel::Kernel, reference: &Reference, strategy: &st
     let own = compiled
         .as_ref()
         .ok()
-        .map(|a| schedlab_backend::cost::loop_cost(&a.compiled));
+        .map(|a| schedlab_cost::loop_cost(&a.compiled));
     reference
         .cpus
         .iter()

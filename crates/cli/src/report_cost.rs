@@ -11,7 +11,7 @@
 use crate::report::Row;
 use schedlab_backend::Compiled;
 use schedlab_backend::Target;
-use schedlab_backend::cost::{CostError, LoopCost, loop_cost_simulated, loop_costs_simulated};
+use schedlab_cost::{CostError, LoopCost, loop_cost_simulated, loop_costs_simulated};
 use std::collections::BTreeMap;
 
 /// The own-model part of a report row.
@@ -24,7 +24,7 @@ pub struct RowCost {
     /// The lowest of the per-core bounds: no modelled core runs an iteration faster.
     pub recurrence_bound: Option<f64>,
     /// What the report leads with per modelled core, cycles per iteration: the simulation
-    /// where the core has one ([`schedlab_backend::cost::LoopCost::lead`]), else the bound.
+    /// where the core has one ([`schedlab_cost::LoopCost::lead`]), else the bound.
     pub model: BTreeMap<String, f64>,
     /// `max(recurrence, resource)` per modelled core, cycles per iteration.
     pub bound: BTreeMap<String, f64>,

@@ -5,8 +5,8 @@ mod common;
 
 use common::{json, schedlab, stderr, stdout};
 use schedlab_backend::Target;
-use schedlab_backend::mca::mca_cpus;
 use schedlab_backend::pipeline::DEFAULT_STRATEGY;
+use schedlab_cost::mca::mca_cpus;
 
 const SECTIONS: [&str; 4] = ["kernels", "strategies", "targets", "cpus"];
 

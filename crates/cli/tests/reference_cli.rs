@@ -4,14 +4,14 @@
 mod common;
 
 use common::{json, schedlab, stderr};
-use schedlab_backend::reference::REFERENCES;
 use schedlab_backend::tools::test_can_use;
+use schedlab_cost::reference::REFERENCES;
 
 #[test]
 fn json_has_one_costed_row_per_reference_and_core() {
     // llvm-mca 14 and 19 are the tools; without them the rows carry errors.
-    if !test_can_use(schedlab_backend::mca::mca_tool_for("neoverse-v2"))
-        || !test_can_use(schedlab_backend::mca::mca_tool_for("znver3"))
+    if !test_can_use(schedlab_cost::mca::mca_tool_for("neoverse-v2"))
+        || !test_can_use(schedlab_cost::mca::mca_tool_for("znver3"))
     {
         return;
     }

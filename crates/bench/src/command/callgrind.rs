@@ -9,7 +9,7 @@
 use super::impls::{self, Kind, NamedConfig, RustImpl};
 use crate::CliError;
 use schedlab_backend::Target;
-use schedlab_backend::mca::{mca_cpus, mca_cycles};
+use schedlab_cost::mca::{mca_cpus, mca_cycles};
 use std::path::Path;
 use std::process::Command;
 

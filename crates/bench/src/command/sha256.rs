@@ -417,7 +417,7 @@ impl Report {
         let mb_per_s = self.mb_per_s(row, si)?;
         let ghz = self.samples.clock_ghz()?;
         let measured = 64.0 / (mb_per_s * 1e6) * ghz * 1e9;
-        let reference = schedlab_backend::reference::REFERENCES
+        let reference = schedlab_cost::reference::REFERENCES
             .iter()
             .find(|r| r.name == "sha256-ni")?;
         let modelled: Vec<String> = reference

@@ -24,8 +24,8 @@
 //! **Static.** MD5: the same configuration compiled for x86_64 (`x86-64-v3`, the host JIT uses
 //! the host's features: BMI1/2 on the machines this ran on, so the same instructions);
 //! BigInteger: the very code the JIT compiled and the bench times. Costed by schedlab's model
-//! (`max(recurrence, resource)` per core, [`schedlab_backend::cost`]), by its
-//! schedule simulation (`schedlab-sim/<cpu>`, [`schedlab_backend::cost::sim`]; the lead on the
+//! (`max(recurrence, resource)` per core, [`schedlab_cost`]), by its
+//! schedule simulation (`schedlab-sim/<cpu>`, [`schedlab_cost::sim`]; the lead on the
 //! x86 cores, never under the bound) and by llvm-mca
 //! on each CPU model it offers. Error = (static − measured) ÷ measured.
 
@@ -40,10 +40,10 @@ use super::{BenchArgs, Budgets, Format, measure, rotated};
 use crate::CliError;
 use bigint::{BigFunction, BigKernel, Fit};
 use quiet::Contention;
-use schedlab_backend::cost::loop_cost_simulated;
-use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
 use schedlab_backend::{Compiled, Target};
+use schedlab_cost::loop_cost_simulated;
+use schedlab_cost::mca::{mca_cpus, mca_cycles};
 use schedlab_md5::Md5Builder;
 
 /// Message size timed: large enough that the per-hash overhead is well under 1 %.
@@ -214,7 +214,7 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
     }
     // The schedule simulation (`cost::sim`), never under the bound: what `report --mca` leads
     // with on these cores.
-    for m in schedlab_backend::cost::models::core_models(Target::X86_64) {
+    for m in schedlab_cost::models::core_models(Target::X86_64) {
         let cycles = match &cost {
             Ok(Ok(c)) => c
                 .simulated
@@ -248,7 +248,7 @@ fn static_figures(compiled: Result<&Compiled, String>) -> (Vec<Figure>, Option<(
 
 /// Which term of `b`'s bound binds, and every term: `ports p0+p6 (recurrence 289.0, issue
 /// 250.3, ports 120.5)`.
-fn binding(b: &schedlab_backend::cost::LoopBound) -> String {
+fn binding(b: &schedlab_cost::LoopBound) -> String {
     let issue_alu = if b.resource > b.ports {
         b.resource
     } else {

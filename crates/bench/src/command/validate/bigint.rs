@@ -2,7 +2,7 @@
 //!
 //! **The hot loop** is the check-free (predicated) `mulAdd` loop in both kernels: for `mulAdd`
 //! the only loop, for `squareToLen` the inner loop of its loop over `i`, the one
-//! [`schedlab_backend::mca::hot_loop`] chooses.
+//! [`schedlab_cost::mca::hot_loop`] chooses.
 //!
 //! **Measured per iteration.** A call on an `n`-int operand runs the hot loop `iters(n)`
 //! times: `mulAdd` n, `squareToLen` n(n−1)/2 (its `mulAdd` over i−1 words for i = n..1). The

@@ -1,0 +1,1048 @@
+//! Static cost of the hot loop with LLVM's `llvm-mca`: cycles per loop iteration (for the MD5
+//! kernel, one 64-byte block) on named CPU models.
+//!
+//! **Disassembly.** The exact code bytes are wrapped in an ELF object ([`schedlab_backend::object`]) and
+//! decoded by `llvm-objdump -d`. `llvm-mc --disassemble` decodes the same bytes but prints no
+//! addresses, and its `--show-encoding` re-encodes instructions (x86 branch and immediate
+//! forms can change length), so offsets and branch targets could not be trusted.
+//!
+//! **Which instructions.** Only code reachable from the entry is kept (the constant pool after
+//! the code and riscv64's inline constants are data). The hot loop is an innermost natural
+//! loop of the disassembled control-flow graph: the deepest one, and of equally deep ones the
+//! one with the fewest exits — bounds-check elimination's check-free copy rather than its
+//! checked fallback, `squareToLen`'s `mulAdd` loop inside its loop over `i` (`mca/cfg.rs` gives the
+//! full rule). Its blocks are taken in address order; blocks that leave the loop — the
+//! out-of-line bounds-check failures, the exit with its epilogue — are not part of it, so the
+//! prologue, epilogue and cold paths do not dilute the figure. Without a loop the whole
+//! function up to the first trap after its first return is costed (what is cut is padding and
+//! trap stubs).
+//!
+//! **Costing.** llvm-mca treats the body as straight-line code repeated [`ITERATIONS`] times
+//! (branches are issued but never mispredicted); the figure is `Total Cycles / Iterations`.
+//!
+//! **CPU models** (LLVM 14): x86_64 `znver3`, `skylake`; AArch64 `thunderx2t99` (the ThunderX2
+//! of the original measurements), `cortex-a72`; s390x `z15`. Current cores come from LLVM
+//! 19's `llvm-mca-19` (Debian `llvm-19`): x86_64 `znver4`, `sapphirerapids`; AArch64
+//! `neoverse-n1`, `neoverse-v2` (LLVM 14's `neoverse-n1` is its Cortex-A57 model, so N1 is
+//! only offered from LLVM 19); and riscv64 `sifive-u74`, because LLVM 14's SiFive7 model
+//! lacks the ALU-to-ALU bypass (`SiFive7AnyToGPRBypass`, which the scheduler's model follows):
+//! there a chain of dependent `add`s costs 3 cycles each, in LLVM 19 1.
+
+use schedlab_backend::compile::Compiled;
+use schedlab_backend::emulate::find_program;
+use schedlab_backend::object::{ObjectError, object_for_disassembly};
+use schedlab_backend::target::Target;
+use std::path::PathBuf;
+use std::process::Command;
+
+mod cfg;
+
+/// How many times llvm-mca repeats the loop body.
+pub const ITERATIONS: u32 = 100;
+
+/// Why llvm-mca could not cost a function.
+#[derive(Debug, thiserror::Error)]
+pub enum McaError {
+    /// An LLVM tool is not installed.
+    #[error(
+        "`{program}` not found on PATH (tried {tried}); install the Debian package \
+         `{package}` (apt-get install -y {package})"
+    )]
+    MissingTool {
+        /// The tool's base name.
+        program: String,
+        /// The names tried.
+        tried: String,
+        /// The Debian package providing it.
+        package: &'static str,
+    },
+    /// The CPU is not one schedlab offers for the target.
+    #[error("unknown CPU `{cpu}` for {target}; valid: {}", valid.join(", "))]
+    UnknownCpu {
+        /// The CPU asked for.
+        cpu: String,
+        /// The target.
+        target: Target,
+        /// The CPUs offered.
+        valid: Vec<&'static str>,
+    },
+    /// Writing the object failed.
+    #[error(transparent)]
+    Object(#[from] ObjectError),
+    /// Temporary files or a child process could not be handled.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A tool exited unsuccessfully.
+    #[error("`{program}` failed ({status}):\n{stderr}")]
+    Tool {
+        /// The command.
+        program: String,
+        /// Its exit status.
+        status: String,
+        /// What it printed on stderr.
+        stderr: String,
+    },
+    /// The hot code makes calls: not costed (a call costs what its callee does, which the
+    /// code does not show; the loops between calls are preferred, see [`hot_loop`]).
+    #[error(
+        "not modelled: the hot {} makes {calls} call(s), and a call costs what its callee does",
+        if *is_loop { "loop" } else { "code (no loop without calls)" }
+    )]
+    Calls {
+        /// Call instructions in the hot code.
+        calls: usize,
+        /// Whether the hot code is a loop.
+        is_loop: bool,
+    },
+    /// The disassembly or the cost report was not understood.
+    #[error("cannot read {what}: {detail}")]
+    Parse {
+        /// Which output.
+        what: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+/// The CPU models offered for `target`, in report order (LLVM 14's first, then LLVM 19's).
+pub fn mca_cpus(target: Target) -> &'static [&'static str] {
+    match target {
+        Target::X86_64 => &["znver3", "skylake", "znver4", "sapphirerapids"],
+        Target::Aarch64 => &["thunderx2t99", "cortex-a72", "neoverse-n1", "neoverse-v2"],
+        Target::S390x => &["z15"],
+        Target::Riscv64 => &["sifive-u74"],
+    }
+}
+
+/// The LLVM major version whose llvm-mca costs `cpu`: 19 for the current cores LLVM 14 lacks
+/// (or models wrongly), else 14 (any installed llvm-mca, plain name first).
+pub fn mca_llvm_major(cpu: &str) -> u32 {
+    match cpu {
+        "znver4" | "sapphirerapids" | "neoverse-n1" | "neoverse-v2" | "sifive-u74" => 19,
+        _ => 14,
+    }
+}
+
+/// The llvm-mca that costs `cpu` ([`mca_llvm_major`]).
+pub fn mca_tool_for(cpu: &str) -> Result<PathBuf, McaError> {
+    match mca_llvm_major(cpu) {
+        19 => find_program("llvm-mca-19").ok_or_else(|| McaError::MissingTool {
+            program: "llvm-mca".to_string(),
+            tried: "`llvm-mca-19`".to_string(),
+            package: "llvm-19",
+        }),
+        _ => llvm_tool("llvm-mca"),
+    }
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DisasmInst {
+    /// Offset from the function's start.
+    pub addr: u64,
+    /// Assembly text as llvm-objdump prints it (comments removed).
+    pub text: String,
+}
+
+/// The instructions llvm-mca costs and where they came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HotLoop {
+    /// Whether a loop was found (else: the function up to its first trap after a return).
+    pub is_loop: bool,
+    /// Offset of the loop header (or 0).
+    pub header: u64,
+    /// The instructions, in address order.
+    pub insts: Vec<DisasmInst>,
+    /// Calls among them ([`is_call`]): the hot code is not costed when it makes any, since a
+    /// call's cost is its callee's, which the code does not show.
+    pub calls: usize,
+}
+
+impl HotLoop {
+    /// A loop of `lines` (assembly text, one instruction each, 4 bytes apart, header at 0): a
+    /// hand-written body for the static models, as if extracted from compiled code.
+    pub fn from_lines<S: AsRef<str>>(lines: &[S]) -> HotLoop {
+        HotLoop {
+            is_loop: true,
+            header: 0,
+            calls: 0,
+            insts: lines
+                .iter()
+                .enumerate()
+                .map(|(i, t)| DisasmInst {
+                    addr: 4 * i as u64,
+                    text: t.as_ref().to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Whether `text` (llvm-objdump's syntax for `target`) calls a function: x86_64 `call`,
+/// AArch64 `bl`/`blr`, s390x `brasl`/`basr`, riscv64 `jal`/`jalr` linking `ra`.
+pub fn is_call(target: Target, text: &str) -> bool {
+    let mnemonic = text.split_whitespace().next().unwrap_or("");
+    match target {
+        Target::X86_64 => mnemonic.starts_with("call"),
+        Target::Aarch64 => matches!(mnemonic, "bl" | "blr"),
+        Target::S390x => mnemonic.starts_with("bras") || mnemonic.starts_with("bas"),
+        Target::Riscv64 => {
+            matches!(mnemonic, "jal" | "jalr")
+                && (text.contains(" ra,") || text.split_whitespace().nth(1) == Some("ra"))
+        }
+    }
+}
+
+/// Why the hot code was not costed: it calls other functions.
+pub fn calls_error(body: &HotLoop) -> Option<McaError> {
+    (body.calls > 0).then_some(McaError::Calls {
+        calls: body.calls,
+        is_loop: body.is_loop,
+    })
+}
+
+/// A loop costed on one CPU model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McaReport {
+    /// The CPU model.
+    pub cpu: String,
+    /// Cycles per loop iteration (`Total Cycles / Iterations`).
+    pub cycles_per_iteration: f64,
+    /// Instructions per cycle llvm-mca reports.
+    pub ipc: f64,
+    /// Instructions in the costed body.
+    pub body_insts: usize,
+}
+
+/// Cycles per iteration of `compiled`'s hot loop on `cpu` (see the module docs).
+pub fn mca_cycles(compiled: &Compiled, cpu: &str) -> Result<f64, McaError> {
+    Ok(mca_report(compiled, cpu)?.cycles_per_iteration)
+}
+
+/// [`mca_cycles`] with the body size and IPC.
+pub fn mca_report(compiled: &Compiled, cpu: &str) -> Result<McaReport, McaError> {
+    let target = compiled.target;
+    if !mca_cpus(target).contains(&cpu) {
+        return Err(McaError::UnknownCpu {
+            cpu: cpu.to_string(),
+            target,
+            valid: mca_cpus(target).to_vec(),
+        });
+    }
+    let body = hot_loop(compiled)?;
+    if let Some(e) = calls_error(&body) {
+        return Err(e);
+    }
+    let source = mca_source(target, &body);
+    let (cycles, ipc) = mca_cost_source(target, cpu, None, &source)?;
+    Ok(McaReport {
+        cpu: cpu.to_string(),
+        cycles_per_iteration: cycles,
+        ipc,
+        body_insts: body.insts.len(),
+    })
+}
+
+/// Costs an assembly loop body `source` (llvm-mca syntax for `target`, one iteration, ending
+/// in its back edge) on `cpu`: cycles per iteration and IPC over [`ITERATIONS`] iterations.
+/// `mattr` adds ISA features the CPU model leaves optional (llvm-mca's `-mattr`, e.g. `+sha2`).
+/// Any assembler error or unknown CPU is an error, never a partial figure.
+pub fn mca_cost_source(
+    target: Target,
+    cpu: &str,
+    mattr: Option<&str>,
+    source: &str,
+) -> Result<(f64, f64), McaError> {
+    let mca = mca_tool_for(cpu)?;
+    let dir = tempdir()?;
+    let input = dir.path().join("loop.s");
+    std::fs::write(&input, source).map_err(io_err("writing the llvm-mca input"))?;
+    let output = Command::new(&mca)
+        .arg(format!("-mtriple={}", llvm_triple(target)))
+        .arg(format!("-mcpu={cpu}"))
+        .arg(format!("-iterations={ITERATIONS}"))
+        .args(mattr.map(|m| format!("-mattr={m}")))
+        .arg(&input)
+        .output()
+        .map_err(io_err(format!("starting {}", mca.display())))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(McaError::Tool {
+            program: mca.display().to_string(),
+            status: output.status.to_string(),
+            stderr: stderr.into_owned(),
+        });
+    }
+    // llvm-mca reports assembler errors and an unknown -mcpu but may still exit 0 and cost
+    // what it did parse; neither may pass silently.
+    if stderr.contains("error:") || stderr.contains("is not a recognized processor") {
+        return Err(McaError::Tool {
+            program: mca.display().to_string(),
+            status: "unknown CPU".to_string(),
+            stderr: stderr.into_owned(),
+        });
+    }
+    parse_mca(&stdout)
+}
+
+/// Reads `Iterations`, `Total Cycles` and `IPC` from llvm-mca's summary view.
+fn parse_mca(stdout: &str) -> Result<(f64, f64), McaError> {
+    let field = |name: &str| -> Option<f64> {
+        stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|rest| rest.trim_start_matches(':').trim().parse::<f64>().ok())
+    };
+    let bad = |detail: &str| McaError::Parse {
+        what: "llvm-mca's summary",
+        detail: format!(
+            "{detail} in:\n{}",
+            stdout.lines().take(12).collect::<Vec<_>>().join("\n")
+        ),
+    };
+    let iterations = field("Iterations").ok_or_else(|| bad("no `Iterations:`"))?;
+    let total = field("Total Cycles").ok_or_else(|| bad("no `Total Cycles:`"))?;
+    let ipc = field("IPC").ok_or_else(|| bad("no `IPC:`"))?;
+    if iterations <= 0.0 || total <= 0.0 {
+        return Err(bad("non-positive figures"));
+    }
+    Ok((total / iterations, ipc))
+}
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> McaError {
+    let what = what.into();
+    move |source| McaError::Io { what, source }
+}
+
+fn tempdir() -> Result<tempfile::TempDir, McaError> {
+    tempfile::Builder::new()
+        .prefix("schedlab-mca-")
+        .tempdir()
+        .map_err(io_err("creating a temporary directory"))
+}
+
+/// Finds an LLVM tool by its plain name or a versioned Debian name.
+pub fn llvm_tool(program: &str) -> Result<PathBuf, McaError> {
+    std::iter::once(program.to_string())
+        .chain((14..=19).rev().map(|v| format!("{program}-{v}")))
+        .find_map(|name| find_program(&name))
+        .ok_or_else(|| McaError::MissingTool {
+            program: program.to_string(),
+            tried: format!("`{program}`, `{program}-19` … `{program}-14`"),
+            package: "llvm-14",
+        })
+}
+
+fn llvm_triple(target: Target) -> &'static str {
+    match target {
+        Target::X86_64 => "x86_64-unknown-linux-gnu",
+        Target::Aarch64 => "aarch64-unknown-linux-gnu",
+        Target::S390x => "s390x-unknown-linux-gnu",
+        Target::Riscv64 => "riscv64-unknown-linux-gnu",
+    }
+}
+
+/// Decoder options matching the ISA settings Cranelift compiled for. s390x decodes as z15
+/// (the CPU llvm-mca costs): at its z13 baseline Cranelift 0.135 still emits z14's three-operand
+/// multiply `msgrkc` (opcode `b9ed`, its `ALUOp::Mul64` with distinct registers, e.g. in
+/// `squareToLen`), which a z13 decoder prints as `<unknown>`.
+fn decoder_args(target: Target) -> &'static [&'static str] {
+    match target {
+        Target::X86_64 | Target::Aarch64 => &[],
+        Target::S390x => &["--mcpu=z15"],
+        Target::Riscv64 => &["--mattr=+m,+a,+f,+d,+c"],
+    }
+}
+
+/// Disassembles `compiled`'s code with llvm-objdump.
+pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
+    let objdump = llvm_tool("llvm-objdump")?;
+    let object = object_for_disassembly(compiled)?;
+    let dir = tempdir()?;
+    let path = dir.path().join(format!("{}.o", object.symbol));
+    std::fs::write(&path, &object.bytes).map_err(io_err("writing the object file"))?;
+    let output = Command::new(&objdump)
+        .args(["-d", "--no-show-raw-insn"])
+        .args(decoder_args(compiled.target))
+        .arg(&path)
+        .output()
+        .map_err(io_err(format!("starting {}", objdump.display())))?;
+    if !output.status.success() {
+        return Err(McaError::Tool {
+            program: objdump.display().to_string(),
+            status: output.status.to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    instructions_of(compiled.target, &String::from_utf8_lossy(&output.stdout))
+}
+
+/// The reachable instructions of one function's llvm-objdump listing.
+fn instructions_of(target: Target, listing: &str) -> Result<Vec<DisasmInst>, McaError> {
+    let insts = parse_objdump(target, listing);
+    if insts.is_empty() {
+        return Err(McaError::Parse {
+            what: "llvm-objdump's listing",
+            detail: "no instructions".to_string(),
+        });
+    }
+    reachable_code(target, insts)
+}
+
+/// Disassembles many compiled functions with one llvm-objdump process per target among them,
+/// in `compiled`'s order: the same instructions, addresses and errors as [`disassemble`] on
+/// each, without a process per function ([`disassemble_batch`]). When a target's batch cannot
+/// be built or decoded as a whole (a tool missing or failing), each of its functions falls back
+/// to [`disassemble`], which names its own error.
+pub fn disassemble_all(compiled: &[&Compiled]) -> Vec<Result<Vec<DisasmInst>, McaError>> {
+    let mut out: Vec<Option<Result<Vec<DisasmInst>, McaError>>> =
+        compiled.iter().map(|_| None).collect();
+    let mut targets: Vec<Target> = compiled.iter().map(|c| c.target).collect();
+    targets.sort_by_key(|t| t.name());
+    targets.dedup();
+    for target in targets {
+        let members: Vec<usize> = (0..compiled.len())
+            .filter(|&i| compiled[i].target == target)
+            .collect();
+        let batch: Vec<&Compiled> = members.iter().map(|&i| compiled[i]).collect();
+        match disassemble_batch(target, &batch) {
+            Ok(results) => {
+                for (&i, result) in members.iter().zip(results) {
+                    out[i] = Some(result);
+                }
+            }
+            Err(_) => {
+                for &i in &members {
+                    out[i] = Some(disassemble(compiled[i]));
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .map(|r| r.expect("every function belongs to its target's batch"))
+        .collect()
+}
+
+/// [`disassemble`] of every function of `batch` (all compiled for `target`) with one
+/// llvm-objdump process: each function is its own section of one object
+/// ([`schedlab_backend::object::object_for_batch_disassembly`]), and llvm-objdump numbers a relocatable
+/// object's sections from 0 each, so every listing's offsets and branch targets are those of
+/// the function alone. The outer error is the batch's (the object, the tool, a listing that
+/// does not split into one section per function); the inner ones are each function's.
+pub fn disassemble_batch(
+    target: Target,
+    batch: &[&Compiled],
+) -> Result<Vec<Result<Vec<DisasmInst>, McaError>>, McaError> {
+    let objdump = llvm_tool("llvm-objdump")?;
+    let object = schedlab_backend::object::object_for_batch_disassembly(target, batch)?;
+    let dir = tempdir()?;
+    let path = dir.path().join("batch.o");
+    std::fs::write(&path, &object.bytes).map_err(io_err("writing the object file"))?;
+    let output = Command::new(&objdump)
+        .args(["-d", "--no-show-raw-insn"])
+        .args(decoder_args(target))
+        .arg(&path)
+        .output()
+        .map_err(io_err(format!("starting {}", objdump.display())))?;
+    if !output.status.success() {
+        return Err(McaError::Tool {
+            program: objdump.display().to_string(),
+            status: output.status.to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let listings = split_sections(&text, batch.len()).ok_or_else(|| McaError::Parse {
+        what: "llvm-objdump's listing of a batch",
+        detail: format!(
+            "not one section `.text.{}<i>` per function for {} functions; it begins:\n{}",
+            schedlab_backend::object::BATCH_SYMBOL_PREFIX,
+            batch.len(),
+            text.lines().take(12).collect::<Vec<_>>().join("\n")
+        ),
+    })?;
+    Ok(listings
+        .iter()
+        .map(|listing| instructions_of(target, listing))
+        .collect())
+}
+
+/// Splits llvm-objdump's listing of a batch object into one listing per function, in index
+/// order. cranelift-object names every function's section alike (`.text.subsection`), so a
+/// function is told by its symbol's line (`0000000000000000 <f3>:`) at the head of its section;
+/// `None` unless every function has exactly one section to itself.
+fn split_sections(text: &str, count: usize) -> Option<Vec<String>> {
+    let mut listings: Vec<Option<String>> = vec![None; count];
+    // The function of the current section, once its symbol's line has been read.
+    let mut current: Option<usize> = None;
+    let mut in_section = false;
+    for line in text.lines() {
+        if line.starts_with("Disassembly of section ") {
+            in_section = true;
+            current = None;
+        } else if let Some(symbol) = line.split_once(" <").and_then(|(addr, rest)| {
+            u64::from_str_radix(addr, 16).ok()?;
+            rest.strip_suffix(">:")
+        }) {
+            if !in_section || current.is_some() {
+                return None;
+            }
+            let index: usize = symbol
+                .strip_prefix(schedlab_backend::object::BATCH_SYMBOL_PREFIX)?
+                .parse()
+                .ok()?;
+            let slot = listings.get_mut(index)?;
+            if slot.is_some() {
+                return None;
+            }
+            *slot = Some(String::new());
+            current = Some(index);
+        } else if let Some(listing) = current.and_then(|i| listings[i].as_mut()) {
+            listing.push_str(line);
+            listing.push('\n');
+        }
+    }
+    listings.into_iter().collect()
+}
+
+/// The instructions control can reach from the function's entry, in address order. What is
+/// cut is data: Cranelift's constant pool after the code (x86_64, AArch64) and the constants
+/// riscv64 places inline behind a jump, which llvm-objdump (14 and 19 alike) prints as
+/// `<unknown>` or as whatever instructions the bytes happen to spell. Undecodable bytes that
+/// control *can* reach, or a branch into the middle of a decoded instruction, are errors.
+fn reachable_code(target: Target, insts: Vec<DisasmInst>) -> Result<Vec<DisasmInst>, McaError> {
+    let bad = |detail: String| McaError::Parse {
+        what: "llvm-objdump's listing",
+        detail,
+    };
+    let flows = flows_of(target, &insts);
+    let graph = cfg::Cfg::build(&insts, &flows);
+    if let Some(at) = graph.branch_into_undecoded(&insts, &flows) {
+        return Err(bad(format!(
+            "a reachable branch at offset {at:#x} targets no instruction start"
+        )));
+    }
+    let mut kept = Vec::with_capacity(insts.len());
+    for (b, &(start, end)) in graph.ranges.iter().enumerate() {
+        if !graph.reachable[b] {
+            continue;
+        }
+        for inst in &insts[start..end] {
+            if is_undecodable(inst) {
+                return Err(bad(format!(
+                    "undecodable bytes at offset {:#x}, reachable from the entry",
+                    inst.addr
+                )));
+            }
+            kept.push(inst.clone());
+        }
+    }
+    Ok(kept)
+}
+
+/// llvm-objdump's mark for bytes it cannot decode.
+fn is_undecodable(inst: &DisasmInst) -> bool {
+    inst.text.contains("<unknown>")
+}
+
+/// Parses `   4c:  \tmovq\t%rsp, %rbp` lines, dropping symbol and trailing comments (`#` starts
+/// a comment except on AArch64, where it marks immediates and `//` does).
+fn parse_objdump(target: Target, text: &str) -> Vec<DisasmInst> {
+    let comments: &[&str] = match target {
+        Target::Aarch64 => &[" <", "\t<", " //", "\t//"],
+        Target::X86_64 | Target::S390x | Target::Riscv64 => &[" <", "\t<", " #", "\t#"],
+    };
+    text.lines()
+        .filter_map(|line| {
+            let (addr, rest) = line.split_once(':')?;
+            let addr = u64::from_str_radix(addr.trim(), 16).ok()?;
+            if !line.starts_with(' ') {
+                return None;
+            }
+            let mut text = rest.trim().to_string();
+            for comment in comments {
+                if let Some(at) = text.find(comment) {
+                    text.truncate(at);
+                }
+            }
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            (!text.is_empty()).then_some(DisasmInst { addr, text })
+        })
+        .collect()
+}
+
+/// Where `inst` branches or jumps to, if it does (the address it names).
+pub(crate) fn branch_target(target: Target, inst: &DisasmInst) -> Option<u64> {
+    match flow(target, inst) {
+        Flow::Jump(address) | Flow::CondJump(address) => Some(address),
+        Flow::Next | Flow::Return | Flow::Trap => None,
+    }
+}
+
+/// How an instruction transfers control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Jump(u64),
+    CondJump(u64),
+    Return,
+    Trap,
+}
+
+fn flow(target: Target, inst: &DisasmInst) -> Flow {
+    let text = inst.text.as_str();
+    let mnemonic = text.split_whitespace().next().unwrap_or("");
+    let last = text.rsplit([' ', ',']).next().unwrap_or("");
+    let address = last
+        .strip_prefix("0x")
+        .and_then(|h| u64::from_str_radix(h, 16).ok());
+    let is_return = match target {
+        Target::X86_64 => matches!(mnemonic, "ret" | "retq"),
+        Target::Aarch64 | Target::Riscv64 => mnemonic == "ret",
+        Target::S390x => text == "br %r14",
+    };
+    if is_return {
+        return Flow::Return;
+    }
+    if is_undecodable(inst) {
+        return Flow::Trap;
+    }
+    // s390x calls (`brasl %r14, …`) return to the next instruction.
+    if target == Target::S390x && mnemonic.starts_with("bras") {
+        return Flow::Next;
+    }
+    if matches!(
+        mnemonic,
+        "ud2" | "udf" | "brk" | "unimp" | "c.unimp" | "ebreak"
+    ) {
+        return Flow::Trap;
+    }
+    let Some(address) = address else {
+        return Flow::Next;
+    };
+    let (is_branch, unconditional) = match target {
+        Target::X86_64 => (mnemonic.starts_with('j'), mnemonic == "jmp"),
+        Target::Aarch64 => (
+            mnemonic == "b"
+                || mnemonic.starts_with("b.")
+                || matches!(mnemonic, "cbz" | "cbnz" | "tbz" | "tbnz"),
+            mnemonic == "b",
+        ),
+        Target::S390x => (
+            mnemonic.starts_with('j') || mnemonic.starts_with("br") || mnemonic.contains("rj"),
+            matches!(mnemonic, "j" | "jg"),
+        ),
+        Target::Riscv64 => (
+            mnemonic.starts_with('b') || mnemonic == "j" || text.starts_with("jal zero,"),
+            mnemonic == "j" || text.starts_with("jal zero,"),
+        ),
+    };
+    match (is_branch, unconditional) {
+        (false, _) => Flow::Next,
+        (true, true) => Flow::Jump(address),
+        (true, false) => Flow::CondJump(address),
+    }
+}
+
+/// Finds the instructions to cost: the hot loop (see the module docs), else the straight-line
+/// function.
+pub fn hot_loop(compiled: &Compiled) -> Result<HotLoop, McaError> {
+    let insts = disassemble(compiled)?;
+    Ok(find_hot_loop(compiled.target, insts))
+}
+
+/// [`hot_loop`] of an already disassembled function ([`disassemble`], [`disassemble_all`]).
+pub fn hot_loop_of(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
+    find_hot_loop(target, insts)
+}
+
+/// riscv64's long jump `auipc rX, hi; jr lo(rX)`: the `jr` jumps to `auipc + (hi << 12) + lo`.
+fn far_jump_target(prev: &DisasmInst, jump: &DisasmInst) -> Option<u64> {
+    let operand = jump
+        .text
+        .strip_prefix("jr ")
+        .or_else(|| jump.text.strip_prefix("jalr zero, "))?;
+    let (lo, reg) = operand.trim().strip_suffix(')')?.split_once('(')?;
+    let (hi_reg, hi) = prev.text.strip_prefix("auipc ")?.split_once(", ")?;
+    if hi_reg != reg {
+        return None;
+    }
+    let hi: i64 = hi.trim().parse().ok()?;
+    let hi = if hi >= 0x80000 { hi - 0x100000 } else { hi };
+    let lo: i64 = if lo.is_empty() { 0 } else { lo.parse().ok()? };
+    let target = i64::try_from(prev.addr).ok()? + (hi << 12) + lo;
+    u64::try_from(target).ok()
+}
+
+/// How each instruction transfers control, riscv64's `auipc` + `jr` long jumps resolved.
+fn flows_of(target: Target, insts: &[DisasmInst]) -> Vec<Flow> {
+    let mut flows: Vec<Flow> = insts.iter().map(|i| flow(target, i)).collect();
+    if target == Target::Riscv64 {
+        for i in 1..insts.len() {
+            if let Some(t) = far_jump_target(&insts[i - 1], &insts[i]) {
+                flows[i] = Flow::Jump(t);
+            }
+        }
+    }
+    flows
+}
+
+/// The hot loop of an already disassembled function ([`cfg::choose_loop`]), else the
+/// straight-line function up to its first trap after its first return.
+fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
+    let flows = flows_of(target, &insts);
+    let graph = cfg::Cfg::build(&insts, &flows);
+    let calls_in = |body: &[DisasmInst]| body.iter().filter(|i| is_call(target, &i.text)).count();
+    let block_calls: Vec<usize> = graph
+        .ranges
+        .iter()
+        .map(|&(start, end)| calls_in(&insts[start..end]))
+        .collect();
+    match cfg::choose_loop(&graph, &block_calls) {
+        Some(chosen) => {
+            let body: Vec<DisasmInst> = chosen
+                .body
+                .iter()
+                .flat_map(|&b| insts[graph.ranges[b].0..graph.ranges[b].1].iter().cloned())
+                .collect();
+            HotLoop {
+                is_loop: true,
+                header: insts[graph.ranges[chosen.header].0].addr,
+                calls: calls_in(&body),
+                insts: body,
+            }
+        }
+        None => {
+            let first_ret = flows.iter().position(|f| *f == Flow::Return);
+            let end = first_ret
+                .and_then(|r| {
+                    flows[r..]
+                        .iter()
+                        .position(|f| *f == Flow::Trap)
+                        .map(|t| r + t)
+                })
+                .unwrap_or(insts.len());
+            HotLoop {
+                is_loop: false,
+                header: 0,
+                calls: calls_in(&insts[..end]),
+                insts: insts[..end].to_vec(),
+            }
+        }
+    }
+}
+
+/// Assembly text for llvm-mca: branch targets become one local label, so the text assembles
+/// whatever the original addresses were.
+pub fn mca_source(target: Target, body: &HotLoop) -> String {
+    const LABEL: &str = ".Lschedlab_target";
+    let mut out = format!("{LABEL}:\n");
+    for inst in &body.insts {
+        let direct = inst
+            .text
+            .rsplit([' ', ','])
+            .next()
+            .is_some_and(|op| op.starts_with("0x"));
+        let text = match flow(target, inst) {
+            Flow::Jump(_) | Flow::CondJump(_) if direct => {
+                let cut = inst.text.rfind([' ', ',']).map_or(0, |i| i + 1);
+                format!("{}{LABEL}", &inst.text[..cut])
+            }
+            // riscv64's long jump `jr lo(rX)`: llvm-mca would cost a register jump as a call.
+            _ if target == Target::Riscv64
+                && (inst.text.starts_with("jr ") || inst.text.starts_with("jalr zero,")) =>
+            {
+                format!("j {LABEL}")
+            }
+            _ => inst.text.clone(),
+        };
+        out.push_str(&text);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(addr: u64, text: &str) -> DisasmInst {
+        DisasmInst {
+            addr,
+            text: text.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_batch_listing_splits_only_when_every_function_has_one_section() {
+        let text = "\nbatch.o:\tfile format elf64-x86-64\n\n\
+            Disassembly of section .text.subsection:\n\n0000000000000000 <f1>:\n       0: \tretq\n\n\
+            Disassembly of section .text.subsection:\n\n0000000000000000 <f0>:\n       0: \tnop\n";
+        let parts = split_sections(text, 2).expect("two sections");
+        assert_eq!(
+            parse_objdump(Target::X86_64, &parts[0]),
+            vec![inst(0, "nop")]
+        );
+        assert_eq!(
+            parse_objdump(Target::X86_64, &parts[1]),
+            vec![inst(0, "retq")]
+        );
+        assert_eq!(
+            split_sections(text, 3),
+            None,
+            "a function without a section"
+        );
+        assert_eq!(split_sections(text, 1), None, "a section of no function");
+        let twice = format!("{text}Disassembly of section .text.subsection:\n0 <f0>:\n");
+        assert_eq!(split_sections(&twice, 2), None, "a function twice");
+        let shared = text.replace(
+            "Disassembly of section .text.subsection:\n\n0000000000000000 <f0>",
+            "0000000000000000 <f0>",
+        );
+        assert_eq!(
+            split_sections(&shared, 2),
+            None,
+            "two functions in one section"
+        );
+        let foreign = text.replace("<f1>", "<main>");
+        assert_eq!(split_sections(&foreign, 2), None, "another symbol");
+    }
+
+    #[test]
+    fn objdump_lines_lose_addresses_and_symbol_comments() {
+        let text = "\nfoo.o:\tfile format elf64-x86-64\n\n0000000000000000 <%f>:\n       \
+                    0:      \tpushq\t%rbp\n      77:      \tjle\t0xe0 <%f+0xe0>\n";
+        assert_eq!(
+            parse_objdump(Target::X86_64, text),
+            vec![inst(0, "pushq %rbp"), inst(0x77, "jle 0xe0")]
+        );
+    }
+
+    #[test]
+    fn aarch64_immediates_survive_comment_stripping() {
+        let text = "      5c:      \tldur\tx4, [sp, #8]\n      60:      \tb.le\t0x9c <%f+0x9c>\n";
+        assert_eq!(
+            parse_objdump(Target::Aarch64, text),
+            vec![inst(0x5c, "ldur x4, [sp, #8]"), inst(0x60, "b.le 0x9c")]
+        );
+    }
+
+    #[test]
+    fn the_loop_excludes_exit_and_cold_blocks() {
+        // entry; header: cond exit; exit: ret; body: cond cold; latch: jmp header; cold: ret
+        let insts = vec![
+            inst(0, "pushq %rbp"),
+            inst(1, "cmpl %eax, %ecx"),
+            inst(2, "jle 0x10"),
+            inst(4, "popq %rbp"),
+            inst(5, "retq"),
+            inst(0x10, "addl %eax, %ebx"),
+            inst(0x12, "jb 0x20"),
+            inst(0x14, "addl %ebx, %eax"),
+            inst(0x16, "jmp 0x1"),
+            inst(0x20, "retq"),
+            inst(0x21, "ud2"),
+        ];
+        let l = find_hot_loop(Target::X86_64, insts);
+        assert!(l.is_loop);
+        assert_eq!(l.header, 1);
+        let addrs: Vec<u64> = l.insts.iter().map(|i| i.addr).collect();
+        assert_eq!(addrs, vec![1, 2, 0x10, 0x12, 0x14, 0x16]);
+        let src = mca_source(Target::X86_64, &l);
+        assert!(src.contains("jle .Lschedlab_target\n"), "{src}");
+        assert!(src.contains("jmp .Lschedlab_target\n"), "{src}");
+    }
+
+    /// Addresses of the chosen loop's instructions.
+    fn chosen(target: Target, insts: Vec<DisasmInst>) -> (u64, Vec<u64>) {
+        let l = find_hot_loop(target, insts);
+        assert!(l.is_loop);
+        (l.header, l.insts.iter().map(|i| i.addr).collect())
+    }
+
+    /// `mulAdd` after bounds-check elimination (x86_64, shortened): the checked fallback loop
+    /// at 0x10 (two bounds checks branching to the out-of-bounds return at 0x40, larger) and
+    /// the predicated loop at 0x50 (its loop test the only exit).
+    fn mul_add_shape() -> Vec<DisasmInst> {
+        vec![
+            inst(0x0, "testb %r14b, %bl"),
+            inst(0x3, "jne 0x50"),
+            inst(0x10, "testl %r10d, %r10d"),
+            inst(0x13, "jl 0x60"),
+            inst(0x15, "cmpq %r11, %rbx"),
+            inst(0x18, "jae 0x40"),
+            inst(0x1a, "movl (%rdx,%rbx,4), %ebx"),
+            inst(0x1d, "imulq %rcx, %rbx"),
+            inst(0x21, "cmpq %rax, %r13"),
+            inst(0x24, "jae 0x40"),
+            inst(0x26, "movl (%rdi,%r12,4), %r12d"),
+            inst(0x2a, "addq %rbx, %r9"),
+            inst(0x2d, "addq %r12, %r9"),
+            inst(0x30, "movl %r9d, (%rdi,%r8,4)"),
+            inst(0x34, "shrq $32, %r9"),
+            inst(0x38, "addl $-1, %r10d"),
+            inst(0x3b, "jmp 0x10"),
+            inst(0x40, "movq $-2147483648, %rax"),
+            inst(0x47, "retq"),
+            inst(0x50, "testq %rdx, %rdx"),
+            inst(0x53, "jl 0x60"),
+            inst(0x55, "movl (%r8), %edx"),
+            inst(0x58, "imulq %rcx, %rdx"),
+            inst(0x5a, "addq %rdx, %r9"),
+            inst(0x5c, "shrq $32, %r9"),
+            inst(0x5e, "jmp 0x50"),
+            inst(0x60, "movl %r9d, %eax"),
+            inst(0x62, "retq"),
+        ]
+    }
+
+    #[test]
+    fn the_check_free_twin_is_chosen_over_the_larger_checked_loop() {
+        let (header, addrs) = chosen(Target::X86_64, mul_add_shape());
+        assert_eq!(header, 0x50);
+        // 7 instructions against the checked loop's 15: the old rule (the largest natural
+        // loop) took the checked one.
+        assert_eq!(addrs, vec![0x50, 0x53, 0x55, 0x58, 0x5a, 0x5c, 0x5e]);
+    }
+
+    /// `squareToLen` (AArch64, shortened): a squares loop (0x10, depth 1, large), the outer
+    /// loop over `i` (0x40..0x9c) holding a checked `mulAdd` loop (0x44), its predicated twin
+    /// (0x60) and `addOne`'s loop (0x80), then a shift loop (0xa0, depth 1).
+    fn square_to_len_shape() -> Vec<DisasmInst> {
+        let mut v = vec![inst(0x0, "cmp w1, w2"), inst(0x4, "b.ne 0xc4")];
+        // Squares loop: 10 instructions.
+        v.extend((0..9).map(|k| inst(0x10 + 4 * k, "umulh x3, x4, x4")));
+        v.push(inst(0x34, "b.lt 0x10"));
+        v.extend([
+            inst(0x40, "cmp w5, #0"),
+            inst(0x44, "b.le 0xa0"),
+            // checked mulAdd loop
+            inst(0x48, "cmp x6, x7"),
+            inst(0x4c, "b.hs 0xc0"),
+            inst(0x50, "madd x8, x9, x10, x8"),
+            inst(0x54, "cmp x11, x7"),
+            inst(0x58, "b.hs 0xc0"),
+            inst(0x5c, "b.ge 0x48"),
+            // predicated mulAdd loop
+            inst(0x60, "ldr w9, [x12], #-4"),
+            inst(0x64, "madd x8, x9, x10, x8"),
+            inst(0x68, "lsr x8, x8, #32"),
+            inst(0x6c, "subs w13, w13, #1"),
+            inst(0x70, "b.ge 0x60"),
+            // addOne loop
+            inst(0x80, "ldr w14, [x15]"),
+            inst(0x84, "cmp x16, x7"),
+            inst(0x88, "b.hs 0xc0"),
+            inst(0x8c, "adds w14, w14, #1"),
+            inst(0x90, "b.eq 0x80"),
+            inst(0x94, "sub w5, w5, #1"),
+            inst(0x98, "b 0x40"),
+            // shift loop
+            inst(0xa0, "extr w17, w18, w17, #31"),
+            inst(0xa4, "subs w19, w19, #1"),
+            inst(0xa8, "b.ne 0xa0"),
+            inst(0xac, "ret"),
+            inst(0xc0, "mov w0, #-2147483648"),
+            inst(0xc4, "ret"),
+        ]);
+        v
+    }
+
+    #[test]
+    fn the_innermost_predicated_loop_of_the_deepest_nest_is_chosen() {
+        let (header, addrs) = chosen(Target::Aarch64, square_to_len_shape());
+        assert_eq!(header, 0x60);
+        assert_eq!(addrs, vec![0x60, 0x64, 0x68, 0x6c, 0x70]);
+        let flows = flows_of(Target::Aarch64, &square_to_len_shape());
+        let loops = cfg::natural_loops(&cfg::Cfg::build(&square_to_len_shape(), &flows));
+        let outer = loops.iter().find(|l| l.depth == 1 && !l.innermost);
+        assert!(outer.is_some_and(|l| l.size > 10), "{loops:?}");
+        assert_eq!(
+            loops.iter().filter(|l| l.depth == 2).count(),
+            3,
+            "{loops:?}"
+        );
+    }
+
+    #[test]
+    fn unreachable_data_is_cut_and_reachable_garbage_refused() {
+        // x86_64: the constant pool after the last return; riscv64: a constant behind a jump.
+        let pool = vec![
+            inst(0x0, "addl %ecx, %eax"),
+            inst(0x2, "retq"),
+            inst(0x8, "addb %al, (%rax)"),
+            inst(0xa, "<unknown>"),
+        ];
+        let kept = reachable_code(Target::X86_64, pool).expect("data is cut");
+        assert_eq!(kept.len(), 2);
+        let island = vec![
+            inst(0x0, "addi a0, a0, 1"),
+            inst(0x4, "j 0x10"),
+            inst(0x6, "unimp"),
+            inst(0x8, "<unknown>"),
+            inst(0x10, "bnez a0, 0x0"),
+            inst(0x14, "ret"),
+        ];
+        let kept = reachable_code(Target::Riscv64, island).expect("the island is cut");
+        let addrs: Vec<u64> = kept.iter().map(|i| i.addr).collect();
+        assert_eq!(addrs, vec![0x0, 0x4, 0x10, 0x14]);
+        let reached = vec![inst(0x0, "addl %ecx, %eax"), inst(0x2, "<unknown>")];
+        assert!(reachable_code(Target::X86_64, reached).is_err());
+        let into_middle = vec![
+            inst(0x0, "jne 0x3"),
+            inst(0x2, "addl %ecx, %eax"),
+            inst(0x5, "retq"),
+        ];
+        assert!(reachable_code(Target::X86_64, into_middle).is_err());
+    }
+
+    #[test]
+    fn straight_line_code_is_cut_at_the_first_trap_after_the_return() {
+        let insts = vec![
+            inst(0, "add x0, x0, x1"),
+            inst(4, "ret"),
+            inst(8, "udf #0xc11f"),
+            inst(12, "udf #0xc11f"),
+        ];
+        let l = find_hot_loop(Target::Aarch64, insts);
+        assert!(!l.is_loop);
+        assert_eq!(l.insts.len(), 2);
+    }
+
+    #[test]
+    fn riscv64_long_jumps_are_back_edges() {
+        let insts = vec![
+            inst(0x40, "addi a0, a0, 1"),
+            inst(0x44, "bltu a0, t0, 0x1438"),
+            inst(0x48, "addw a1, a1, a0"),
+            inst(0x142c, "auipc t6, 1048575"),
+            inst(0x1430, "jr -1000(t6)"),
+            inst(0x1438, "ret"),
+        ];
+        let l = find_hot_loop(Target::Riscv64, insts);
+        assert!(l.is_loop);
+        assert_eq!(l.header, 0x44);
+        assert_eq!(l.insts.len(), 4);
+        assert!(mca_source(Target::Riscv64, &l).ends_with("j .Lschedlab_target\n"));
+    }
+
+    #[test]
+    fn summary_is_parsed_and_unknown_cpus_are_refused() {
+        let out = "Iterations:        100\nInstructions:      78000\nTotal Cycles:      \
+                   20150\nTotal uOps:        79000\n\nDispatch Width:    6\nuOps Per Cycle:    \
+                   3.92\nIPC:               3.87\n";
+        let (cycles, ipc) = parse_mca(out).expect("parses");
+        assert!((cycles - 201.5).abs() < 1e-9 && (ipc - 3.87).abs() < 1e-9);
+        assert!(parse_mca("garbage").is_err());
+        // LLVM 14's neoverse-n1 is a Cortex-A57 model: N1 is costed by LLVM 19 only.
+        assert_eq!(mca_llvm_major("neoverse-n1"), 19);
+        assert_eq!(mca_llvm_major("cortex-a72"), 14);
+        assert_eq!(mca_llvm_major("sifive-u74"), 19);
+    }
+}

@@ -1,0 +1,692 @@
+//! The simulated schedule itself: one iteration's uops ([`super::build_uops`]) allocated,
+//! dispatched and retired cycle by cycle on a core's ports and windows, as the mechanisms of
+//! [`SimOptions`] switch them on. [`simulate_with`] runs it; [`Schedule`] holds the state and
+//! takes one step per stage of a cycle.
+
+use super::{
+    COMPUTE, Fusion, MEMORY, MIN_ITERATIONS, MIN_SIMULATED_INSTRUCTIONS, PortRule, STORE_DATA,
+    SimOptions, SimUop, StoreAt, Window, build_uops, eliminated_at_rename, window,
+};
+use crate::models::CoreModel;
+use crate::ports::{PortLayout, PortMask, UopClass, port_layout};
+use crate::{Effects, Loc};
+use std::collections::HashMap;
+
+/// Cycles without any uop allocated, dispatched or retired after which the simulation gives up.
+const STALL_LIMIT: u64 = 100_000;
+
+/// Cycles per iteration of the simulated schedule with the mechanisms of `options`, `None`
+/// for cores without a port layout or window, or an empty loop.
+///
+/// Each cycle retires ([`Schedule::retire`]), allocates ([`Schedule::allocate`]) and
+/// dispatches ([`Schedule::dispatch`]) in that order, until every instruction of the
+/// simulated iterations has retired; the figure is the steady state between the two ends
+/// ([`Schedule::cycles_per_iteration`]).
+pub(crate) fn simulate_with(
+    effects: &[Effects],
+    uops: &[Vec<UopClass>],
+    fusion: Fusion<'_>,
+    immediate_adds: &[usize],
+    model: &CoreModel,
+    options: SimOptions,
+) -> Option<f64> {
+    let layout: &PortLayout = port_layout(model.name)?;
+    let win = window(model.name)?;
+    let renamer_adds = if options.immediate_add_elimination && win.eliminates_immediate_adds {
+        immediate_adds
+    } else {
+        &[]
+    };
+    let n = effects.len();
+    if n == 0 || uops.len() != n {
+        return None;
+    }
+    let core = Core::new(layout, win, model, options);
+    let body = build_uops(
+        effects,
+        uops,
+        fusion,
+        renamer_adds,
+        layout,
+        model,
+        core.split,
+    );
+    let iteration = Iteration::new(body, effects, uops, fusion, &core);
+    let iterations = MIN_ITERATIONS
+        .max(3 * win.rob / n + 4)
+        .max(MIN_SIMULATED_INSTRUCTIONS / n);
+    let mut schedule = Schedule::new(&iteration, &core, iterations);
+    let total_insts = n * iterations;
+    let (mut last_progress, mut progress_cycle) = ((0usize, 0usize, 0usize), 0u64);
+    while schedule.retired < total_insts {
+        schedule.retire(&iteration, &core);
+        schedule.allocate(&iteration, &core, total_insts);
+        schedule.dispatch(&iteration, &core);
+        schedule.cycle += 1;
+        // No instruction can wait this long for anything in these loops: give up rather than
+        // spin on a schedule that cannot progress.
+        let progress = (
+            schedule.retired,
+            schedule.next_alloc,
+            schedule.waiting.len(),
+        );
+        if progress != last_progress {
+            last_progress = progress;
+            progress_cycle = schedule.cycle;
+        } else if schedule.cycle - progress_cycle > STALL_LIMIT {
+            return None;
+        }
+    }
+    schedule.cycles_per_iteration(iteration.body.len(), iterations)
+}
+
+/// The core as one simulation runs it: the window's sizes and rules with the mechanisms
+/// `options` turns off taken out.
+struct Core<'a> {
+    model: &'a CoreModel,
+    win: Window,
+    options: SimOptions,
+    /// Execution ports of the layout.
+    ports: usize,
+    /// Loads, store addresses and store data wait in schedulers of their own.
+    split: bool,
+    /// Entries of the computation, memory and store-data schedulers.
+    capacity: [usize; 3],
+    /// Cycles from allocation to the earliest dispatch.
+    delay: u64,
+    /// How a uop's port is chosen.
+    rule: PortRule,
+    /// Queues that take one uop per cycle (only where uops are bound at allocation).
+    single_queues: PortMask,
+    /// Two store-data uops to one line may dispatch in one cycle.
+    pairs_stores: bool,
+    issue_width: usize,
+    /// Registers (integer and flags) in flight at most.
+    register_limit: usize,
+}
+
+impl<'a> Core<'a> {
+    fn new(layout: &PortLayout, win: Window, model: &'a CoreModel, options: SimOptions) -> Self {
+        let split = options.split_schedulers && win.memory.is_some();
+        let capacity: [usize; 3] = if split {
+            [
+                win.scheduler,
+                win.memory.unwrap_or(win.scheduler),
+                win.store_data.unwrap_or(win.scheduler),
+            ]
+        } else {
+            [win.scheduler, usize::MAX, usize::MAX]
+        };
+        let rule = if options.bind_ports_at_allocation {
+            win.port_rule
+        } else {
+            PortRule::Free
+        };
+        Core {
+            model,
+            win,
+            options,
+            ports: layout.ports.len(),
+            split,
+            capacity,
+            delay: if options.issue_dispatch_delay {
+                win.dispatch_delay
+            } else {
+                0
+            },
+            rule,
+            single_queues: if options.one_uop_per_queue_per_cycle && rule != PortRule::Free {
+                win.single_write_queues
+            } else {
+                0
+            },
+            pairs_stores: options.paired_stores && win.pairs_stores,
+            issue_width: model.issue_width.max(1.0) as usize,
+            register_limit: if options.register_file {
+                win.registers.unwrap_or(usize::MAX)
+            } else {
+                usize::MAX
+            },
+        }
+    }
+
+    /// Whether the issue slot steers the ten-port rule ([`SimOptions::issue_slot_rule`]).
+    fn issue_slot_steers(&self) -> bool {
+        self.options.issue_slot_rule && matches!(self.rule, PortRule::TenPort { .. })
+    }
+}
+
+/// One iteration of the loop as the simulation allocates it.
+struct Iteration {
+    /// Its uops ([`build_uops`]).
+    body: Vec<SimUop>,
+    /// Fused-domain slots per instruction, as the bound counts them.
+    slots: Vec<usize>,
+    /// Registers (integer or flags) each instruction takes until it retires: none for a move
+    /// or zero idiom eliminated at rename, or a move allocated with the operation after it.
+    registers: Vec<usize>,
+    /// Uops of each instruction (indices into `body`).
+    inst_uops: Vec<Vec<usize>>,
+    /// Ports in the order a free choice tries them: the least popular first (flexible uops
+    /// leave scarce ports).
+    port_order: Vec<usize>,
+}
+
+impl Iteration {
+    fn new(
+        body: Vec<SimUop>,
+        effects: &[Effects],
+        uops: &[Vec<UopClass>],
+        fusion: Fusion<'_>,
+        core: &Core<'_>,
+    ) -> Self {
+        let slots: Vec<usize> = effects
+            .iter()
+            .enumerate()
+            .map(|(i, fx)| {
+                if fusion.compares.contains(&i) || fusion.moves.contains(&i) {
+                    0
+                } else if core.model.unlaminates_indexed_stores
+                    && fx.store.is_some()
+                    && fx.addr_reads.len() >= 2
+                {
+                    2
+                } else {
+                    1
+                }
+            })
+            .collect();
+        let registers: Vec<usize> = effects
+            .iter()
+            .zip(uops)
+            .enumerate()
+            .map(|(i, (fx, classes))| {
+                let eliminated = eliminated_at_rename(fx, classes);
+                let writes = fx
+                    .writes
+                    .iter()
+                    .any(|w| matches!(w, Loc::Reg(_) | Loc::Flags));
+                usize::from(writes && !eliminated && !fusion.moves.contains(&i))
+            })
+            .collect();
+        let mut inst_uops: Vec<Vec<usize>> = vec![Vec::new(); effects.len()];
+        for (j, u) in body.iter().enumerate() {
+            inst_uops[u.inst].push(j);
+        }
+        let popularity: Vec<usize> = {
+            let mut in_use: Vec<PortMask> =
+                body.iter().map(|u| u.mask).filter(|&k| k != 0).collect();
+            in_use.sort_unstable();
+            in_use.dedup();
+            (0..core.ports)
+                .map(|p| in_use.iter().filter(|k| *k & (1 << p) != 0).count())
+                .collect()
+        };
+        let mut port_order: Vec<usize> = (0..core.ports).collect();
+        port_order.sort_by_key(|&p| popularity[p]);
+        Iteration {
+            body,
+            slots,
+            registers,
+            inst_uops,
+            port_order,
+        }
+    }
+}
+
+/// Result-bus use per port is kept by cycle modulo this ring's size.
+const RING: usize = 64;
+
+/// The schedule as far as it is simulated. Uop instances are numbered iteration-major
+/// (`k * uops per iteration + j`), instructions likewise (`k * instructions + i`).
+struct Schedule {
+    /// Per uop instance: dispatch cycle, result-ready time, allocation cycle, bound port.
+    dispatched: Vec<Option<u64>>,
+    ready: Vec<Option<f64>>,
+    alloc_cycle: Vec<u64>,
+    bound_port: Vec<usize>,
+    /// Uops bound to each port and not yet dispatched (a cycle late: \[UICA\]).
+    pending: Vec<usize>,
+    /// `pending` at the start of the previous cycle (the ten-port rule sees these).
+    pending_prev_cycle: Vec<usize>,
+    /// Ports whose bound uops dispatched in the previous cycle.
+    dispatched_last_cycle: Vec<usize>,
+    /// The next port in turn per memory port set (\[UICA\]).
+    turns: HashMap<PortMask, usize>,
+    /// Result-bus use per port, by cycle modulo [`RING`].
+    writeback: Vec<[u64; RING]>,
+    /// Entries taken in each scheduler.
+    occupancy: [usize; 3],
+    /// The next instruction instance to allocate, and how many have retired.
+    next_alloc: usize,
+    retired: usize,
+    /// Reorder-buffer entries and registers taken.
+    rob_used: usize,
+    registers_used: usize,
+    /// Allocated uop instances not yet dispatched, in allocation order.
+    waiting: Vec<usize>,
+    cycle: u64,
+}
+
+/// What one cycle's dispatch has taken so far.
+struct DispatchCycle {
+    /// Ports that took a uop.
+    busy: Vec<bool>,
+    /// The first store-data uop dispatched: its iteration and address.
+    store: Option<(usize, Option<StoreAt>)>,
+    /// No more store data this cycle.
+    stores_closed: bool,
+    /// Ports (as bound) of the uops dispatched.
+    dispatched: Vec<usize>,
+}
+
+impl Schedule {
+    fn new(iteration: &Iteration, core: &Core<'_>, iterations: usize) -> Self {
+        let total = iteration.body.len() * iterations;
+        Schedule {
+            dispatched: vec![None; total],
+            ready: vec![None; total],
+            alloc_cycle: vec![0; total],
+            bound_port: vec![usize::MAX; total],
+            pending: vec![0; core.ports],
+            pending_prev_cycle: vec![0; core.ports],
+            dispatched_last_cycle: Vec::new(),
+            turns: HashMap::new(),
+            writeback: vec![[u64::MAX; RING]; core.ports],
+            occupancy: [0; 3],
+            next_alloc: 0,
+            retired: 0,
+            rob_used: 0,
+            registers_used: 0,
+            waiting: Vec::new(),
+            cycle: 0,
+        }
+    }
+
+    /// When the inputs of uop instance `id` are ready, `None` while one is not yet known.
+    fn input_ready(&self, iteration: &Iteration, id: usize) -> Option<f64> {
+        let m = iteration.body.len();
+        let (k, j) = (id / m, id % m);
+        let mut t = 0.0f64;
+        for &(p, d) in &iteration.body[j].inputs {
+            if d > k {
+                continue;
+            }
+            t = t.max(self.ready[(k - d) * m + p]?);
+        }
+        Some(t)
+    }
+
+    /// Retires in order, up to the retire width: an instruction whose uops have all
+    /// completed before this cycle.
+    fn retire(&mut self, iteration: &Iteration, core: &Core<'_>) {
+        let (n, m) = (iteration.slots.len(), iteration.body.len());
+        let mut r = 0;
+        while self.retired < self.next_alloc && r < core.win.retire {
+            let k = self.retired / n;
+            let done = iteration.inst_uops[self.retired % n].iter().all(|&j| {
+                let id = k * m + j;
+                match (self.dispatched[id], self.ready[id]) {
+                    (Some(d), Some(t)) => (d as f64 + 1.0).max(t) <= self.cycle as f64,
+                    _ => false,
+                }
+            });
+            if !done {
+                break;
+            }
+            let i = self.retired % n;
+            self.rob_used -= iteration.slots[i];
+            self.registers_used -= iteration.registers[i];
+            r += iteration.slots[i].max(1);
+            self.retired += 1;
+        }
+    }
+
+    /// Allocates in order, up to the issue width, while the reorder buffer, the registers
+    /// and the schedulers have room; binds each uop to its port where the core does that at
+    /// allocation.
+    fn allocate(&mut self, iteration: &Iteration, core: &Core<'_>, total_insts: usize) {
+        let (n, m) = (iteration.slots.len(), iteration.body.len());
+        let body = &iteration.body;
+        // The port loads the binding rule sees.
+        let usage_seen = match core.rule {
+            PortRule::TenPort { .. } => self.pending_prev_cycle.clone(),
+            _ => self.pending.clone(),
+        };
+        self.pending_prev_cycle.clone_from(&self.pending);
+        let mut used = 0;
+        // Queues of `single_queues` that took a uop this cycle.
+        let mut written: PortMask = 0;
+        let mut same_mask_this_cycle: HashMap<PortMask, usize> = HashMap::new();
+        let mut group_index = 0usize;
+        let group_fits = !core.options.whole_group_allocation
+            || (room_for_a_group(
+                core.issue_width,
+                self.rob_used,
+                core.win.rob,
+                &self.occupancy,
+                &core.capacity,
+            ) && self.registers_used.saturating_add(core.issue_width) <= core.register_limit);
+        while group_fits && self.next_alloc < total_insts {
+            let i = self.next_alloc % n;
+            let k = self.next_alloc / n;
+            let slots = iteration.slots[i];
+            if used + slots > core.issue_width
+                || self.rob_used + slots > core.win.rob
+                || self.registers_used + iteration.registers[i] > core.register_limit
+            {
+                break;
+            }
+            let mut need = [0usize; 3];
+            for &j in &iteration.inst_uops[i] {
+                if let Some(s) = body[j].scheduler {
+                    need[s] += 1;
+                }
+            }
+            if (0..3).any(|s| need[s] > 0 && self.occupancy[s] + need[s] > core.capacity[s]) {
+                break;
+            }
+            if core.single_queues != 0
+                && !queues_free(&iteration.inst_uops[i], body, core.single_queues, written)
+            {
+                break;
+            }
+            let slot_in_group = used;
+            used += slots;
+            self.rob_used += slots;
+            self.registers_used += iteration.registers[i];
+            for (taken, needed) in self.occupancy.iter_mut().zip(need) {
+                *taken += needed;
+            }
+            for &j in &iteration.inst_uops[i] {
+                let id = k * m + j;
+                self.alloc_cycle[id] = self.cycle;
+                let mask = body[j].mask;
+                // Ports whose queue is still open this cycle (all of them without the limit).
+                let open = match mask & !(written & core.single_queues) {
+                    0 => mask,
+                    open => open,
+                };
+                if mask != 0 && core.rule != PortRule::Free {
+                    let in_turn = core.issue_slot_steers()
+                        && takes_ports_in_turn(body[j].scheduler, core.split);
+                    let p = if in_turn {
+                        next_in_turn(mask, self.turns.entry(mask).or_insert(0))
+                    } else {
+                        bind_port(
+                            core.rule,
+                            open,
+                            &usage_seen,
+                            &mut same_mask_this_cycle,
+                            core.issue_slot_steers().then_some(slot_in_group),
+                            group_index,
+                        )
+                    };
+                    self.bound_port[id] = p;
+                    written |= core.single_queues & (1 << p);
+                    self.pending[p] += 1;
+                    group_index += 1;
+                }
+                self.waiting.push(id);
+            }
+            self.next_alloc += 1;
+        }
+    }
+
+    /// Dispatches waiting uops, oldest first, each to a free port (its bound one where the
+    /// core binds at allocation) once its inputs are ready.
+    fn dispatch(&mut self, iteration: &Iteration, core: &Core<'_>) {
+        let m = iteration.body.len();
+        // Pending counts drop one cycle after dispatch ([UICA]).
+        for p in self.dispatched_last_cycle.drain(..) {
+            self.pending[p] = self.pending[p].saturating_sub(1);
+        }
+        if core.win.renames_memory {
+            for &id in &self.waiting {
+                let u = &iteration.body[id % m];
+                if let (Some((s, d)), None) = (u.forward_from, self.ready[id])
+                    && d <= id / m
+                    // The stored register's value, not the store-data uop's dispatch.
+                    && let Some(data) = self.input_ready(iteration, (id / m - d) * m + s)
+                {
+                    self.ready[id] = Some(data + core.model.store_forward);
+                }
+            }
+        }
+        let mut this_cycle = DispatchCycle {
+            busy: vec![false; core.ports],
+            store: None,
+            stores_closed: false,
+            dispatched: Vec::new(),
+        };
+        // `waiting` is in allocation order.
+        let mut waiting = std::mem::take(&mut self.waiting);
+        waiting.retain(|&id| !self.dispatch_uop(iteration, core, id, &mut this_cycle));
+        self.waiting = waiting;
+        self.dispatched_last_cycle = this_cycle.dispatched;
+    }
+
+    /// Dispatches uop instance `id` this cycle if it can go: whether it did.
+    fn dispatch_uop(
+        &mut self,
+        iteration: &Iteration,
+        core: &Core<'_>,
+        id: usize,
+        this_cycle: &mut DispatchCycle,
+    ) -> bool {
+        let m = iteration.body.len();
+        let cycle = self.cycle;
+        let u = &iteration.body[id % m];
+        let Some(t) = self.input_ready(iteration, id) else {
+            return false;
+        };
+        if u.mask == 0 {
+            // Completes at rename once its inputs are ready.
+            let at = t.max(self.alloc_cycle[id] as f64);
+            if at > cycle as f64 {
+                return false;
+            }
+            self.dispatched[id] = Some(cycle);
+            self.ready[id] = Some(at + u.latency);
+            return true;
+        }
+        if t.ceil() as u64 > cycle || cycle < self.alloc_cycle[id] + core.delay {
+            return false;
+        }
+        if core.options.late_operand_penalty {
+            // [UICA]: operands ready at the earliest dispatch cycle, or one later, cost a cycle.
+            let earliest = self.alloc_cycle[id] + core.delay;
+            let operands = t.ceil() as u64;
+            if (operands == earliest || operands == earliest + 1) && cycle < operands + 1 {
+                return false;
+            }
+        }
+        // The cycle this uop's result would take the port's result bus (computation uops).
+        let returns =
+            (core.options.writeback_conflicts && u.scheduler == Some(COMPUTE) && u.latency >= 1.0)
+                .then(|| cycle + u.latency.ceil() as u64);
+        let writeback = &self.writeback;
+        let bus_free = |p: usize| returns.is_none_or(|r| writeback[p][r as usize % RING] != r);
+        // Paired stores: the two oldest ready store-data uops go together, each on a free
+        // store-data port, only if they write the same line; otherwise the older goes
+        // alone (\[UICA\] binds store data to its ports in turn, so the two oldest sit at
+        // the heads of the two queues).
+        let paired = core.pairs_stores && u.scheduler == Some(STORE_DATA);
+        if paired {
+            match this_cycle.store {
+                _ if this_cycle.stores_closed => return false,
+                None => this_cycle.store = Some((id / m, u.store_at)),
+                Some((k, first)) => {
+                    this_cycle.stores_closed = true;
+                    let same = matches!((first, u.store_at), (Some(a), Some(b)) if a.same_line(k, &b, id / m));
+                    if !same {
+                        return false;
+                    }
+                }
+            }
+        }
+        let busy = &this_cycle.busy;
+        let port = if core.rule == PortRule::Free || paired {
+            iteration
+                .port_order
+                .iter()
+                .copied()
+                .find(|&p| u.mask & (1 << p) != 0 && !busy[p] && bus_free(p))
+        } else {
+            let p = self.bound_port[id];
+            (p < core.ports && !busy[p] && bus_free(p)).then_some(p)
+        };
+        let Some(p) = port else {
+            return false;
+        };
+        // A forwarded reload needs its store's data.
+        let forwarded = match u.forward_from {
+            Some((s, d)) if d <= id / m => match self.ready[(id / m - d) * m + s] {
+                Some(data) => Some(data + core.model.store_forward),
+                None => return false,
+            },
+            _ => None,
+        };
+        this_cycle.busy[p] = true;
+        if let Some(r) = returns {
+            self.writeback[p][r as usize % RING] = r;
+        }
+        self.dispatched[id] = Some(cycle);
+        self.ready[id] = Some(match forwarded {
+            Some(f) if core.win.renames_memory => f,
+            Some(f) => f.max(cycle as f64 + u.latency),
+            None => cycle as f64 + u.latency,
+        });
+        if let Some(s) = u.scheduler {
+            self.occupancy[s] -= 1;
+        }
+        if core.rule != PortRule::Free {
+            // The port it was bound to (a paired store may have gone on the other one).
+            this_cycle
+                .dispatched
+                .push(if paired { self.bound_port[id] } else { p });
+        }
+        true
+    }
+
+    /// Cycles per iteration between the two ends of the `iterations` simulated (`m` uops
+    /// each): away from both ends, since the first iterations start into an empty core and
+    /// the last ones finish without younger uops competing for the ports. Each end is
+    /// averaged over a few iterations: one iteration's finish jitters by a cycle or two with
+    /// the port bindings.
+    fn cycles_per_iteration(&self, m: usize, iterations: usize) -> Option<f64> {
+        let finish =
+            |k: usize| -> Option<u64> { (k * m..(k + 1) * m).map(|i| self.dispatched[i]).max()? };
+        let (from, to) = (iterations / 3, 2 * iterations / 3);
+        let span = ((to - from) / 4).max(1);
+        let mean = |range: std::ops::Range<usize>| -> Option<f64> {
+            let len = range.len() as f64;
+            let mut sum = 0.0;
+            for k in range {
+                sum += finish(k)? as f64;
+            }
+            Some(sum / len)
+        };
+        let (first, last) = (mean(from..from + span)?, mean(to - span..to)?);
+        Some((last - first).max(0.0) / (to - from - span) as f64)
+    }
+}
+
+/// The port \[UICA\]'s rule binds a uop with `mask` to, given the ports' pending uops `usage`,
+/// how many uops with the same mask this cycle already bound, and the uop's place in the
+/// allocation group.
+pub(super) fn bind_port(
+    rule: PortRule,
+    mask: PortMask,
+    usage: &[usize],
+    same_mask: &mut HashMap<PortMask, usize>,
+    issue_slot: Option<usize>,
+    group_index: usize,
+) -> usize {
+    let candidates: Vec<usize> = (0..usage.len()).filter(|p| mask & (1 << p) != 0).collect();
+    if candidates.len() == 1 {
+        return candidates[0];
+    }
+    // Least loaded first; ties to the higher port number ([UICA]).
+    let mut ranked = candidates.clone();
+    ranked.sort_by(|&a, &b| usage[a].cmp(&usage[b]).then(b.cmp(&a)));
+    match rule {
+        PortRule::TenPort { margin } => {
+            let least = usage[ranked[0]];
+            ranked.retain(|&p| usage[p] < least + margin);
+            let nth = same_mask.entry(mask).or_insert(0);
+            let first_of_its_set = *nth == 0;
+            let p = match issue_slot {
+                Some(4) => ranked[0],
+                Some(3) if first_of_its_set && ranked.len() > 1 => ranked[1],
+                _ => ranked[*nth % ranked.len()],
+            };
+            *nth += 1;
+            p
+        }
+        _ => {
+            if group_index.is_multiple_of(2) || usage[ranked[1]] >= usage[ranked[0]] + 3 {
+                ranked[0]
+            } else {
+                ranked[1]
+            }
+        }
+    }
+}
+
+/// Whether the reorder buffer (`rob_used` of `rob` entries) and every scheduler (`occupancy`
+/// of `capacity`) have room for a whole allocation group of `width` (\[UICA\]
+/// `ReorderBuffer.isFull`, `Scheduler.isFull`; [`SimOptions::whole_group_allocation`]).
+pub(super) fn room_for_a_group(
+    width: usize,
+    rob_used: usize,
+    rob: usize,
+    occupancy: &[usize; 3],
+    capacity: &[usize; 3],
+) -> bool {
+    rob_used + width <= rob
+        && occupancy
+            .iter()
+            .zip(capacity)
+            .all(|(&used, &cap)| used.saturating_add(width) <= cap)
+}
+
+/// Whether every uop of `uops` (indices into `body`) finds a queue open this cycle: a uop
+/// whose ports all have single-write queues (`single`) needs one not yet `written`, and takes
+/// it (the lowest such, for the uops after it in the same instruction).
+fn queues_free(uops: &[usize], body: &[SimUop], single: PortMask, written: PortMask) -> bool {
+    let mut taken = written & single;
+    for &j in uops {
+        let mask = body[j].mask;
+        if mask == 0 || mask & !single != 0 {
+            continue;
+        }
+        let open = mask & !taken;
+        if open == 0 {
+            return false;
+        }
+        taken |= open & open.wrapping_neg();
+    }
+    true
+}
+
+/// Whether a uop in `scheduler` takes its ports in turn (\[UICA\]: loads, store addresses and
+/// store data do, per port set), not by load.
+pub(super) fn takes_ports_in_turn(scheduler: Option<usize>, split: bool) -> bool {
+    split && matches!(scheduler, Some(MEMORY | STORE_DATA))
+}
+
+/// The next port of `mask` after the one `turn` last gave (in port order), advancing `turn`.
+pub(super) fn next_in_turn(mask: PortMask, turn: &mut usize) -> usize {
+    let ports: Vec<usize> = (0..PortMask::BITS as usize)
+        .filter(|p| mask & (1 << p) != 0)
+        .collect();
+    let p = ports
+        .iter()
+        .copied()
+        .find(|&p| p >= *turn)
+        .or_else(|| ports.first().copied())
+        .unwrap_or(0);
+    *turn = p + 1;
+    p
+}
