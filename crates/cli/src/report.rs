@@ -57,7 +57,8 @@ pub struct ReportArgs {
     /// After the rows, one table per target: per strategy the sum and geometric mean of
     /// spills, reloads and instructions, and wins/ties/losses against `source`; with
     /// `--baseline`, per program and overall against stock Cranelift instead (geometric-mean
-    /// ratio with its 95 % interval, Wilcoxon signed-rank p, compile-time ratio).
+    /// ratio with its 95 % interval, Wilcoxon signed-rank p, compile-time ratio). CSV stays
+    /// one table: with `--format csv` the summary replaces the rows.
     #[arg(long)]
     summary: bool,
     /// Only the kernels of shard K of N (`K/N`, 1 ≤ K ≤ N): every N-th kernel from the K-th,
@@ -65,8 +66,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "K/N", value_parser = crate::report_stream::parse_shard)]
     shard: Option<crate::report_stream::Shard>,
     /// Compute no rows: read JSON lines written by `--format jsonl` (one or more files, e.g.
-    /// the shards of a run) and print the summary against stock (`--format` table, markdown
-    /// or json).
+    /// the shards of a run) and print the summary against stock (`--format` table, markdown,
+    /// csv or json).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     summary_from: Vec<PathBuf>,
     /// Also draw, per target and strategy, the distribution over functions of the deciding
@@ -277,12 +278,15 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         Format::Jsonl => String::new(),
         Format::Json if args.optimum => String::new(),
         Format::Json => json_text(json.as_ref())?,
+        // CSV is one table: with `--summary` it is the summary's alone.
+        Format::Csv if args.summary => String::new(),
         Format::Csv => csv(&rows),
         Format::Table => table(&rows, false),
         Format::Markdown => table(&rows, true),
     };
     let printed_with_optimum = args.optimum && args.format == Format::Json;
-    if !streaming && !printed_with_optimum {
+    let summary_alone = args.summary && args.format == Format::Csv;
+    if !streaming && !printed_with_optimum && !summary_alone {
         println!("{text}");
     }
     let readable = matches!(args.format, Format::Table | Format::Markdown);
@@ -297,13 +301,16 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         eprintln!("{line}");
     }
     if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) {
-        println!();
+        if !summary_alone {
+            println!();
+        }
         if args.baseline {
             let summary = crate::report_corpus::versus_stock(&rows, args.decide);
-            println!(
-                "{}",
-                crate::report_corpus::table(&summary, args.format == Format::Markdown)
-            );
+            let text = match args.format {
+                Format::Csv => crate::report_corpus::csv(&summary),
+                other => crate::report_corpus::table(&summary, other == Format::Markdown),
+            };
+            println!("{text}");
         } else {
             println!("{}", crate::report_summary::summary(&rows, args.format));
         }
@@ -821,7 +828,8 @@ fn csv(rows: &[Row]) -> String {
     out.trim_end().to_string()
 }
 
-fn csv_field(s: &str) -> String {
+/// `s` as one CSV field: quoted when it holds a comma, a quote or a line break.
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
