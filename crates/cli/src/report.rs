@@ -7,6 +7,8 @@ use crate::report_pressure::Profile;
 use schedlab_backend::Target;
 use schedlab_backend::mca::{mca_cpus, mca_cycles};
 use schedlab_backend::pipeline::{self, Artifact, PipelineConfig};
+use schedlab_backend::stats::CodeStats;
+use schedlab_bench::text_table::{column_widths, join_cells};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -554,30 +556,41 @@ fn compile_kernel_timed(
         .and_then(|result| result)
 }
 
+impl Row {
+    /// The row of `kernel`, `strategy` and `target` with the code figures of `code` and
+    /// nothing else yet (zeros, no columns, no error).
+    pub fn of_code(kernel: &str, strategy: &str, target: Target, code: &CodeStats) -> Self {
+        Row {
+            kernel: kernel.to_string(),
+            strategy: strategy.to_string(),
+            target: target.name().to_string(),
+            spills: code.spills,
+            reloads: code.reloads,
+            frame_bytes: code.frame_bytes,
+            insts: code.insts,
+            code_bytes: code.code_bytes,
+            callee_saved: code.callee_saved.len(),
+            max_pressure: 0,
+            max_pressure_before: 0,
+            checks_per_block: None,
+            checks_per_block_unoptimized: None,
+            mca: None,
+            loop_spills: None,
+            loop_reloads: None,
+            recurrence_bound: None,
+            model: None,
+            mca_below_bound: None,
+            model_bound: None,
+            error: None,
+            real: Default::default(),
+        }
+    }
+}
+
 fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {
     Row {
-        kernel: k.name.clone(),
-        strategy: strategy.to_string(),
-        target: target.name().to_string(),
-        spills: 0,
-        reloads: 0,
-        frame_bytes: 0,
-        insts: 0,
-        code_bytes: 0,
-        callee_saved: 0,
-        max_pressure: 0,
-        max_pressure_before: 0,
-        checks_per_block: None,
-        checks_per_block_unoptimized: None,
-        mca: None,
-        loop_spills: None,
-        loop_reloads: None,
-        recurrence_bound: None,
-        model: None,
-        mca_below_bound: None,
-        model_bound: None,
         error: Some(error),
-        real: Default::default(),
+        ..Row::of_code(&k.name, strategy, target, &CodeStats::default())
     }
 }
 
@@ -588,30 +601,14 @@ fn row(
     a: &Artifact,
     mca: Option<BTreeMap<String, f64>>,
 ) -> Row {
+    // The own-model columns stay empty here: [`report_cost::fill`].
     Row {
-        kernel: k.name.clone(),
-        strategy: strategy.to_string(),
-        target: target.name().to_string(),
-        spills: a.code.spills,
-        reloads: a.code.reloads,
-        frame_bytes: a.code.frame_bytes,
-        insts: a.code.insts,
-        code_bytes: a.code.code_bytes,
-        callee_saved: a.code.callee_saved.len(),
         max_pressure: a.ir.schedule.max_pressure_after,
         max_pressure_before: a.ir.schedule.max_pressure_before,
         checks_per_block: a.ir.bce.as_ref().map(|b| b.checks_per_block),
         checks_per_block_unoptimized: a.ir.bce.as_ref().map(|b| b.checks_per_block_unoptimized),
-        // The own-model columns: [`report_cost::fill`].
-        mca_below_bound: None,
-        model: None,
-        model_bound: None,
         mca,
-        loop_spills: None,
-        loop_reloads: None,
-        recurrence_bound: None,
-        error: None,
-        real: Default::default(),
+        ..Row::of_code(&k.name, strategy, target, &a.code)
     }
 }
 
@@ -710,12 +707,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
         .iter()
         .map(|r| cells(r).into_iter().take(ncols).skip(first).collect())
         .collect();
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for r in &body {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
+    let widths = column_widths(headers, &body);
     let numeric = |i: usize| (4..=9).contains(&(i + first)) || i + first == 13;
     let line = |cols: Vec<String>| -> String {
         let padded: Vec<String> = cols
@@ -730,11 +722,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
                 }
             })
             .collect();
-        if markdown {
-            format!("| {} |", padded.join(" | "))
-        } else {
-            padded.join("  ").trim_end().to_string()
-        }
+        join_cells(&padded, markdown)
     };
     let mut out = String::new();
     let _ = writeln!(
