@@ -22,12 +22,8 @@ pub struct ReportArgs {
     /// pattern like `dir/*.clif` (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
-    /// Scheduling strategies, comma-separated, or `all`.
-    #[arg(long)]
-    strategy: Option<String>,
-    /// Targets, comma-separated (x86_64, aarch64, s390x, riscv64), or `all`.
-    #[arg(long)]
-    target: Option<String>,
+    #[command(flatten)]
+    selection: crate::switch::SelectionArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -186,8 +182,8 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     if let Some(shard) = args.shard {
         kernels = shard.select(kernels);
     }
-    let strategies = kernel::strategies(args.strategy.as_deref())?;
-    let targets = kernel::targets(args.target.as_deref())?;
+    let strategies = kernel::strategies(args.selection.strategy.as_deref())?;
+    let targets = kernel::targets(args.selection.target.as_deref())?;
     let mut jobs = Vec::new();
     for k in &kernels {
         let mut kernel_targets = k.targets(&targets)?;
@@ -220,7 +216,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         return Err(CliError::usage(format!(
             "nothing to report: no kernel of `{}` is compiled for --target {}",
             args.kernel,
-            args.target.as_deref().unwrap_or("all")
+            args.selection.target.as_deref().unwrap_or("all")
         )));
     }
     let progress = crate::check_clif::progress_bar(jobs.len() as u64, "report");
