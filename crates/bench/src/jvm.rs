@@ -255,15 +255,8 @@ pub fn parse(stdout: &str, flag: &str) -> Result<JvmRun, String> {
     };
     let mut saw_vm = false;
     for line in stdout.lines() {
-        let mut words = line.split_whitespace();
-        let tag = words.next();
-        let field = |key: &str| {
-            line.split_whitespace()
-                .skip(1)
-                .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
-                .map(str::to_string)
-        };
-        match tag {
+        let field = |key: &str| harness_field(line, key);
+        match line.split_whitespace().next() {
             Some("DIGESTBENCH-INFO") => {
                 saw_vm = true;
                 run.java_version = field("java.version").unwrap_or_default();
@@ -287,12 +280,25 @@ pub fn parse(stdout: &str, flag: &str) -> Result<JvmRun, String> {
         }
     }
     if !saw_vm || run.samples.is_empty() {
-        return Err(format!(
-            "the Java harness printed no results (output: `{}`)",
-            stdout.trim()
-        ));
+        return Err(no_results(stdout));
     }
     Ok(run)
+}
+
+/// The value of `key=value` among the words after a harness line's tag.
+pub fn harness_field(line: &str, key: &str) -> Option<String> {
+    line.split_whitespace()
+        .skip(1)
+        .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+        .map(str::to_string)
+}
+
+/// The error of a harness run that printed no results, quoting its output.
+pub fn no_results(stdout: &str) -> String {
+    format!(
+        "the Java harness printed no results (output: `{}`)",
+        stdout.trim()
+    )
 }
 
 #[cfg(test)]

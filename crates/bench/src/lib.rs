@@ -31,6 +31,7 @@ pub mod measure;
 mod runner;
 pub mod sha256;
 pub mod stats;
+pub mod text_table;
 
 pub use runner::{Budgets, External, Grid, Samples, Workload, rotated, run, run_external_rows};
 pub use schedlab_sources::CliError;

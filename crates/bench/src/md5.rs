@@ -6,6 +6,7 @@
 
 use digest::Digest;
 use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_kernels::digest::split_padded;
 use schedlab_md5::{Md5Builder, Md5Engine};
 use schedlab_passes::bce::BceLevel;
 use schedlab_passes::rewrite::ConstantPlacement;
@@ -306,17 +307,10 @@ impl StockMd5 {
     /// valid input) yields the all-zero digest, which the bench's digest check rejects.
     pub fn digest(&self, data: &[u8]) -> [u8; 16] {
         let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-        let whole = data.len() / 64 * 64;
-        let mut ok = data[..whole]
+        let (whole, tail, padded) = split_padded(data, u64::to_le_bytes);
+        let mut ok = whole
             .chunks(1 << 30)
             .all(|chunk| self.compress(&mut state, chunk));
-        let rest = &data[whole..];
-        let mut tail = [0u8; 128];
-        tail[..rest.len()].copy_from_slice(rest);
-        tail[rest.len()] = 0x80;
-        let padded = if rest.len() < 56 { 64 } else { 128 };
-        let bits = (data.len() as u64).wrapping_mul(8);
-        tail[padded - 8..padded].copy_from_slice(&bits.to_le_bytes());
         ok &= self.compress(&mut state, &tail[..padded]);
         let mut out = [0u8; 16];
         if ok {

@@ -18,6 +18,7 @@ use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_wit
 use schedlab_backend::stats::code_stats;
 use schedlab_backend::{JitFunction, JitOptions, Target};
 use schedlab_cost::loop_cost;
+use schedlab_kernels::digest::split_padded;
 use schedlab_kernels::sha256::{
     INITIAL_STATE, SCHEDULE_WORDS, Schedule, compress_multi_block_with,
 };
@@ -134,15 +135,8 @@ impl Sha256Kernel {
     pub fn digest(&self, data: &[u8]) -> [u8; 32] {
         let mut state = INITIAL_STATE;
         let mut w = [0u32; SCHEDULE_WORDS];
-        let whole = data.len() / 64 * 64;
-        self.compress(&mut state, &mut w, &data[..whole]);
-        let tail = &data[whole..];
-        let mut last = [0u8; 128];
-        last[..tail.len()].copy_from_slice(tail);
-        last[tail.len()] = 0x80;
-        let padded = if tail.len() < 56 { 64 } else { 128 };
-        let bits = (data.len() as u64).wrapping_mul(8);
-        last[padded - 8..padded].copy_from_slice(&bits.to_be_bytes());
+        let (whole, last, padded) = split_padded(data, u64::to_be_bytes);
+        self.compress(&mut state, &mut w, whole);
         self.compress(&mut state, &mut w, &last[..padded]);
         schedlab_kernels::sha256::digest_bytes(&state)
     }
@@ -300,15 +294,8 @@ pub fn reference_sha_ni_digest(data: &[u8]) -> [u8; 32] {
     {
         use schedlab_cost::reference::native::sha256_ni_compress;
         let mut state = schedlab_kernels::sha256::INITIAL_STATE;
-        let whole = data.len() / 64 * 64;
-        let tail = &data[whole..];
-        let mut last = [0u8; 128];
-        last[..tail.len()].copy_from_slice(tail);
-        last[tail.len()] = 0x80;
-        let padded = if tail.len() < 56 { 64 } else { 128 };
-        let bits = (data.len() as u64).wrapping_mul(8);
-        last[padded - 8..padded].copy_from_slice(&bits.to_be_bytes());
-        let ok = sha256_ni_compress(&mut state, &data[..whole]).is_ok()
+        let (whole, last, padded) = split_padded(data, u64::to_be_bytes);
+        let ok = sha256_ni_compress(&mut state, whole).is_ok()
             && sha256_ni_compress(&mut state, &last[..padded]).is_ok();
         if ok {
             return schedlab_kernels::sha256::digest_bytes(&state);

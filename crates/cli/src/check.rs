@@ -20,12 +20,8 @@ pub struct CheckArgs {
     /// their arguments, interpreted before vs after (`--random` calls each).
     #[arg(long, default_value = "md5")]
     kernel: String,
-    /// Scheduling strategies, comma-separated, or `all`.
-    #[arg(long)]
-    strategy: Option<String>,
-    /// Targets, comma-separated (x86_64, aarch64, s390x, riscv64), or `all`.
-    #[arg(long)]
-    target: Option<String>,
+    #[command(flatten)]
+    selection: crate::switch::SelectionArgs,
     /// Random cases per built-in kernel × strategy × target (default 24). A `.clif` file's
     /// checks are its run lines, so `--random` with only `.clif` kernels is a usage error.
     #[arg(long)]
@@ -93,7 +89,7 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
     let (clif_kernels, kernels): (Vec<Kernel>, Vec<Kernel>) =
         other.into_iter().partition(|k| k.builtin.is_none());
     // `off` (no IR stages) is always part of a `.clif` check; accept it by name too.
-    let strategy_spec = args.strategy.as_deref().map(|s| {
+    let strategy_spec = args.selection.strategy.as_deref().map(|s| {
         kernel::split_list(s)
             .filter(|n| *n != crate::check_clif::OFF)
             .collect::<Vec<_>>()
@@ -103,7 +99,7 @@ pub fn run(args: CheckArgs) -> Result<(), CliError> {
         Some("") => Vec::new(),
         spec => kernel::strategies(spec)?,
     };
-    let targets = kernel::targets(args.target.as_deref())?;
+    let targets = kernel::targets(args.selection.target.as_deref())?;
     if kernels.is_empty() && wasm_kernels.is_empty() && args.random.is_some() {
         return Err(CliError::usage(
             "--random applies to built-in kernels; a .clif file's checks are its `; run:` lines",

@@ -6,6 +6,8 @@ use crate::report_cost;
 use crate::report_pressure::Profile;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{self, Artifact, PipelineConfig};
+use schedlab_backend::stats::CodeStats;
+use schedlab_bench::text_table::{column_widths, join_cells};
 use schedlab_cost::mca::{mca_cpus, mca_cycles};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -20,12 +22,8 @@ pub struct ReportArgs {
     /// pattern like `dir/*.clif` (comma-separated).
     #[arg(long, default_value = "md5")]
     kernel: String,
-    /// Scheduling strategies, comma-separated, or `all`.
-    #[arg(long)]
-    strategy: Option<String>,
-    /// Targets, comma-separated (x86_64, aarch64, s390x, riscv64), or `all`.
-    #[arg(long)]
-    target: Option<String>,
+    #[command(flatten)]
+    selection: crate::switch::SelectionArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -57,7 +55,8 @@ pub struct ReportArgs {
     /// After the rows, one table per target: per strategy the sum and geometric mean of
     /// spills, reloads and instructions, and wins/ties/losses against `source`; with
     /// `--baseline`, per program and overall against stock Cranelift instead (geometric-mean
-    /// ratio with its 95 % interval, Wilcoxon signed-rank p, compile-time ratio).
+    /// ratio with its 95 % interval, Wilcoxon signed-rank p, compile-time ratio). CSV stays
+    /// one table: with `--format csv` the summary replaces the rows.
     #[arg(long)]
     summary: bool,
     /// Only the kernels of shard K of N (`K/N`, 1 ≤ K ≤ N): every N-th kernel from the K-th,
@@ -65,8 +64,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "K/N", value_parser = crate::report_stream::parse_shard)]
     shard: Option<crate::report_stream::Shard>,
     /// Compute no rows: read JSON lines written by `--format jsonl` (one or more files, e.g.
-    /// the shards of a run) and print the summary against stock (`--format` table, markdown
-    /// or json).
+    /// the shards of a run) and print the summary against stock (`--format` table, markdown,
+    /// csv or json).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     summary_from: Vec<PathBuf>,
     /// Also draw, per target and strategy, the distribution over functions of the deciding
@@ -183,8 +182,8 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     if let Some(shard) = args.shard {
         kernels = shard.select(kernels);
     }
-    let strategies = kernel::strategies(args.strategy.as_deref())?;
-    let targets = kernel::targets(args.target.as_deref())?;
+    let strategies = kernel::strategies(args.selection.strategy.as_deref())?;
+    let targets = kernel::targets(args.selection.target.as_deref())?;
     let mut jobs = Vec::new();
     for k in &kernels {
         let mut kernel_targets = k.targets(&targets)?;
@@ -217,7 +216,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         return Err(CliError::usage(format!(
             "nothing to report: no kernel of `{}` is compiled for --target {}",
             args.kernel,
-            args.target.as_deref().unwrap_or("all")
+            args.selection.target.as_deref().unwrap_or("all")
         )));
     }
     let progress = crate::check_clif::progress_bar(jobs.len() as u64, "report");
@@ -277,12 +276,15 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         Format::Jsonl => String::new(),
         Format::Json if args.optimum => String::new(),
         Format::Json => json_text(json.as_ref())?,
+        // CSV is one table: with `--summary` it is the summary's alone.
+        Format::Csv if args.summary => String::new(),
         Format::Csv => csv(&rows),
         Format::Table => table(&rows, false),
         Format::Markdown => table(&rows, true),
     };
     let printed_with_optimum = args.optimum && args.format == Format::Json;
-    if !streaming && !printed_with_optimum {
+    let summary_alone = args.summary && args.format == Format::Csv;
+    if !streaming && !printed_with_optimum && !summary_alone {
         println!("{text}");
     }
     let readable = matches!(args.format, Format::Table | Format::Markdown);
@@ -297,13 +299,16 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         eprintln!("{line}");
     }
     if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) {
-        println!();
+        if !summary_alone {
+            println!();
+        }
         if args.baseline {
             let summary = crate::report_corpus::versus_stock(&rows, args.decide);
-            println!(
-                "{}",
-                crate::report_corpus::table(&summary, args.format == Format::Markdown)
-            );
+            let text = match args.format {
+                Format::Csv => crate::report_corpus::csv(&summary),
+                other => crate::report_corpus::table(&summary, other == Format::Markdown),
+            };
+            println!("{text}");
         } else {
             println!("{}", crate::report_summary::summary(&rows, args.format));
         }
@@ -547,30 +552,41 @@ fn compile_kernel_timed(
         .and_then(|result| result)
 }
 
+impl Row {
+    /// The row of `kernel`, `strategy` and `target` with the code figures of `code` and
+    /// nothing else yet (zeros, no columns, no error).
+    pub fn of_code(kernel: &str, strategy: &str, target: Target, code: &CodeStats) -> Self {
+        Row {
+            kernel: kernel.to_string(),
+            strategy: strategy.to_string(),
+            target: target.name().to_string(),
+            spills: code.spills,
+            reloads: code.reloads,
+            frame_bytes: code.frame_bytes,
+            insts: code.insts,
+            code_bytes: code.code_bytes,
+            callee_saved: code.callee_saved.len(),
+            max_pressure: 0,
+            max_pressure_before: 0,
+            checks_per_block: None,
+            checks_per_block_unoptimized: None,
+            mca: None,
+            loop_spills: None,
+            loop_reloads: None,
+            recurrence_bound: None,
+            model: None,
+            mca_below_bound: None,
+            model_bound: None,
+            error: None,
+            real: Default::default(),
+        }
+    }
+}
+
 fn error_row(k: &Kernel, strategy: &str, target: Target, error: String) -> Row {
     Row {
-        kernel: k.name.clone(),
-        strategy: strategy.to_string(),
-        target: target.name().to_string(),
-        spills: 0,
-        reloads: 0,
-        frame_bytes: 0,
-        insts: 0,
-        code_bytes: 0,
-        callee_saved: 0,
-        max_pressure: 0,
-        max_pressure_before: 0,
-        checks_per_block: None,
-        checks_per_block_unoptimized: None,
-        mca: None,
-        loop_spills: None,
-        loop_reloads: None,
-        recurrence_bound: None,
-        model: None,
-        mca_below_bound: None,
-        model_bound: None,
         error: Some(error),
-        real: Default::default(),
+        ..Row::of_code(&k.name, strategy, target, &CodeStats::default())
     }
 }
 
@@ -581,30 +597,14 @@ fn row(
     a: &Artifact,
     mca: Option<BTreeMap<String, f64>>,
 ) -> Row {
+    // The own-model columns stay empty here: [`report_cost::fill`].
     Row {
-        kernel: k.name.clone(),
-        strategy: strategy.to_string(),
-        target: target.name().to_string(),
-        spills: a.code.spills,
-        reloads: a.code.reloads,
-        frame_bytes: a.code.frame_bytes,
-        insts: a.code.insts,
-        code_bytes: a.code.code_bytes,
-        callee_saved: a.code.callee_saved.len(),
         max_pressure: a.ir.schedule.max_pressure_after,
         max_pressure_before: a.ir.schedule.max_pressure_before,
         checks_per_block: a.ir.bce.as_ref().map(|b| b.checks_per_block),
         checks_per_block_unoptimized: a.ir.bce.as_ref().map(|b| b.checks_per_block_unoptimized),
-        // The own-model columns: [`report_cost::fill`].
-        mca_below_bound: None,
-        model: None,
-        model_bound: None,
         mca,
-        loop_spills: None,
-        loop_reloads: None,
-        recurrence_bound: None,
-        error: None,
-        real: Default::default(),
+        ..Row::of_code(&k.name, strategy, target, &a.code)
     }
 }
 
@@ -703,12 +703,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
         .iter()
         .map(|r| cells(r).into_iter().take(ncols).skip(first).collect())
         .collect();
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for r in &body {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
+    let widths = column_widths(headers, &body);
     let numeric = |i: usize| (4..=9).contains(&(i + first)) || i + first == 13;
     let line = |cols: Vec<String>| -> String {
         let padded: Vec<String> = cols
@@ -723,11 +718,7 @@ fn table(rows: &[Row], markdown: bool) -> String {
                 }
             })
             .collect();
-        if markdown {
-            format!("| {} |", padded.join(" | "))
-        } else {
-            padded.join("  ").trim_end().to_string()
-        }
+        join_cells(&padded, markdown)
     };
     let mut out = String::new();
     let _ = writeln!(
@@ -821,7 +812,8 @@ fn csv(rows: &[Row]) -> String {
     out.trim_end().to_string()
 }
 
-fn csv_field(s: &str) -> String {
+/// `s` as one CSV field: quoted when it holds a comma, a quote or a line break.
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

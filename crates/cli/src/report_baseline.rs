@@ -41,27 +41,7 @@ pub fn row(
     let mca =
         mca.then(|| crate::report::mca_figures(&compiled, target, &format!(" ({NAME})"), problems));
     let row = Row {
-        kernel: k.name.clone(),
-        strategy: NAME.to_string(),
-        target: target.name().to_string(),
-        spills: code.spills,
-        reloads: code.reloads,
-        frame_bytes: code.frame_bytes,
-        insts: code.insts,
-        code_bytes: code.code_bytes,
-        callee_saved: code.callee_saved.len(),
-        max_pressure: 0,
-        max_pressure_before: 0,
-        checks_per_block: None,
-        checks_per_block_unoptimized: None,
-        mca_below_bound: None,
-        model: None,
-        model_bound: None,
         mca,
-        loop_spills: None,
-        loop_reloads: None,
-        recurrence_bound: None,
-        error: None,
         real: crate::report_real::RealColumns::measure(
             true,
             &k.func,
@@ -69,6 +49,7 @@ pub fn row(
             None,
             Some(codegen_us),
         ),
+        ..Row::of_code(&k.name, NAME, target, &code)
     };
     Ok((row, compiled))
 }

@@ -434,6 +434,48 @@ pub fn table(summary: &[VersusStock], markdown: bool) -> String {
     out.trim().to_string()
 }
 
+/// The summary as one CSV table: a header line, then a row per program, target and strategy
+/// (empty cells where a figure is undefined).
+pub fn csv(summary: &[VersusStock]) -> String {
+    let mut out = String::from(
+        "program,target,strategy,functions,unpaired,spills,reloads,insts,code_bytes,\
+         loop_heap_checks_translated,loop_heap_checks_generated,spills_reloads_geomean,\
+         loop_cycles_functions,loop_cycles_geomean,metric,wins,ties,losses,ratio_geomean,\
+         ratio_ci95_low,ratio_ci95_high,wilcoxon_p,compile_time_ratio\n",
+    );
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for s in summary {
+        let (low, high) = s.ratio_ci95.unzip();
+        let cells = [
+            crate::report::csv_field(&s.program),
+            crate::report::csv_field(&s.target),
+            crate::report::csv_field(&s.strategy),
+            s.functions.to_string(),
+            s.unpaired.to_string(),
+            s.spills.to_string(),
+            s.reloads.to_string(),
+            s.insts.to_string(),
+            s.code_bytes.to_string(),
+            s.loop_heap_checks.0.to_string(),
+            s.loop_heap_checks.1.to_string(),
+            s.spills_reloads_geomean.to_string(),
+            s.loop_cycles_functions.to_string(),
+            opt(s.loop_cycles_geomean),
+            s.metric.name().to_string(),
+            s.wins.to_string(),
+            s.ties.to_string(),
+            s.losses.to_string(),
+            opt(s.ratio_geomean),
+            opt(low),
+            opt(high),
+            opt(s.wilcoxon_p),
+            opt(s.compile_time_ratio),
+        ];
+        let _ = writeln!(out, "{}", cells.join(","));
+    }
+    out.trim_end().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

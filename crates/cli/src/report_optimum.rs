@@ -15,6 +15,7 @@ use crate::kernel::Kernel;
 use crate::report::Format;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
+use schedlab_bench::text_table::join_cells;
 use schedlab_passes::sched::optimum::{self, BlockComparison, SolveLimits, Status};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -465,14 +466,10 @@ fn grid(lines: &[Vec<String>], markdown: bool, csv: bool) -> String {
             .zip(&widths)
             .map(|(c, &w)| format!("{c:<w$}"))
             .collect();
-        if markdown {
-            let _ = writeln!(out, "| {} |", cells.join(" | "));
-            if n == 0 {
-                let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
-                let _ = writeln!(out, "| {} |", rule.join(" | "));
-            }
-        } else {
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        let _ = writeln!(out, "{}", join_cells(&cells, markdown));
+        if markdown && n == 0 {
+            let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+            let _ = writeln!(out, "{}", join_cells(&rule, true));
         }
     }
     out

@@ -88,8 +88,9 @@ pub fn read_rows(files: &[PathBuf]) -> Result<Vec<Row>, CliError> {
     Ok(rows)
 }
 
-/// The summary against stock: JSON on stdout for `json`, else a table (Markdown for
-/// `markdown`); after streamed JSON lines it goes to stderr so stdout stays JSON lines.
+/// The summary against stock: JSON on stdout for `json`, one CSV table for `csv`, else a table
+/// (Markdown for `markdown`); after streamed JSON lines it goes to stderr so stdout stays JSON
+/// lines.
 pub fn print_summary(rows: &[Row], metric: Metric, format: Format) -> Result<(), CliError> {
     let summary = versus_stock(rows, metric);
     let losses = largest_losses(rows, DEFAULT_STRATEGY, metric, LOSSES);
@@ -103,6 +104,8 @@ pub fn print_summary(rows: &[Row], metric: Metric, format: Format) -> Result<(),
             println!("{text}");
         }
         Format::Jsonl => eprintln!("{}", table(&summary, false)),
+        // One CSV table: the summary alone.
+        Format::Csv => println!("{}", crate::report_corpus::csv(&summary)),
         other => {
             println!("{}", table(&summary, other == Format::Markdown));
             if !losses.is_empty() {

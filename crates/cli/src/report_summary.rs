@@ -143,42 +143,36 @@ pub fn summary(rows: &[Row], format: Format) -> String {
                 let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: |");
             } else {
                 let _ = writeln!(out, "\n{target}");
-                let _ = writeln!(
-                    out,
-                    "  {:<14} {:>7} {:>18} {:>18} {:>20} {:>14}",
+                let header = [
                     "strategy",
                     "kernels",
                     "spills sum/gmean",
                     "reloads sum/gmean",
                     "insts sum/gmean",
-                    "W/T/L vs source"
-                );
+                    "W/T/L vs source",
+                ];
+                let _ = writeln!(out, "{}", text_line(header.map(str::to_string)));
             }
         }
         let sg = |sum: usize, g: f64| format!("{sum} / {g:.2}");
-        let wtl = format!("{}/{}/{}", s.wins, s.ties, s.losses);
+        let cells = [
+            s.strategy.clone(),
+            s.kernels.to_string(),
+            sg(s.spills, s.spills_geomean),
+            sg(s.reloads, s.reloads_geomean),
+            sg(s.insts, s.insts_geomean),
+            format!("{}/{}/{}", s.wins, s.ties, s.losses),
+        ];
         if md {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {wtl} |",
-                s.strategy,
-                s.kernels,
-                sg(s.spills, s.spills_geomean),
-                sg(s.reloads, s.reloads_geomean),
-                sg(s.insts, s.insts_geomean)
-            );
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
         } else {
-            let _ = writeln!(
-                out,
-                "  {:<14} {:>7} {:>18} {:>18} {:>20} {:>14}",
-                s.strategy,
-                s.kernels,
-                sg(s.spills, s.spills_geomean),
-                sg(s.reloads, s.reloads_geomean),
-                sg(s.insts, s.insts_geomean),
-                wtl
-            );
+            let _ = writeln!(out, "{}", text_line(cells));
         }
     }
     out.trim().to_string()
+}
+
+/// A line of the text summary: the strategy left-aligned, the figures right-aligned.
+fn text_line([strategy, kernels, spills, reloads, insts, wtl]: [String; 6]) -> String {
+    format!("  {strategy:<14} {kernels:>7} {spills:>18} {reloads:>18} {insts:>20} {wtl:>14}")
 }

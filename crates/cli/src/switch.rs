@@ -1,10 +1,22 @@
-//! The pipeline's command-line switches that `report`, `check` and `dump` share: `on`/`off`
+//! The command-line switches that `report`, `check` and `dump` share: which strategies on
+//! which targets, `on`/`off`
 //! for a stage (`--forward-stores on|off`), the bounds-check level, and how the code is
 //! generated (`--slow-path`, `--isa`).
 
 use crate::kernel::{IsaMode, SlowPathMode};
 use schedlab_backend::pipeline::DEFAULT_FORWARD_STORES;
 use schedlab_passes::bce::{BceError, BceLevel};
+
+/// Which strategies on which targets.
+#[derive(clap::Args, Debug)]
+pub struct SelectionArgs {
+    /// Scheduling strategies, comma-separated, or `all`.
+    #[arg(long)]
+    pub strategy: Option<String>,
+    /// Targets, comma-separated (x86_64, aarch64, s390x, riscv64), or `all`.
+    #[arg(long)]
+    pub target: Option<String>,
+}
 
 /// The IR stages' switches.
 #[derive(clap::Args, Debug)]

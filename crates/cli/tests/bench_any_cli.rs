@@ -10,6 +10,22 @@ use std::path::Path;
 
 const LOOPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clif/loops");
 
+/// `schedlab bench --kernel KERNEL --strategy STRATEGIES --quick --reps 1 EXTRA…`.
+fn quick_bench(kernel: &str, strategies: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "bench",
+        "--kernel",
+        kernel,
+        "--strategy",
+        strategies,
+        "--quick",
+        "--reps",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    schedlab(&args)
+}
+
 fn configs_of(doc: &Value) -> Vec<String> {
     let mut configs: Vec<String> = rows(doc)
         .iter()
@@ -37,18 +53,11 @@ fn assert_all_timed(doc: &Value) {
 #[test]
 fn a_clif_file_is_timed_on_its_run_lines_beside_stock() {
     let file = Path::new(LOOPS).join("horner_i64.clif");
-    let out = schedlab(&[
-        "bench",
-        "--kernel",
+    let out = quick_bench(
         file.to_str().expect("utf-8 path"),
-        "--strategy",
         "source,balanced",
-        "--quick",
-        "--reps",
-        "1",
-        "--format",
-        "json",
-    ]);
+        &["--format", "json"],
+    );
     let doc = json(&out);
     assert_eq!(configs_of(&doc), ["balanced", "cranelift-speed", "source"]);
     let text = std::fs::read_to_string(&file).expect("the loop file");
@@ -62,18 +71,7 @@ fn a_clif_file_is_timed_on_its_run_lines_beside_stock() {
 fn a_kernel_that_writes_its_arrays_is_judged_after_the_timed_repeats() {
     // int-sum writes its accumulator: every repeat must start from the case's inputs, or the
     // array read back after the repeats differs from the Java model's.
-    let out = schedlab(&[
-        "bench",
-        "--kernel",
-        "int-sum",
-        "--strategy",
-        "balanced",
-        "--quick",
-        "--reps",
-        "1",
-        "--format",
-        "json",
-    ]);
+    let out = quick_bench("int-sum", "balanced", &["--format", "json"]);
     let doc = json(&out);
     assert_eq!(configs_of(&doc), ["balanced", "cranelift-speed"]);
     assert_all_timed(&doc);
@@ -89,16 +87,7 @@ fn a_wrong_result_is_an_error_row_and_exit_1() {
          return v1\n}\n; run: %add1(1) == 3\n",
     )
     .expect("writes");
-    let out = schedlab(&[
-        "bench",
-        "--kernel",
-        file.to_str().expect("utf-8 path"),
-        "--strategy",
-        "source",
-        "--quick",
-        "--reps",
-        "1",
-    ]);
+    let out = quick_bench(file.to_str().expect("utf-8 path"), "source", &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = common::stdout(&out);
     assert!(text.contains("expected [3], got [2]"), "{text}");

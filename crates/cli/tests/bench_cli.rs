@@ -7,6 +7,13 @@ use common::{json, row, rows, schedlab, schedlab_with_path, stderr, tool_usable}
 use serde_json::Value;
 use std::process::Command;
 
+/// The arguments of a quick one-repetition `schedlab bench` over `sizes`, then `rest`.
+fn one_rep_bench<'a>(sizes: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["bench", "--quick", "--size", sizes, "--reps", "1"];
+    args.extend_from_slice(rest);
+    args
+}
+
 #[test]
 fn quick_json_has_the_required_keys_and_openssl_is_the_reference() {
     let doc = json(&schedlab(&[
@@ -106,18 +113,10 @@ fn compile_probe_prints_the_phases_of_one_compile() {
 fn missing_java_is_reported_in_the_rows() {
     let empty = tempfile::tempdir().expect("tempdir");
     let doc = json(&schedlab_with_path(
-        &[
-            "bench",
-            "--quick",
-            "--size",
+        &one_rep_bench(
             "64",
-            "--reps",
-            "1",
-            "--format",
-            "json",
-            "--impl",
-            "openssl,hotspot/intrinsic",
-        ],
+            &["--format", "json", "--impl", "openssl,hotspot/intrinsic"],
+        ),
         Some(empty.path()),
     ));
     let r = row(&doc, "hotspot/intrinsic", 64);
@@ -138,18 +137,10 @@ fn jvm_rows_are_measured_in_their_own_process_when_java_exists() {
     {
         return;
     }
-    let doc = json(&schedlab(&[
-        "bench",
-        "--quick",
-        "--size",
+    let doc = json(&schedlab(&one_rep_bench(
         "64,1k",
-        "--reps",
-        "1",
-        "--format",
-        "json",
-        "--impl",
-        "openssl,hotspot/intrinsic",
-    ]));
+        &["--format", "json", "--impl", "openssl,hotspot/intrinsic"],
+    )));
     for size in [64, 1024] {
         let r = row(&doc, "hotspot/intrinsic", size);
         assert!(r["mb_per_s"].as_f64().is_some_and(|m| m > 0.0), "{r}");
@@ -166,17 +157,7 @@ fn jvm_rows_are_measured_in_their_own_process_when_java_exists() {
 #[test]
 fn markdown_and_table_formats_print_one_row_per_implementation() {
     for format in ["markdown", "table"] {
-        let out = schedlab(&[
-            "bench",
-            "--quick",
-            "--size",
-            "64,1k",
-            "--reps",
-            "1",
-            "--no-java",
-            "--format",
-            format,
-        ]);
+        let out = schedlab(&one_rep_bench("64,1k", &["--no-java", "--format", format]));
         assert!(out.status.success(), "{}", stderr(&out));
         let text = String::from_utf8_lossy(&out.stdout);
         let header = text.lines().next().unwrap_or_default();
@@ -199,19 +180,11 @@ fn markdown_and_table_formats_print_one_row_per_implementation() {
 fn plot_writes_an_svg() {
     let dir = tempfile::tempdir().expect("tempdir");
     let svg = dir.path().join("bench.svg");
-    let out = schedlab(&[
-        "bench",
-        "--quick",
-        "--size",
+    let svg_arg = svg.to_str().expect("utf-8 path");
+    let out = schedlab(&one_rep_bench(
         "64",
-        "--reps",
-        "1",
-        "--no-java",
-        "--format",
-        "json",
-        "--plot",
-        svg.to_str().expect("utf-8 path"),
-    ]);
+        &["--no-java", "--format", "json", "--plot", svg_arg],
+    ));
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&svg).expect("svg written");
     assert!(text.contains("<svg") && text.contains("openssl"), "{text}");

@@ -58,6 +58,30 @@ fn totals(text: &str) -> (usize, usize, usize) {
     (num("passed"), num("failed"), num("skipped"))
 }
 
+/// `schedlab COMMAND --kernel KERNEL --target TARGETS --strategy STRATEGIES EXTRA…`: the
+/// output and its stdout.
+fn run_on(
+    command: &str,
+    kernel: &str,
+    targets: &str,
+    strategies: &str,
+    extra: &[&str],
+) -> (std::process::Output, String) {
+    let mut args = vec![
+        command,
+        "--kernel",
+        kernel,
+        "--target",
+        targets,
+        "--strategy",
+        strategies,
+    ];
+    args.extend_from_slice(extra);
+    let out = schedlab(&args);
+    let text = stdout(&out);
+    (out, text)
+}
+
 fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(name);
@@ -96,17 +120,13 @@ fn every_run_line_of_the_corpus_passes_or_is_skipped_with_its_reason_on_every_ta
         return;
     }
     let dir = corpus().display().to_string();
-    let out = schedlab(&[
+    let (out, text) = run_on(
         "check",
-        "--kernel",
         &dir,
-        "--target",
         &target_list(&targets),
-        "--strategy",
         "source,pressure,shuffle",
-        "--quiet",
-    ]);
-    let text = stdout(&out);
+        &["--quiet"],
+    );
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
     let (passed, failed, skipped) = totals(&text);
     assert_eq!(failed, 0, "{text}");
@@ -163,16 +183,7 @@ fn wrong_results_and_unexpected_traps_fail_on_every_target_without_a_crash() {
         return;
     }
     let (_dir, path) = write_temp("wrong.clif", WRONG);
-    let out = schedlab(&[
-        "check",
-        "--kernel",
-        &path,
-        "--target",
-        &target_list(&targets),
-        "--strategy",
-        "source",
-    ]);
-    let text = stdout(&out);
+    let (out, text) = run_on("check", &path, &target_list(&targets), "source", &[]);
     assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
     let (passed, failed, _) = totals(&text);
     // Per target and strategy (off, source): lines 7 and 18 pass, 8, 9, 16, 17 fail.
@@ -199,17 +210,13 @@ fn wrong_results_and_unexpected_traps_fail_on_every_target_without_a_crash() {
 fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
     // An i128 argument on x86_64 without `enable_llvm_abi_extensions`: Cranelift panics.
     let path = corpus_file("hostile/i128_without_abi_flag.clif");
-    let out = schedlab(&[
+    let (out, _) = run_on(
         "report",
-        "--kernel",
         &path,
-        "--target",
         "x86_64,aarch64",
-        "--strategy",
         "source,pressure",
-        "--format",
-        "json",
-    ]);
+        &["--format", "json"],
+    );
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -238,16 +245,7 @@ fn a_panic_in_code_generation_is_one_rows_error_and_the_other_rows_survive() {
     assert!(err.contains("2 of 8 rows failed"), "{err}");
 
     // The table gets a status column when a row failed.
-    let out = schedlab(&[
-        "report",
-        "--kernel",
-        &path,
-        "--target",
-        "x86_64",
-        "--strategy",
-        "source",
-    ]);
-    let text = stdout(&out);
+    let (_, text) = run_on("report", &path, "x86_64", "source", &[]);
     assert!(text.starts_with("status"), "{text}");
     assert_eq!(
         text.lines().filter(|l| l.starts_with("ERROR")).count(),
@@ -304,18 +302,16 @@ fn the_files_target_lines_choose_the_targets_and_an_empty_intersection_is_a_usag
 #[test]
 fn report_summary_gives_sums_geomeans_and_wins_against_source_per_target() {
     let dir = corpus().display().to_string();
-    let out = schedlab(&[
-        "report",
-        "--kernel",
-        &dir,
-        "--target",
-        "aarch64,s390x",
-        "--strategy",
-        "source,hoist-loads",
-        "--summary",
-        "--format",
-        "json",
-    ]);
+    let summary_report = || {
+        run_on(
+            "report",
+            &dir,
+            "aarch64,s390x",
+            "source,hoist-loads",
+            &["--summary", "--format", "json"],
+        )
+    };
+    let (out, _) = summary_report();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let rows = doc["rows"].as_array().expect("rows");
     let summary = doc["summary"].as_array().expect("summary");
@@ -343,55 +339,28 @@ fn report_summary_gives_sums_geomeans_and_wins_against_source_per_target() {
         }
     }
     // Rows are in a deterministic order: the same command gives the same document.
-    let again = schedlab(&[
-        "report",
-        "--kernel",
-        &dir,
-        "--target",
-        "aarch64,s390x",
-        "--strategy",
-        "source,hoist-loads",
-        "--summary",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(stdout(&again), stdout(&out));
+    let (_, again) = summary_report();
+    assert_eq!(again, stdout(&out));
 }
 
-/// `check` on one file of `semantics/`, x86_64 (run natively) and `--strategy source`.
-fn check_semantics_file(name: &str) -> (std::process::Output, String) {
+/// `check` on one file of `semantics/`, x86_64 (run natively) and `--strategy source`, which
+/// must succeed: its passed, failed and skipped counts and its stdout.
+fn check_semantics_file(name: &str) -> ((usize, usize, usize), String) {
     check_semantics_file_on(name, "x86_64")
 }
 
 /// [`check_semantics_file`] on `targets` (a `--target` list).
-fn check_semantics_file_on(name: &str, targets: &str) -> (std::process::Output, String) {
+fn check_semantics_file_on(name: &str, targets: &str) -> ((usize, usize, usize), String) {
     let path = corpus_file(&format!("semantics/{name}"));
-    let out = schedlab(&[
-        "check",
-        "--kernel",
-        &path,
-        "--target",
-        targets,
-        "--strategy",
-        "source",
-    ]);
-    let text = stdout(&out);
-    (out, text)
-}
-
-#[test]
-fn a_run_line_runs_the_function_it_follows_whatever_name_it_writes() {
-    let (out, text) = check_semantics_file("run_line_follows_function.clif");
+    let (out, text) = run_on("check", &path, targets, "source", &[]);
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    // Four lines × (off, source), each expectation true only of the function the line follows.
-    assert_eq!(totals(&text), (8, 0, 0), "{text}");
+    (totals(&text), text)
 }
 
 #[test]
 fn a_file_for_targets_schedlab_does_not_build_is_skipped_with_its_reason() {
-    let (out, text) = check_semantics_file("foreign_target_only.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    assert_eq!(totals(&text), (0, 0, 2), "{text}");
+    let (counts, text) = check_semantics_file("foreign_target_only.clif");
+    assert_eq!(counts, (0, 0, 2), "{text}");
     assert!(
         text.contains("foreign_target_only.clif skip: its `target` lines name only pulley64"),
         "{text}"
@@ -403,6 +372,56 @@ fn a_file_for_targets_schedlab_does_not_build_is_skipped_with_its_reason() {
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
     let (passed, failed, skipped) = totals(&text);
     assert!(passed > 0 && failed == 0 && skipped >= 2, "{text}");
+}
+
+/// Files of `semantics/` that pass on x86_64 whatever the host (run natively on an x86_64
+/// host, else emulated), with their counts.
+#[test]
+fn semantics_files_pass_with_their_counts() {
+    for (file, counts) in [
+        // Four lines × (off, source), each expectation true only of the function the line
+        // follows: a run line runs the function it follows whatever name it writes.
+        ("run_line_follows_function.clif", (8, 0, 0)),
+        // off and source: the pipeline's verifier runs see `preserve_frame_pointers`.
+        ("set_flags_reach_the_verifier.clif", (2, 0, 0)),
+        // A `test interpret` file runs under the interpreter before and after each strategy:
+        // four lines × (off, source), the i128 ones too (compiled for x86_64 they would be
+        // skipped).
+        ("interpret_only.clif", (8, 0, 0)),
+        // A tail function keeps its convention and `return_call`: two lines × (off, source);
+        // 100,000 tail calls in constant stack.
+        ("tail_call_convention.clif", (4, 0, 0)),
+        // The x86 byte-shuffle fallback is provided to code without SSSE3: two lines × (off,
+        // source); before, the JIT could not resolve `__cranelift_x86_pshufb`.
+        ("x86_shuffle_libcall.clif", (4, 0, 0)),
+    ] {
+        let (got, text) = check_semantics_file(file);
+        assert_eq!(got, counts, "{file}:\n{text}");
+    }
+}
+
+/// Files of `semantics/` for the native executor of an x86_64 host, with their counts.
+#[test]
+fn semantics_files_pass_through_the_native_executor() {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipping: the files name only x86_64, run natively on an x86_64 host");
+        return;
+    }
+    for (file, counts) in [
+        // Half and quad floats and twenty results. Before: the f16/f128 lines were skipped
+        // ("not supported by schedlab's executor") and the 20-result line too ("more than 16
+        // results"). 5 lines × (off, source).
+        ("half_quad_floats_and_many_results.clif", (10, 0, 0)),
+        // A throw through the runner's entry resumes at the handler of its tag. Before: each
+        // line reaching `%__cranelift_throw` was skipped (and before that failed as a call to
+        // an unknown function). Five lines × (off, source): a tag caught in the caller, a
+        // catch-all, a tag passing over a frame whose handler is for another tag and a frame
+        // without `try_call`, the inner frame's tag, and a line without a throw.
+        ("throw_resumes_at_its_handler.clif", (10, 0, 0)),
+    ] {
+        let (got, text) = check_semantics_file(file);
+        assert_eq!(got, counts, "{file}:\n{text}");
+    }
 }
 
 /// Whether this x86_64 host has AVX-VNNI (the flag the two files below ask for).
@@ -420,16 +439,14 @@ fn a_target_line_whose_isa_flags_the_host_lacks_is_not_run_on_the_host() {
         return;
     }
     // A later line the host can run takes over: 2 lines × (off, source) pass either way.
-    let (out, text) = check_semantics_file("host_lacks_isa_flag.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    assert_eq!(totals(&text), (4, 0, 0), "{text}");
+    let (counts, text) = check_semantics_file("host_lacks_isa_flag.clif");
+    assert_eq!(counts, (4, 0, 0), "{text}");
     // No line the host can run: skipped with the flag named, unless the host has it.
-    let (out, text) = check_semantics_file("host_lacks_every_isa_line.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let (counts, text) = check_semantics_file("host_lacks_every_isa_line.clif");
     if host_has_avx_vnni() {
-        assert_eq!(totals(&text), (2, 0, 0), "{text}");
+        assert_eq!(counts, (2, 0, 0), "{text}");
     } else {
-        assert_eq!(totals(&text), (0, 0, 2), "{text}");
+        assert_eq!(counts, (0, 0, 2), "{text}");
         assert!(
             text.contains("needs an ISA flag this host lacks (has_avx_vnni)"),
             "{text}"
@@ -442,43 +459,14 @@ fn a_target_line_needing_what_the_emulator_lacks_is_skipped_naming_the_flags() {
     // Before: run under qemu, these lines failed with SIGILL (Cranelift's runtest files
     // asking for riscv64 extensions or s390x arch15). Decided before anything runs, so no
     // emulator is needed here.
-    let (out, text) = check_semantics_file_on("emulator_lacks_isa_flag.clif", "s390x,riscv64");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    assert_eq!(totals(&text), (0, 0, 4), "{text}");
+    let (counts, text) = check_semantics_file_on("emulator_lacks_isa_flag.clif", "s390x,riscv64");
+    assert_eq!(counts, (0, 0, 4), "{text}");
     for flags in ["has_mie4, has_vxrs_ext3", "has_zcb"] {
         assert!(
             text.contains(&format!("qemu-user 7.2 does not emulate ({flags})")),
             "{text}"
         );
     }
-}
-
-#[test]
-fn half_and_quad_floats_and_twenty_results_pass_through_the_native_executor() {
-    if !cfg!(target_arch = "x86_64") {
-        eprintln!("skipping: the file names only x86_64, run natively on an x86_64 host");
-        return;
-    }
-    // Before: the f16/f128 lines were skipped ("not supported by schedlab's executor") and the
-    // 20-result line too ("more than 16 results"). 5 lines × (off, source).
-    let (out, text) = check_semantics_file("half_quad_floats_and_many_results.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    assert_eq!(totals(&text), (10, 0, 0), "{text}");
-}
-
-#[test]
-fn a_throw_through_the_runners_entry_resumes_at_the_handler_of_its_tag() {
-    if !cfg!(target_arch = "x86_64") {
-        eprintln!("skipping: the executor provides the throw entry on an x86_64 host only");
-        return;
-    }
-    // Before: each line reaching `%__cranelift_throw` was skipped (and before that failed as
-    // a call to an unknown function). Five lines × (off, source): a tag caught in the caller,
-    // a catch-all, a tag passing over a frame whose handler is for another tag and a frame
-    // without `try_call`, the inner frame's tag, and a line without a throw.
-    let (out, text) = check_semantics_file("throw_resumes_at_its_handler.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    assert_eq!(totals(&text), (10, 0, 0), "{text}");
 }
 
 /// A file whose throw finds no handler: tag 2 where only tag 1 is caught, and a throw whose
@@ -539,16 +527,7 @@ fn a_throw_without_a_handler_fails_its_line_naming_the_tag() {
         return;
     }
     let (_dir, path) = write_temp("uncaught_throw.clif", UNCAUGHT_THROW);
-    let out = schedlab(&[
-        "check",
-        "--kernel",
-        &path,
-        "--target",
-        "x86_64",
-        "--strategy",
-        "source",
-    ]);
-    let text = stdout(&out);
+    let (out, text) = run_on("check", &path, "x86_64", "source", &[]);
     // A failure, not a crash: exit 1, the caught line passes, the others fail with the reason.
     assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
     assert_eq!(totals(&text), (2, 4, 0), "{text}");
@@ -573,16 +552,7 @@ fn a_line_reaching_the_throw_entry_under_emulation_is_skipped_with_that_reason()
         "target aarch64\ntarget s390x\ntarget riscv64",
     );
     let (_dir, path) = write_temp("throw_under_emulation.clif", &text);
-    let out = schedlab(&[
-        "check",
-        "--kernel",
-        &path,
-        "--target",
-        "aarch64,s390x,riscv64",
-        "--strategy",
-        "source",
-    ]);
-    let text = stdout(&out);
+    let (out, text) = run_on("check", &path, "aarch64,s390x,riscv64", "source", &[]);
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
     // Three lines × (off, source) × three targets.
     assert_eq!(totals(&text), (0, 0, 18), "{text}");
@@ -590,36 +560,4 @@ fn a_line_reaching_the_throw_entry_under_emulation_is_skipped_with_that_reason()
         text.contains("provides only to native code on an x86_64 host"),
         "{text}"
     );
-}
-
-#[test]
-fn the_files_set_flags_reach_every_verifier_run() {
-    let (out, text) = check_semantics_file("set_flags_reach_the_verifier.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    // off and source: the pipeline's verifier runs see `preserve_frame_pointers`.
-    assert_eq!(totals(&text), (2, 0, 0), "{text}");
-}
-
-#[test]
-fn a_test_interpret_file_runs_under_the_interpreter_before_and_after_each_strategy() {
-    let (out, text) = check_semantics_file("interpret_only.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    // Four lines × (off, source), the i128 ones too: compiled for x86_64 they would be skipped.
-    assert_eq!(totals(&text), (8, 0, 0), "{text}");
-}
-
-#[test]
-fn a_tail_function_keeps_its_convention_and_return_call() {
-    let (out, text) = check_semantics_file("tail_call_convention.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    // Two lines × (off, source); 100,000 tail calls in constant stack.
-    assert_eq!(totals(&text), (4, 0, 0), "{text}");
-}
-
-#[test]
-fn the_x86_byte_shuffle_fallback_is_provided_to_code_without_ssse3() {
-    let (out, text) = check_semantics_file("x86_shuffle_libcall.clif");
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    // Two lines × (off, source); before, the JIT could not resolve `__cranelift_x86_pshufb`.
-    assert_eq!(totals(&text), (4, 0, 0), "{text}");
 }

@@ -22,6 +22,14 @@ fn assert_usage_error(args: &[&str], needle: &str) {
     assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
 }
 
+/// A temporary directory holding one file `name` with `text`, and the file's path.
+fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("write");
+    (dir, path.display().to_string())
+}
+
 #[test]
 fn an_empty_strategy_or_target_list_is_a_usage_error() {
     assert_usage_error(&["report", "--strategy", ""], "names no strategy");
@@ -33,13 +41,10 @@ fn an_empty_strategy_or_target_list_is_a_usage_error() {
 
 #[test]
 fn a_target_that_no_file_names_is_a_usage_error() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("only_aarch64.clif");
-    std::fs::write(
-        &path,
+    let (dir, _) = temp_file(
+        "only_aarch64.clif",
         "target aarch64\nfunction %f(i32) -> i32 {\nblock0(v0: i32):\n return v0\n}\n",
-    )
-    .expect("write");
+    );
     let dir_arg = dir.path().display().to_string();
     assert_usage_error(
         &["report", "--kernel", &dir_arg, "--target", "x86_64"],
@@ -73,15 +78,11 @@ fn repeated_names_give_one_row_each() {
 
 #[test]
 fn a_function_that_does_not_verify_is_reported_once_with_exit_2() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("ill_typed.clif");
     // `iadd` of an i32 and an i64: parses, but the verifier rejects it.
-    std::fs::write(
-        &path,
+    let (_dir, file) = temp_file(
+        "ill_typed.clif",
         "function %f(i32, i64) -> i32 {\nblock0(v0: i32, v1: i64):\n v2 = iadd v0, v1\n return v2\n}\n",
-    )
-    .expect("write");
-    let file = path.display().to_string();
+    );
     let out = schedlab(&["report", "--kernel", &file, "--strategy", "all"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);

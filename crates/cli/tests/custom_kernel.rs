@@ -11,7 +11,7 @@ mod common;
 #[path = "../../../examples/custom_kernel.rs"]
 mod example;
 
-use common::{checkable_targets, cli_child, run_in_child, stderr, stdout};
+use common::{checkable_targets, cli_child, run_in_child, run_registered, stderr};
 use schedlab_backend::Target;
 use schedlab_kernels::registry::Kernel;
 use std::process::{ExitCode, Output};
@@ -35,15 +35,10 @@ fn name() -> &'static str {
 
 #[test]
 fn report_has_the_registered_kernel_on_every_target() {
-    let out = run(
-        &format!(
-            "report --kernel {} --strategy source,balanced --target all --format csv",
-            name()
-        ),
-        true,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = run_registered(&format!(
+        "report --kernel {} --strategy source,balanced --target all --format csv",
+        name()
+    ));
     for strategy in ["source", "balanced"] {
         for target in Target::ALL {
             let prefix = format!("{},{strategy},{target},", name());
@@ -59,31 +54,21 @@ fn report_has_the_registered_kernel_on_every_target() {
 fn check_runs_the_registered_kernel_on_every_target() {
     let targets = checkable_targets();
     let list: Vec<&str> = targets.iter().map(|t| t.name()).collect();
-    let out = run(
-        &format!(
-            "check --kernel {} --strategy balanced --target {} --quiet",
-            name(),
-            list.join(",")
-        ),
-        true,
-    );
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = run_registered(&format!(
+        "check --kernel {} --strategy balanced --target {} --quiet",
+        name(),
+        list.join(",")
+    ));
     let summary = text.lines().find(|l| l.ends_with(" passed, 0 failed"));
     assert!(summary.is_some_and(|l| !l.starts_with("0 ")), "{text}");
 }
 
 #[test]
 fn bench_times_the_registered_kernel_beside_stock() {
-    let out = run(
-        &format!(
-            "bench --kernel {} --strategy balanced --quick --reps 1 --format json",
-            name()
-        ),
-        true,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = run_registered(&format!(
+        "bench --kernel {} --strategy balanced --quick --reps 1 --format json",
+        name()
+    ));
     // libtest's own lines surround the child's output: the document is the `{…}` between.
     let (start, end) = (text.find('{'), text.rfind('}'));
     let doc: serde_json::Value = match (start, end) {

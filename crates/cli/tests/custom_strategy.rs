@@ -11,7 +11,7 @@ mod common;
 #[path = "../../../examples/custom_strategy.rs"]
 mod example;
 
-use common::{checkable_targets, cli_child, run_in_child, stderr, stdout, tool_usable};
+use common::{checkable_targets, cli_child, run_in_child, run_registered, stderr, tool_usable};
 use schedlab_backend::Target;
 use std::process::{ExitCode, Output};
 
@@ -34,15 +34,10 @@ fn name() -> &'static str {
 
 #[test]
 fn report_has_the_registered_strategy_beside_a_built_in_on_every_target() {
-    let out = run(
-        &format!(
-            "report --kernel md5 --strategy remat-loads,{} --target all --format csv",
-            name()
-        ),
-        true,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = run_registered(&format!(
+        "report --kernel md5 --strategy remat-loads,{} --target all --format csv",
+        name()
+    ));
     for strategy in ["remat-loads", name()] {
         for target in Target::ALL {
             let prefix = format!("md5,{strategy},{target},");
@@ -61,15 +56,10 @@ fn report_mca_costs_the_registered_strategy() {
     if !tool_usable("llvm-mca", "llvm-14") {
         return;
     }
-    let out = run(
-        &format!(
-            "report --kernel md5 --strategy {} --target x86_64 --format csv --mca",
-            name()
-        ),
-        true,
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = run_registered(&format!(
+        "report --kernel md5 --strategy {} --target x86_64 --format csv --mca",
+        name()
+    ));
     // libtest's own lines surround the child's output; the header may follow one of them.
     let header: Vec<&str> = text
         .lines()
@@ -93,16 +83,11 @@ fn report_mca_costs_the_registered_strategy() {
 fn check_runs_the_registered_strategy() {
     let targets = checkable_targets();
     let list: Vec<&str> = targets.iter().map(|t| t.name()).collect();
-    let out = run(
-        &format!(
-            "check --kernel md5 --strategy {} --target {}",
-            name(),
-            list.join(",")
-        ),
-        true,
-    );
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = run_registered(&format!(
+        "check --kernel md5 --strategy {} --target {}",
+        name(),
+        list.join(",")
+    ));
     for target in list {
         let prefix = format!("md5 {} {target} ", name());
         assert!(
@@ -116,9 +101,7 @@ fn check_runs_the_registered_strategy() {
 
 #[test]
 fn list_shows_the_registered_strategy() {
-    let out = run("list", true);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = run_registered("list");
     let line = text
         .lines()
         .find(|l| l.trim_start().starts_with(&format!("{} ", name())));

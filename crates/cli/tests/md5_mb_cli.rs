@@ -4,20 +4,58 @@
 mod common;
 
 use common::{json, rows, schedlab, stderr, stdout};
+use std::process::Output;
 
-#[test]
-fn report_has_both_lane_counts_and_no_check_left_in_the_hot_loop() {
+/// `schedlab bench --kernel KERNEL --quick --size 4k --impl IMPLS --format json`: the document
+/// and its rows' names in order.
+fn quick_bench(kernel: &str, impls: &str) -> (serde_json::Value, Vec<String>) {
     let out = schedlab(&[
-        "report",
+        "bench", "--kernel", kernel, "--quick", "--size", "4k", "--impl", impls, "--format", "json",
+    ]);
+    let doc = json(&out);
+    let names = rows(&doc)
+        .iter()
+        .filter_map(|r| r["impl"].as_str().map(str::to_string))
+        .collect();
+    (doc, names)
+}
+
+/// `schedlab COMMAND --kernel md5-mb --strategy STRATEGIES --target TARGETS EXTRA…`.
+fn md5_mb(command: &str, strategies: &str, targets: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        command,
         "--kernel",
         "md5-mb",
         "--strategy",
-        "remat-loads",
+        strategies,
         "--target",
+        targets,
+    ];
+    args.extend_from_slice(extra);
+    schedlab(&args)
+}
+
+/// [`md5_mb`] `check … --random N EXTRA…`, which must succeed: its stdout.
+fn check_md5_mb(strategies: &str, targets: &str, random: &str, extra: &[&str]) -> String {
+    let out = md5_mb(
+        "check",
+        strategies,
+        targets,
+        &[&["--random", random], extra].concat(),
+    );
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    text
+}
+
+#[test]
+fn report_has_both_lane_counts_and_no_check_left_in_the_hot_loop() {
+    let out = md5_mb(
+        "report",
+        "remat-loads",
         "x86_64,aarch64,riscv64",
-        "--format",
-        "json",
-    ]);
+        &["--format", "json"],
+    );
     let doc = json(&out);
     let rows = doc["rows"].as_array().expect("report rows");
     let kernels: Vec<&str> = rows.iter().filter_map(|r| r["kernel"].as_str()).collect();
@@ -40,19 +78,7 @@ fn report_has_both_lane_counts_and_no_check_left_in_the_hot_loop() {
 
 #[test]
 fn check_runs_on_the_host_and_reports_riscv64_unsupported() {
-    let out = schedlab(&[
-        "check",
-        "--kernel",
-        "md5-mb",
-        "--strategy",
-        "remat-loads",
-        "--target",
-        "x86_64,riscv64",
-        "--random",
-        "9",
-    ]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = check_md5_mb("remat-loads", "x86_64,riscv64", "9", &[]);
     assert!(text.contains("riscv64 UNSUPPORTED"), "{text}");
     assert!(
         text.contains("in lane 7"),
@@ -63,21 +89,11 @@ fn check_runs_on_the_host_and_reports_riscv64_unsupported() {
 
 #[test]
 fn bench_json_rows_have_aggregate_throughput_and_ratio() {
-    let out = schedlab(&[
-        "bench",
-        "--kernel",
+    let (doc, names) = quick_bench(
         "md5-mb",
-        "--quick",
-        "--size",
-        "4k",
-        "--impl",
         "schedlab-mb/x4/remat-loads,schedlab-mb/x8/remat-loads",
-        "--format",
-        "json",
-    ]);
-    let doc = json(&out);
+    );
     let rows = rows(&doc);
-    let names: Vec<&str> = rows.iter().filter_map(|r| r["impl"].as_str()).collect();
     assert_eq!(
         names,
         [
@@ -97,21 +113,11 @@ fn bench_json_rows_have_aggregate_throughput_and_ratio() {
 
 #[test]
 fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
-    let out = schedlab(&[
-        "bench",
-        "--kernel",
+    let (doc, names) = quick_bench(
         "md5-streams",
-        "--quick",
-        "--size",
-        "4k",
-        "--impl",
         "lanes/1 streams,lanes/4 streams,library (1 stream)",
-        "--format",
-        "json",
-    ]);
-    let doc = json(&out);
+    );
     let rows = rows(&doc);
-    let names: Vec<&str> = rows.iter().filter_map(|r| r["impl"].as_str()).collect();
     assert_eq!(
         names,
         [
@@ -137,21 +143,8 @@ fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
 #[test]
 fn streams_bench_times_the_word_area_beside_the_register_form() {
     // Both rows are checked against OpenSSL's digest before timing (a wrong kernel is an error).
-    let out = schedlab(&[
-        "bench",
-        "--kernel",
-        "md5-streams",
-        "--quick",
-        "--size",
-        "4k",
-        "--impl",
-        "block fn x8,block fn x8 regs",
-        "--format",
-        "json",
-    ]);
-    let doc = json(&out);
+    let (doc, names) = quick_bench("md5-streams", "block fn x8,block fn x8 regs");
     let rows = rows(&doc);
-    let names: Vec<&str> = rows.iter().filter_map(|r| r["impl"].as_str()).collect();
     assert_eq!(
         names,
         ["block fn x8 regs", "block fn x8", "openssl"],
@@ -198,19 +191,6 @@ fn check_passes_on_aarch64_and_s390x_under_qemu() {
     if !emulators_ready() {
         return;
     }
-    let out = schedlab(&[
-        "check",
-        "--kernel",
-        "md5-mb",
-        "--strategy",
-        "remat-loads,pressure",
-        "--target",
-        "aarch64,s390x",
-        "--random",
-        "6",
-        "--quiet",
-    ]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = check_md5_mb("remat-loads,pressure", "aarch64,s390x", "6", &["--quiet"]);
     assert!(text.trim_end().ends_with(" 0 failed"), "{text}");
 }

@@ -15,28 +15,19 @@ include!("common/sum_harness.rs");
 #[test]
 fn hashes_like_coreutils() {
     let dir = setup();
-    let files = all_files();
-    let mut cases = Vec::new();
-    for (name, _) in SIZES {
-        cases.push(Case::new(format!("size {name}"), &[name.as_bytes()]));
-    }
+    let mut cases = size_cases();
     for name in ODD_NAMES {
         cases.push(Case::new("odd name", &[b"--", name]));
     }
-    for flags in [
-        &[][..],
+    cases.extend(all_files_cases(&[
+        &[],
         &["-b"],
         &["-t"],
         &["--tag"],
         &["-z"],
         &["--tag", "-z"],
         &["-bz"],
-    ] {
-        cases.push(Case::new(
-            format!("all files {flags:?}"),
-            &with(flags, &files),
-        ));
-    }
+    ]));
     let data = bytes(100_000, 7);
     cases.push(Case::new("stdin, no operand", &[]).stdin(&data));
     cases.push(Case::new("stdin, empty", &[]).stdin(b""));
@@ -103,21 +94,9 @@ fn hashes_like_coreutils() {
 fn checks_like_coreutils() {
     let dir = setup();
     let d = dir.path();
-    let files = all_files();
-    let list = |flags: &[&[u8]]| -> Vec<u8> {
-        let out = Command::new(COREUTILS)
-            .args(flags.iter().map(|f| OsStr::from_bytes(f)))
-            .arg("--")
-            .args(files.iter().map(|f| OsStr::from_bytes(f)))
-            .current_dir(d)
-            .output()
-            .expect("run coreutils md5sum");
-        assert!(out.status.success(), "coreutils md5sum failed");
-        out.stdout
-    };
-    let plain = list(&[]);
-    let tagged = list(&[b"--tag"]);
-    let binary = list(&[b"-b"]);
+    let plain = coreutils_list(d, &[]);
+    let tagged = coreutils_list(d, &[b"--tag"]);
+    let binary = coreutils_list(d, &[b"-b"]);
     write(d, b"ok.md5", &plain);
     write(d, b"tagged.md5", &tagged);
     write(d, b"binary.md5", &binary);
@@ -137,11 +116,7 @@ fn checks_like_coreutils() {
         .collect();
     write(d, b"upper.md5", &upper);
 
-    let at = plain
-        .windows(6)
-        .position(|w| w == b"  one\n")
-        .expect("`one` in the list");
-    let h_one = String::from_utf8_lossy(&plain[at - 32..at]).into_owned();
+    let h_one = digest_of_one(&plain, 32);
     let line = |name: &str| format!("{h_one}  {name}\n");
     write(
         d,

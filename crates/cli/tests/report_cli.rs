@@ -45,6 +45,52 @@ fn json_has_every_strategy_on_four_targets() {
     assert!(spills("remat-loads", "x86_64") < spills("hoist-loads", "x86_64"));
 }
 
+/// The lines of `report ARGS --summary --format csv`, checked to be one rectangular table: one
+/// header line (starting with `header_start`) and rows of as many fields.
+fn summary_csv(args: &[&str], header_start: &str) -> Vec<String> {
+    let mut full = vec!["report"];
+    full.extend_from_slice(args);
+    full.extend(["--summary", "--format", "csv"]);
+    let out = schedlab(&full);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header = lines.first().expect("a header line");
+    assert!(header.starts_with(header_start), "{text}");
+    let fields = header.split(',').count();
+    for line in &lines[1..] {
+        assert_eq!(line.split(',').count(), fields, "not rectangular:\n{text}");
+        assert!(!line.starts_with(header_start), "a second header:\n{text}");
+        assert!(!line.starts_with("kernel,"), "the rows' table too:\n{text}");
+    }
+    lines
+}
+
+#[test]
+fn summary_csv_is_one_table() {
+    let targets = ["--target", "x86_64,aarch64"];
+    let strategies = ["--strategy", "source,hoist-loads"];
+    let lines = summary_csv(
+        &[&targets[..], &strategies[..]].concat(),
+        "target,strategy,",
+    );
+    assert_eq!(lines.len(), 1 + 2 * 2, "a row per target and strategy");
+    // Against stock: a row per program, target and strategy (stock's own included).
+    let lines = summary_csv(
+        &[&targets[..], &strategies[..], &["--baseline"]].concat(),
+        "program,target,strategy,",
+    );
+    for target in ["x86_64", "aarch64"] {
+        for strategy in ["source", "hoist-loads", "cranelift-speed"] {
+            let cells = format!(",{target},{strategy},");
+            assert!(
+                lines.iter().any(|l| l.contains(&cells)),
+                "no row {cells}: {lines:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn csv_markdown_and_mca_columns() {
     let out = schedlab(&[

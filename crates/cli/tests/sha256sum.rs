@@ -11,17 +11,14 @@ include!("common/sum_harness.rs");
 #[test]
 fn hashes_like_coreutils() {
     let dir = setup();
-    let files = all_files();
-    let mut cases = Vec::new();
-    for (name, _) in SIZES {
-        cases.push(Case::new(format!("size {name}"), &[name.as_bytes()]));
-    }
-    for flags in [&[][..], &["-b"], &["--tag"], &["-z"], &["--tag", "-z"]] {
-        cases.push(Case::new(
-            format!("all files {flags:?}"),
-            &with(flags, &files),
-        ));
-    }
+    let mut cases = size_cases();
+    cases.extend(all_files_cases(&[
+        &[],
+        &["-b"],
+        &["--tag"],
+        &["-z"],
+        &["--tag", "-z"],
+    ]));
     let data = bytes(100_000, 7);
     cases.push(Case::new("stdin, no operand", &[]).stdin(&data));
     cases.push(Case::new("stdin as -", &[b"-"]).stdin(b"abc"));
@@ -40,29 +37,13 @@ fn hashes_like_coreutils() {
 fn checks_like_coreutils() {
     let dir = setup();
     let d = dir.path();
-    let files = all_files();
-    let list = |flags: &[&[u8]]| -> Vec<u8> {
-        let out = Command::new(COREUTILS)
-            .args(flags.iter().map(|f| OsStr::from_bytes(f)))
-            .arg("--")
-            .args(files.iter().map(|f| OsStr::from_bytes(f)))
-            .current_dir(d)
-            .output()
-            .expect("run coreutils sha256sum");
-        assert!(out.status.success(), "coreutils sha256sum failed");
-        out.stdout
-    };
-    let plain = list(&[]);
+    let plain = coreutils_list(d, &[]);
     write(d, b"ok.sha", &plain);
-    write(d, b"tagged.sha", &list(&[b"--tag"]));
+    write(d, b"tagged.sha", &coreutils_list(d, &[b"--tag"]));
     let mut mismatch = plain.clone();
     mismatch[..64].copy_from_slice(&[b'0'; 64]);
     write(d, b"mismatch.sha", &mismatch);
-    let at = plain
-        .windows(6)
-        .position(|w| w == b"  one\n")
-        .expect("`one` in the list");
-    let h_one = String::from_utf8_lossy(&plain[at - 64..at]).into_owned();
+    let h_one = digest_of_one(&plain, 64);
     let malformed = [
         "garbage".to_string(),
         format!("{h_one}  one"),

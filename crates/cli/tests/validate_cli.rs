@@ -20,6 +20,22 @@ const LOOPS: [&str; 6] = [
     "mat4_vec",
 ];
 
+/// `schedlab bench --validate-model --quick --format FORMAT`; `None`, saying so, on a host
+/// other than x86_64 (the command measures x86_64 code).
+fn quick_validate_model(format: &str) -> Option<std::process::Output> {
+    if !cfg!(target_arch = "x86_64") {
+        eprintln!("skipping: --validate-model measures x86_64 code");
+        return None;
+    }
+    Some(schedlab(&[
+        "bench",
+        "--validate-model",
+        "--quick",
+        "--format",
+        format,
+    ]))
+}
+
 /// BigInteger rows carry the sizes, cycles per call and hot-loop share behind their figure;
 /// MD5, SHA-256 and loop rows (timed per hash or per call) none.
 fn check_fit(row: &serde_json::Value) {
@@ -45,17 +61,10 @@ fn check_fit(row: &serde_json::Value) {
 
 #[test]
 fn validate_model_json_has_measured_and_static_figures_per_strategy() {
-    if !cfg!(target_arch = "x86_64") {
-        eprintln!("skipping: --validate-model measures x86_64 code");
+    let Some(out) = quick_validate_model("json") else {
         return;
-    }
-    let doc = json(&schedlab(&[
-        "bench",
-        "--validate-model",
-        "--quick",
-        "--format",
-        "json",
-    ]));
+    };
+    let doc = json(&out);
     assert!(
         doc["meta"]["clock_ghz"].as_f64().is_some_and(|c| c > 0.0),
         "{doc}"
@@ -159,17 +168,9 @@ fn validate_model_json_has_measured_and_static_figures_per_strategy() {
 
 #[test]
 fn validate_model_table_lists_every_kernel() {
-    if !cfg!(target_arch = "x86_64") {
-        eprintln!("skipping: --validate-model measures x86_64 code");
+    let Some(out) = quick_validate_model("markdown") else {
         return;
-    }
-    let out = schedlab(&[
-        "bench",
-        "--validate-model",
-        "--quick",
-        "--format",
-        "markdown",
-    ]);
+    };
     assert!(
         out.status.success(),
         "{}",

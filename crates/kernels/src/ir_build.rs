@@ -1,9 +1,12 @@
 //! IR-building helpers every kernel shares: the front-end configuration, jumps with block
-//! arguments, and the digest kernels' `implCompressMultiBlock` loop skeleton (feed-forward,
-//! state stores, the out-of-bounds exit).
+//! arguments, and the digest kernels' `implCompressMultiBlock` loop skeleton ([`DigestLoop`]:
+//! its blocks, loop test, feed-forward, state stores and out-of-bounds exit).
 
 use crate::java::OUT_OF_BOUNDS;
-use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, Value, types};
+use cranelift_codegen::ir::{
+    AliasRegion, Block, BlockArg, Endianness, InstBuilder, MemFlagsData, Value, condcodes::IntCC,
+    types,
+};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::FunctionBuilder;
 use target_lexicon::PointerWidth;
@@ -11,66 +14,143 @@ use target_lexicon::PointerWidth;
 /// Bytes of one message block of the digest kernels (MD5 and SHA-256 alike).
 const DIGEST_BLOCK_BYTES: i64 = 64;
 
-/// The blocks of a `DigestBase.implCompressMultiBlock` loop that [`close_multi_block_loop`]
-/// completes.
-pub struct LoopBlocks {
+/// The blocks of a digest kernel's `DigestBase.implCompressMultiBlock` loop (MD5 and SHA-256
+/// alike): the entry, the loop test, the compression body, the exit and the out-of-bounds exit.
+pub struct DigestLoop {
+    /// Takes the function's parameters.
+    pub entry: Block,
     /// The loop test; its parameters are the offset, then the chaining words.
-    pub header: cranelift_codegen::ir::Block,
+    pub header: Block,
+    /// One block's compression; its parameters are the chaining words, then the offset.
+    pub body: Block,
     /// After the last block; parameters as the header's.
-    pub exit: cranelift_codegen::ir::Block,
+    pub exit: Block,
     /// A failed bounds check; its parameters are the chaining words of the completed blocks.
-    pub oob: cranelift_codegen::ir::Block,
+    pub oob: Block,
 }
 
-/// Ends the body of a block loop shared by the digest kernels: the feed-forward (each word of
-/// `chain_in` plus the compression's `chain_out`) and the jump back with the offset advanced by
-/// one 64-byte block; the exit stores the state and returns the offset; the out-of-bounds exit stores
-/// the completed blocks' state and returns [`OUT_OF_BOUNDS`].
-pub fn close_multi_block_loop(
-    b: &mut FunctionBuilder,
-    blocks: LoopBlocks,
-    block_ofs: Value,
-    chain_in: &[Value],
-    chain_out: &[Value],
-    state: Value,
-    state_flags: MemFlagsData,
-) {
-    let LoopBlocks { header, exit, oob } = blocks;
-    let next_ofs = b.ins().iadd_imm_s(block_ofs, DIGEST_BLOCK_BYTES);
-    let mut next = vec![next_ofs];
-    for (old, new) in chain_in.iter().zip(chain_out) {
-        next.push(b.ins().iadd(*old, *new));
+impl DigestLoop {
+    /// Creates the loop's blocks and their parameters for `words` chaining words.
+    pub fn create(b: &mut FunctionBuilder, words: usize) -> Self {
+        let blocks = Self {
+            entry: b.create_block(),
+            header: b.create_block(),
+            body: b.create_block(),
+            exit: b.create_block(),
+            oob: b.create_block(),
+        };
+        b.append_block_params_for_function_params(blocks.entry);
+        b.append_block_param(blocks.header, types::I32); // ofs
+        b.append_block_param(blocks.exit, types::I32);
+        for block in [blocks.header, blocks.body, blocks.exit, blocks.oob] {
+            for _ in 0..words {
+                b.append_block_param(block, types::I32);
+            }
+        }
+        b.append_block_param(blocks.body, types::I32);
+        blocks
     }
-    jump(b, header, &next);
-    b.seal_block(header);
 
-    // exit: store the state, return the offset after the last block.
-    b.switch_to_block(exit);
-    b.seal_block(exit);
-    let ep = b.block_params(exit).to_vec();
-    store_state(b, state, state_flags, &ep[1..]);
-    b.ins().return_(&[ep[0]]);
+    /// Loads `words` chaining words from `state` (in the current block, the entry).
+    pub fn load_state(
+        b: &mut FunctionBuilder,
+        state: Value,
+        flags: MemFlagsData,
+        words: i32,
+    ) -> Vec<Value> {
+        (0..words)
+            .map(|i| b.ins().load(types::I32, flags, state, 4 * i))
+            .collect()
+    }
 
-    // out of bounds: commit the completed blocks, then report the exception.
-    b.switch_to_block(oob);
-    b.seal_block(oob);
-    let op = b.block_params(oob).to_vec();
-    store_state(b, state, state_flags, &op);
-    let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
-    b.ins().return_(&[status]);
+    /// Ends the entry with the jump to the loop test, passing `ofs` and the chaining words.
+    pub fn enter(&self, b: &mut FunctionBuilder, ofs: Value, chain: &[Value]) {
+        let mut args = vec![ofs];
+        args.extend(chain);
+        jump(b, self.header, &args);
+    }
+
+    /// The loop test `for (; ofs <= limit; ofs += 64)`, then switches to the body; returns the
+    /// body's `N` chaining words and its block offset.
+    pub fn test_and_enter_body<const N: usize>(
+        &self,
+        b: &mut FunctionBuilder,
+        limit: Value,
+    ) -> ([Value; N], Value) {
+        b.switch_to_block(self.header);
+        let hp = b.block_params(self.header).to_vec();
+        let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, hp[0], limit);
+        let body_args: Vec<BlockArg> = hp[1..]
+            .iter()
+            .chain(&hp[..1])
+            .map(|&v| BlockArg::Value(v))
+            .collect();
+        let exit_args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
+        b.ins()
+            .brif(more, self.body, &body_args, self.exit, &exit_args);
+
+        b.switch_to_block(self.body);
+        b.seal_block(self.body);
+        let bp = b.block_params(self.body);
+        (std::array::from_fn(|i| bp[i]), bp[N])
+    }
+
+    /// Ends the body: the feed-forward (each word of `chain_in` plus the compression's
+    /// `chain_out`) and the jump back with the offset advanced by one 64-byte block; the exit
+    /// stores the state and returns the offset; the out-of-bounds exit stores the completed
+    /// blocks' state and returns [`OUT_OF_BOUNDS`].
+    pub fn close(
+        &self,
+        b: &mut FunctionBuilder,
+        block_ofs: Value,
+        chain_in: &[Value],
+        chain_out: &[Value],
+        state: Value,
+        state_flags: MemFlagsData,
+    ) {
+        let next_ofs = b.ins().iadd_imm_s(block_ofs, DIGEST_BLOCK_BYTES);
+        let mut next = vec![next_ofs];
+        for (old, new) in chain_in.iter().zip(chain_out) {
+            next.push(b.ins().iadd(*old, *new));
+        }
+        jump(b, self.header, &next);
+        b.seal_block(self.header);
+
+        // exit: store the state, return the offset after the last block.
+        b.switch_to_block(self.exit);
+        b.seal_block(self.exit);
+        let ep = b.block_params(self.exit).to_vec();
+        store_state(b, state, state_flags, &ep[1..]);
+        b.ins().return_(&[ep[0]]);
+
+        // out of bounds: commit the completed blocks, then report the exception.
+        b.switch_to_block(self.oob);
+        b.seal_block(self.oob);
+        let op = b.block_params(self.oob).to_vec();
+        store_state(b, state, state_flags, &op);
+        let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
+        b.ins().return_(&[status]);
+    }
+}
+
+/// The flags of a digest kernel's message reads: a Java `byte[]` read as little-endian words,
+/// checked before each access (so it never traps), in `region`.
+pub fn message_flags(region: AliasRegion) -> MemFlagsData {
+    MemFlagsData::new()
+        .with_endianness(Endianness::Little)
+        .with_notrap()
+        .with_readonly()
+        .with_alias_region(Some(region))
 }
 
 /// The first `N` parameters of `block`.
-pub fn param_array<const N: usize>(
-    b: &FunctionBuilder,
-    block: cranelift_codegen::ir::Block,
-) -> [Value; N] {
+pub fn param_array<const N: usize>(b: &FunctionBuilder, block: Block) -> [Value; N] {
     let params = b.block_params(block);
     std::array::from_fn(|i| params[i])
 }
 
 /// A `jump` to `to` passing `args`.
-pub fn jump(b: &mut FunctionBuilder, to: cranelift_codegen::ir::Block, args: &[Value]) {
+pub fn jump(b: &mut FunctionBuilder, to: Block, args: &[Value]) {
     let args: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
     b.ins().jump(to, &args);
 }

@@ -8,8 +8,10 @@
 
 pub mod bigint;
 pub mod case;
+pub mod digest;
 pub mod int_sum;
 pub mod ir_build;
+pub mod ir_checks;
 pub mod java;
 pub mod md5;
 pub mod md5_mb;

@@ -11,21 +11,21 @@
 //!   written after it.
 //! * `buf`/`len` are the `byte[]` and its length; `ofs`/`limit` are Java `int`s: blocks start at
 //!   `ofs, ofs + 64, …` while `ofs <= limit`.
-//! * Returns the offset after the last block, or [`OUT_OF_BOUNDS`] when a read would leave
+//! * Returns the offset after the last block, or [`crate::OUT_OF_BOUNDS`] when a read would leave
 //!   the buffer; the state then holds exactly the blocks completed before the failing one.
 //!
 //! Every message word is a little-endian 32-bit read with its own bounds check (16 per block),
 //! and the 64 steps follow `MD5.java`'s `FF`/`GG`/`HH`/`II` helpers operation for operation, in
 //! Java's evaluation order. They are generated from [`SHIFTS`], [`MESSAGE_ORDER`] and [`SINES`].
 
-use crate::case::{Arg, ArrayArg, Case, Effect};
-use crate::ir_build::{LoopBlocks, close_multi_block_loop, frontend_config, jump, param_array};
-use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
+use crate::case::{ArrayArg, Case, Effect};
+use crate::digest::{self, BlockStep, CaseCall};
+use crate::ir_build::{DigestLoop, frontend_config, message_flags, param_array};
+use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, Signature, UserFuncName,
-    Value, condcodes::IntCC, types,
+    AbiParam, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -96,13 +96,7 @@ pub const RFC1321_SUITE: [(&str, &str); 7] = [
 /// MD5 padding of a whole message (RFC 1321, 3.1–3.2): `0x80`, zeros to 56 mod 64, then the
 /// bit length little-endian; the result is whole 64-byte blocks.
 pub fn pad_message(message: &[u8]) -> Vec<u8> {
-    let mut padded = message.to_vec();
-    padded.push(0x80);
-    while padded.len() % 64 != 56 {
-        padded.push(0);
-    }
-    padded.extend_from_slice(&((message.len() as u64).wrapping_mul(8)).to_le_bytes());
-    padded
+    digest::pad_with_length(message, u64::to_le_bytes)
 }
 
 /// The kernel's signature: `(state: i64, buf: i64, len: i32, ofs: i32, limit: i32) -> i32`.
@@ -124,70 +118,24 @@ pub fn compress_multi_block() -> Function {
     let state_region = alias_region(&mut b, STATE_REGION, "md5 state");
     let message_region = alias_region(&mut b, MESSAGE_REGION, "byte[] b");
     let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
-    let message_flags = MemFlagsData::new()
-        .with_endianness(Endianness::Little)
-        .with_notrap()
-        .with_readonly()
-        .with_alias_region(Some(message_region));
-
-    let entry = b.create_block();
-    let header = b.create_block();
-    let body = b.create_block();
-    let exit = b.create_block();
-    let oob = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.append_block_param(header, types::I32); // ofs
-    b.append_block_param(exit, types::I32);
-    for block in [header, body, exit, oob] {
-        for _ in 0..4 {
-            b.append_block_param(block, types::I32);
-        }
-    }
-    b.append_block_param(body, types::I32);
+    let message_flags = message_flags(message_region);
+    let lp = DigestLoop::create(&mut b, 4);
 
     // entry: read the state, compute the buffer's bound once.
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let [state, buf, len, ofs, limit] = param_array(&b, entry);
-    let words: Vec<Value> = (0..4)
-        .map(|i| b.ins().load(types::I32, state_flags, state, 4 * i))
-        .collect();
+    b.switch_to_block(lp.entry);
+    b.seal_block(lp.entry);
+    let [state, buf, len, ofs, limit] = param_array(&b, lp.entry);
+    let words = DigestLoop::load_state(&mut b, state, state_flags, 4);
     let message = CheckedArray::new(&mut b, buf, len, 4, 0, message_flags);
-    let mut args = vec![ofs];
-    args.extend(&words);
-    jump(&mut b, header, &args);
+    lp.enter(&mut b, ofs, &words);
 
-    // header: `for (; ofs <= limit; ofs += 64)`.
-    b.switch_to_block(header);
-    let hp = b.block_params(header).to_vec();
-    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, hp[0], limit);
-    let body_args: Vec<BlockArg> = hp[1..]
-        .iter()
-        .chain(&hp[..1])
-        .map(|&v| BlockArg::Value(v))
-        .collect();
-    let exit_args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().brif(more, body, &body_args, exit, &exit_args);
-
-    // body: implCompress0 — 16 checked reads, then 64 steps.
-    b.switch_to_block(body);
-    b.seal_block(body);
-    let bp = b.block_params(body).to_vec();
-    let (chain_in, block_ofs) = ([bp[0], bp[1], bp[2], bp[3]], bp[4]);
+    // header, then body: implCompress0 — 16 checked reads, then 64 steps.
+    let (chain_in, block_ofs) = lp.test_and_enter_body::<4>(&mut b, limit);
     let x: Vec<Value> = (0..16)
-        .map(|k| message.checked_load(&mut b, types::I32, block_ofs, 4 * k, oob, &chain_in))
+        .map(|k| message.checked_load(&mut b, types::I32, block_ofs, 4 * k, lp.oob, &chain_in))
         .collect();
     let chain_out = sixty_four_steps(&mut b, chain_in, &x);
-    let loop_blocks = LoopBlocks { header, exit, oob };
-    close_multi_block_loop(
-        &mut b,
-        loop_blocks,
-        block_ofs,
-        &chain_in,
-        &chain_out,
-        state,
-        state_flags,
-    );
+    lp.close(&mut b, block_ofs, &chain_in, &chain_out, state, state_flags);
     b.finalize(frontend_config());
     func
 }
@@ -302,40 +250,30 @@ pub fn java_compress_multi_block(
     ofs: i32,
     limit: i32,
 ) -> i32 {
-    assert!(
-        usize::try_from(len).map_or(true, |l| l <= buf.len()),
-        "len {len} exceeds the buffer's {} bytes",
-        buf.len()
-    );
-    let bound = (i64::from(len) - 3).max(0);
-    let mut ofs = ofs;
-    while ofs <= limit {
-        let mut block = [0u8; 64];
-        for (k, word) in block.chunks_exact_mut(4).enumerate() {
-            let index = i64::from(ofs.wrapping_add(4 * k as i32));
-            if !(0..bound).contains(&index) {
-                return OUT_OF_BOUNDS;
-            }
-            let index = index as usize;
-            word.copy_from_slice(&buf[index..index + 4]);
-        }
-        reference_compress(state, &block);
-        ofs = ofs.wrapping_add(64);
-    }
-    ofs
+    let mut block = [0u8; 64];
+    digest::java_block_loop(buf, len, ofs, limit, |step| match step {
+        BlockStep::Word { index, bytes } => block[4 * index..4 * index + 4].copy_from_slice(&bytes),
+        BlockStep::Compress => reference_compress(state, &block),
+    })
 }
 
-/// The reference compression of one 64-byte block, straight from RFC 1321, for tests and
-/// differential checks of the compiled kernel.
-pub fn reference_compress(state: &mut [u32; 4], block: &[u8; 64]) {
-    let x: [u32; 16] = std::array::from_fn(|i| {
+/// The 16 little-endian message words of a 64-byte block (RFC 1321's `X[0..16]`).
+#[inline]
+pub fn message_words(block: &[u8]) -> [u32; 16] {
+    std::array::from_fn(|i| {
         u32::from_le_bytes([
             block[4 * i],
             block[4 * i + 1],
             block[4 * i + 2],
             block[4 * i + 3],
         ])
-    });
+    })
+}
+
+/// The reference compression of one 64-byte block, straight from RFC 1321, for tests and
+/// differential checks of the compiled kernel.
+pub fn reference_compress(state: &mut [u32; 4], block: &[u8; 64]) {
+    let x = message_words(block);
     let [mut a, mut b, mut c, mut d] = *state;
     for round in 0..4 {
         for i in 0..16 {
@@ -361,29 +299,12 @@ pub fn reference_compress(state: &mut [u32; 4], block: &[u8; 64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cranelift_codegen::ir::InstructionData;
-    use cranelift_codegen::settings;
+    use crate::ir_checks::{assert_verifies, bounds_checks, count};
+    use cranelift_codegen::ir::Opcode;
 
     #[test]
     fn verifies() {
-        let func = compress_multi_block();
-        let flags = settings::Flags::new(settings::builder());
-        cranelift_codegen::verify_function(&func, &flags).expect("kernel verifies");
-    }
-
-    /// Blocks whose conditional branch leaves for the out-of-bounds exit: one per checked read.
-    fn bounds_checks(func: &Function) -> usize {
-        let oob = func.layout.blocks().last().expect("has blocks");
-        func.layout
-            .blocks()
-            .filter_map(|blk| func.layout.last_inst(blk))
-            .filter(|&inst| match &func.dfg.insts[inst] {
-                InstructionData::Brif { blocks, .. } => {
-                    blocks[1].block(&func.dfg.value_lists) == oob
-                }
-                _ => false,
-            })
-            .count()
+        assert_verifies(&compress_multi_block());
     }
 
     #[test]
@@ -391,12 +312,7 @@ mod tests {
         let func = compress_multi_block();
         // The loop body is the only place with checks; it processes one block per iteration.
         assert_eq!(bounds_checks(&func), 16);
-        let loads = func
-            .layout
-            .blocks()
-            .flat_map(|blk| func.layout.block_insts(blk))
-            .filter(|&i| func.dfg.insts[i].opcode() == cranelift_codegen::ir::Opcode::Load)
-            .count();
+        let loads = count(&func, Opcode::Load);
         assert_eq!(loads, 4 + 16, "4 state words and 16 message words");
     }
 
@@ -435,17 +351,7 @@ pub struct Md5Kernel;
 impl Md5Kernel {
     /// A call on `buf` (a Java `byte[]` of exactly its length) from the chaining value `state`.
     pub fn case(label: String, state: [u32; 4], buf: Vec<u8>, ofs: i32, limit: i32) -> Case {
-        let len = i32::try_from(buf.len()).unwrap_or(i32::MAX);
-        Case::new(
-            label,
-            vec![
-                Arg::Array(ArrayArg::words(&state)),
-                Arg::Array(ArrayArg::bytes(buf)),
-                Arg::Value(DataValue::I32(len)),
-                Arg::Value(DataValue::I32(ofs)),
-                Arg::Value(DataValue::I32(limit)),
-            ],
-        )
+        Case::new(label, digest::call_args(&state, buf, ofs, limit))
     }
 }
 
@@ -473,20 +379,9 @@ impl Kernel for Md5Kernel {
             .collect();
         let mut rng = StdRng::seed_from_u64(options.seed);
         for i in 0..options.random {
-            let len = rng.random_range(0..600usize);
-            let mut buf = vec![0u8; len];
-            rng.fill(buf.as_mut_slice());
+            let buf = digest::random_message(&mut rng);
             let state: [u32; 4] = rng.random();
-            // Mostly in-bounds block runs, every third one with hostile offsets and limits.
-            let (ofs, limit) = if i % 3 == 2 {
-                (
-                    rng.random_range(-80..len as i32 + 80),
-                    rng.random_range(-80..len as i32 + 80),
-                )
-            } else {
-                (rng.random_range(0..=len.min(70) as i32), len as i32 - 64)
-            };
-            let label = format!("random {i} len={len} ofs={ofs} limit={limit}");
+            let (ofs, limit, label) = digest::random_bounds(&mut rng, i, buf.len());
             cases.push(Self::case(label, state, buf, ofs, limit));
         }
         // The last block ends one byte past the array; a negative offset; a wrapping limit.
@@ -504,15 +399,11 @@ impl Kernel for Md5Kernel {
     }
 
     fn expected(&self, case: &Case) -> Result<Effect, String> {
-        let words = ArrayArg::to_words(&case.array(0)?.bytes);
-        let mut state: [u32; 4] = words
-            .try_into()
-            .map_err(|_| "the state must hold four words".to_string())?;
-        let buf = &case.array(1)?.bytes;
-        let (len, ofs, limit) = (case.int(2)?, case.int(3)?, case.int(4)?);
-        if usize::try_from(len).map_or(true, |l| l > buf.len()) {
-            return Err(format!("len {len} must be between 0 and {}", buf.len()));
-        }
+        let CaseCall {
+            mut state,
+            buf,
+            ints: [len, ofs, limit],
+        } = digest::case_call::<4>(case, "four")?;
         let ret = java_compress_multi_block(&mut state, buf, len, ofs, limit);
         Ok(Effect {
             returns: vec![DataValue::I32(ret)],

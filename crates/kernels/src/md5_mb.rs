@@ -47,7 +47,7 @@
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
 
 use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
-use crate::ir_build::{frontend_config, jump, param_array};
+use crate::ir_build::{frontend_config, jump, message_flags, param_array};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{
     BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, pad_message, reference_compress, step,
@@ -172,11 +172,7 @@ pub fn compress_lanes(groups: usize) -> Function {
         GROUP_WORD_BYTES as u32 * groups as u32,
         4,
     ));
-    let message_flags = MemFlagsData::new()
-        .with_endianness(Endianness::Little)
-        .with_notrap()
-        .with_readonly()
-        .with_alias_region(Some(message_region));
+    let message_flags = message_flags(message_region);
 
     let entry = b.create_block();
     let header = b.create_block();

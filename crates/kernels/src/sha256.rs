@@ -16,7 +16,7 @@
 //!   it as `new int[64]`, so its length is the constant 64 and every access is checked against
 //!   it; the array is visible to the caller (an instance field), so its contents after the call
 //!   are part of the result.
-//! * Returns the offset after the last block, or [`OUT_OF_BOUNDS`] when a read would leave the
+//! * Returns the offset after the last block, or [`crate::OUT_OF_BOUNDS`] when a read would leave the
 //!   buffer; the state then holds exactly the blocks completed before the failing one, and `W`
 //!   holds the words of the failing block that `b2iBig64` stored before the failing read.
 //!
@@ -31,13 +31,14 @@
 //! 4. The feed-forward `state[j] += a..h`.
 
 use crate::case::{Arg, ArrayArg, Case, Effect};
-use crate::ir_build::{LoopBlocks, close_multi_block_loop, frontend_config, jump, param_array};
-use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
+use crate::digest::{self, BlockStep, CaseCall};
+use crate::ir_build::{DigestLoop, frontend_config, message_flags, param_array};
+use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, Endianness, Function, InstBuilder, MemFlagsData, Signature, StackSlotData,
-    StackSlotKind, UserFuncName, Value, condcodes::IntCC, types,
+    AbiParam, Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+    UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -95,13 +96,7 @@ pub const FIPS180_EXAMPLES: [(&str, &str); 2] = [
 /// SHA-256 padding of a whole message (FIPS 180-4, 5.1.1): `0x80`, zeros to 56 mod 64, then
 /// the bit length big-endian; the result is whole 64-byte blocks.
 pub fn pad_message(message: &[u8]) -> Vec<u8> {
-    let mut padded = message.to_vec();
-    padded.push(0x80);
-    while padded.len() % 64 != 56 {
-        padded.push(0);
-    }
-    padded.extend_from_slice(&((message.len() as u64).wrapping_mul(8)).to_be_bytes());
-    padded
+    digest::pad_with_length(message, u64::to_be_bytes)
 }
 
 /// The digest of a chaining value: the eight words big-endian.
@@ -164,37 +159,20 @@ pub fn compress_multi_block_with(schedule: Schedule) -> Function {
     let message_region = alias_region(&mut b, MESSAGE_REGION, "byte[] b");
     let schedule_region = alias_region(&mut b, SCHEDULE_REGION, "int[] W");
     let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
-    let message_flags = MemFlagsData::new()
-        .with_endianness(Endianness::Little)
-        .with_notrap()
-        .with_readonly()
-        .with_alias_region(Some(message_region));
+    let message_flags = message_flags(message_region);
     // A Java `int[]` holds native-endian ints; the checks guard every access.
     let schedule_flags = MemFlagsData::new()
         .with_notrap()
         .with_alias_region(Some(schedule_region));
 
-    let entry = b.create_block();
-    let header = b.create_block();
-    let body = b.create_block();
-    let exit = b.create_block();
-    let oob = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.append_block_param(header, types::I32); // ofs
-    b.append_block_param(exit, types::I32);
-    for block in [header, body, exit, oob] {
-        for _ in 0..8 {
-            b.append_block_param(block, types::I32);
-        }
-    }
-    b.append_block_param(body, types::I32);
+    let lp = DigestLoop::create(&mut b, 8);
 
     // entry: read the state, compute both bounds once.
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let [state, buf, len, ofs, limit] = param_array(&b, entry);
+    b.switch_to_block(lp.entry);
+    b.seal_block(lp.entry);
+    let [state, buf, len, ofs, limit] = param_array(&b, lp.entry);
     let w = match schedule {
-        Schedule::Argument => b.block_params(entry)[5],
+        Schedule::Argument => b.block_params(lp.entry)[5],
         Schedule::Private => {
             let bytes = (4 * SCHEDULE_WORDS) as u32;
             let slot = b.create_sized_stack_slot(StackSlotData::new(
@@ -205,44 +183,24 @@ pub fn compress_multi_block_with(schedule: Schedule) -> Function {
             b.ins().stack_addr(types::I64, slot, 0)
         }
     };
-    let words: Vec<Value> = (0..8)
-        .map(|i| b.ins().load(types::I32, state_flags, state, 4 * i))
-        .collect();
+    let words = DigestLoop::load_state(&mut b, state, state_flags, 8);
     let message = CheckedArray::new(&mut b, buf, len, 4, 0, message_flags);
     let schedule_len = b.ins().iconst(types::I32, SCHEDULE_WORDS as i64);
     let schedule = CheckedArray::new(&mut b, w, schedule_len, 1, 2, schedule_flags);
     let zero = b.ins().iconst(types::I32, 0);
-    let mut args = vec![ofs];
-    args.extend(&words);
-    jump(&mut b, header, &args);
+    lp.enter(&mut b, ofs, &words);
 
-    // header: `for (; ofs <= limit; ofs += 64)`.
-    b.switch_to_block(header);
-    let hp = b.block_params(header).to_vec();
-    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, hp[0], limit);
-    let body_args: Vec<BlockArg> = hp[1..]
-        .iter()
-        .chain(&hp[..1])
-        .map(|&v| BlockArg::Value(v))
-        .collect();
-    let exit_args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().brif(more, body, &body_args, exit, &exit_args);
-
-    // body: implCompress0.
-    b.switch_to_block(body);
-    b.seal_block(body);
-    let bp = b.block_params(body).to_vec();
-    let chain_in: [Value; 8] = std::array::from_fn(|i| bp[i]);
-    let block_ofs = bp[8];
+    // header, then body: implCompress0.
+    let (chain_in, block_ofs) = lp.test_and_enter_body::<8>(&mut b, limit);
     let mut schedule_ops = ScheduleOps {
         array: schedule,
         zero,
-        oob,
+        oob: lp.oob,
         oob_args: chain_in,
     };
     // b2iBig64: `out[k] = (int) BE.INT_ARRAY.get(in, inOfs + 4k)` — read, then store.
     for k in 0..16 {
-        let raw = message.checked_load(&mut b, types::I32, block_ofs, 4 * k, oob, &chain_in);
+        let raw = message.checked_load(&mut b, types::I32, block_ofs, 4 * k, lp.oob, &chain_in);
         let word = b.ins().bswap(raw);
         schedule_ops.store(&mut b, word, k);
     }
@@ -253,16 +211,7 @@ pub fn compress_multi_block_with(schedule: Schedule) -> Function {
     for (i, &k) in ROUND_CONSTS.iter().enumerate() {
         chain = round(&mut b, &mut schedule_ops, i as i64, k, chain);
     }
-    let loop_blocks = LoopBlocks { header, exit, oob };
-    close_multi_block_loop(
-        &mut b,
-        loop_blocks,
-        block_ofs,
-        &chain_in,
-        &chain,
-        state,
-        state_flags,
-    );
+    lp.close(&mut b, block_ofs, &chain_in, &chain, state, state_flags);
     b.finalize(frontend_config());
     func
 }
@@ -365,7 +314,7 @@ fn round(
 /// exact semantics: blocks at `ofs`, `ofs + 64`, … (wrapping like a Java `int`) while
 /// `ofs <= limit`; each of a block's 16 big-endian reads at `ofs + 4k` is checked against `len`
 /// (the Java array length, at most `buf.len()`) and then stored to `w[k]`; a failed check
-/// returns [`OUT_OF_BOUNDS`] with `state` holding the completed blocks and `w` the words
+/// returns [`crate::OUT_OF_BOUNDS`] with `state` holding the completed blocks and `w` the words
 /// stored so far. Returns the offset after the last block otherwise.
 ///
 /// # Panics
@@ -378,33 +327,23 @@ pub fn java_compress_multi_block(
     ofs: i32,
     limit: i32,
 ) -> i32 {
-    assert!(
-        usize::try_from(len).map_or(true, |l| l <= buf.len()),
-        "len {len} exceeds the buffer's {} bytes",
-        buf.len()
-    );
-    let bound = (i64::from(len) - 3).max(0);
-    let mut ofs = ofs;
-    while ofs <= limit {
-        for (k, word) in (0i32..).zip(w.iter_mut().take(16)) {
-            let index = i64::from(ofs.wrapping_add(4 * k));
-            if !(0..bound).contains(&index) {
-                return OUT_OF_BOUNDS;
-            }
-            let index = index as usize;
-            *word =
-                u32::from_be_bytes([buf[index], buf[index + 1], buf[index + 2], buf[index + 3]]);
+    digest::java_block_loop(buf, len, ofs, limit, |step| match step {
+        BlockStep::Word { index, bytes } => w[index] = u32::from_be_bytes(bytes),
+        BlockStep::Compress => {
+            expand_schedule(w);
+            rounds(state, w);
         }
-        for t in 16..SCHEDULE_WORDS {
-            w[t] = small_sigma1(w[t - 2])
-                .wrapping_add(w[t - 7])
-                .wrapping_add(small_sigma0(w[t - 15]))
-                .wrapping_add(w[t - 16]);
-        }
-        rounds(state, w);
-        ofs = ofs.wrapping_add(64);
+    })
+}
+
+/// Fills `w[16..]` from the message words in `w[..16]`.
+fn expand_schedule(w: &mut [u32; SCHEDULE_WORDS]) {
+    for t in 16..SCHEDULE_WORDS {
+        w[t] = small_sigma1(w[t - 2])
+            .wrapping_add(w[t - 7])
+            .wrapping_add(small_sigma0(w[t - 15]))
+            .wrapping_add(w[t - 16]);
     }
-    ofs
 }
 
 fn small_sigma0(x: u32) -> u32 {
@@ -443,12 +382,7 @@ pub fn reference_compress(state: &mut [u32; 8], block: &[u8; 64]) {
     for (t, chunk) in block.chunks_exact(4).enumerate() {
         w[t] = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
     }
-    for t in 16..SCHEDULE_WORDS {
-        w[t] = small_sigma1(w[t - 2])
-            .wrapping_add(w[t - 7])
-            .wrapping_add(small_sigma0(w[t - 15]))
-            .wrapping_add(w[t - 16]);
-    }
+    expand_schedule(&mut w);
     rounds(state, &w);
 }
 
@@ -470,18 +404,9 @@ impl Sha256Kernel {
         limit: i32,
         w: &[u32; SCHEDULE_WORDS],
     ) -> Case {
-        let len = i32::try_from(buf.len()).unwrap_or(i32::MAX);
-        Case::new(
-            label,
-            vec![
-                Arg::Array(ArrayArg::words(&state)),
-                Arg::Array(ArrayArg::bytes(buf)),
-                Arg::Value(DataValue::I32(len)),
-                Arg::Value(DataValue::I32(ofs)),
-                Arg::Value(DataValue::I32(limit)),
-                Arg::Array(ArrayArg::words(w)),
-            ],
-        )
+        let mut args = digest::call_args(&state, buf, ofs, limit);
+        args.push(Arg::Array(ArrayArg::words(w)));
+        Case::new(label, args)
     }
 }
 
@@ -511,22 +436,11 @@ impl Kernel for Sha256Kernel {
             .collect();
         let mut rng = StdRng::seed_from_u64(options.seed);
         for i in 0..options.random {
-            let len = rng.random_range(0..600usize);
-            let mut buf = vec![0u8; len];
-            rng.fill(buf.as_mut_slice());
+            let buf = digest::random_message(&mut rng);
             let state: [u32; 8] = rng.random();
             // A W left over from earlier blocks: the kernel must overwrite what Java does.
             let w: [u32; SCHEDULE_WORDS] = std::array::from_fn(|_| rng.random());
-            // Mostly in-bounds block runs, every third one with hostile offsets and limits.
-            let (ofs, limit) = if i % 3 == 2 {
-                (
-                    rng.random_range(-80..len as i32 + 80),
-                    rng.random_range(-80..len as i32 + 80),
-                )
-            } else {
-                (rng.random_range(0..=len.min(70) as i32), len as i32 - 64)
-            };
-            let label = format!("random {i} len={len} ofs={ofs} limit={limit}");
+            let (ofs, limit, label) = digest::random_bounds(&mut rng, i, buf.len());
             cases.push(Self::case(label, state, buf, ofs, limit, &w));
         }
         // The last block ends one byte past the array (W holds half of it afterwards); a
@@ -541,15 +455,11 @@ impl Kernel for Sha256Kernel {
     }
 
     fn expected(&self, case: &Case) -> Result<Effect, String> {
-        let words = ArrayArg::to_words(&case.array(0)?.bytes);
-        let mut state: [u32; 8] = words
-            .try_into()
-            .map_err(|_| "the state must hold eight words".to_string())?;
-        let buf = &case.array(1)?.bytes;
-        let (len, ofs, limit) = (case.int(2)?, case.int(3)?, case.int(4)?);
-        if usize::try_from(len).map_or(true, |l| l > buf.len()) {
-            return Err(format!("len {len} must be between 0 and {}", buf.len()));
-        }
+        let CaseCall {
+            mut state,
+            buf,
+            ints: [len, ofs, limit],
+        } = digest::case_call::<8>(case, "eight")?;
         let w_bytes = &case.array(5)?.bytes;
         let mut w: [u32; SCHEDULE_WORDS] = ArrayArg::to_words(w_bytes)
             .try_into()
@@ -569,8 +479,9 @@ impl Kernel for Sha256Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cranelift_codegen::ir::{InstructionData, Opcode};
-    use cranelift_codegen::settings;
+    use crate::ir_checks::{assert_verifies, bounds_checks, count};
+    use crate::java::OUT_OF_BOUNDS;
+    use cranelift_codegen::ir::Opcode;
     use sha2::Digest;
 
     fn hex(bytes: &[u8]) -> String {
@@ -590,38 +501,17 @@ mod tests {
 
     #[test]
     fn verifies() {
-        let func = compress_multi_block();
-        let flags = settings::Flags::new(settings::builder());
-        cranelift_codegen::verify_function(&func, &flags).expect("kernel verifies");
+        assert_verifies(&compress_multi_block());
     }
 
     #[test]
     fn every_access_is_checked() {
         let func = compress_multi_block();
-        let oob = func.layout.blocks().last().expect("has blocks");
-        let checks = func
-            .layout
-            .blocks()
-            .filter_map(|blk| func.layout.last_inst(blk))
-            .filter(|&inst| match &func.dfg.insts[inst] {
-                InstructionData::Brif { blocks, .. } => {
-                    blocks[1].block(&func.dfg.value_lists) == oob
-                }
-                _ => false,
-            })
-            .count();
         // 16 reads + 16 stores (b2iBig64), 48 × (4 loads + 1 store), 64 loads of W[i].
-        assert_eq!(checks, 16 + 16 + 48 * 5 + 64);
-        let count = |op: Opcode| {
-            func.layout
-                .blocks()
-                .flat_map(|blk| func.layout.block_insts(blk))
-                .filter(|&i| func.dfg.insts[i].opcode() == op)
-                .count()
-        };
-        assert_eq!(count(Opcode::Load), 8 + 16 + 48 * 4 + 64);
-        assert_eq!(count(Opcode::Store), 16 + 48 + 2 * 8);
-        assert_eq!(count(Opcode::Bswap), 16);
+        assert_eq!(bounds_checks(&func), 16 + 16 + 48 * 5 + 64);
+        assert_eq!(count(&func, Opcode::Load), 8 + 16 + 48 * 4 + 64);
+        assert_eq!(count(&func, Opcode::Store), 16 + 48 + 2 * 8);
+        assert_eq!(count(&func, Opcode::Bswap), 16);
     }
 
     #[test]

@@ -1,18 +1,14 @@
 //! The block-level MD5 core that the `digest` crate wraps into [`crate::Md5`].
 
 use crate::compressor::Compressor;
+use crate::core_traits::message_bits;
 use crate::lanes::LaneStream;
-use crate::tiered::TieredEngine;
+use crate::tiered_engine::TieredEngine;
 use digest::{
-    HashMarker, Output,
-    block_api::{
-        AlgorithmName, Block, BlockSizeUser, Buffer, BufferKindUser, Eager, FixedOutputCore,
-        OutputSizeUser, Reset, UpdateCore,
-    },
-    typenum::{U16, U64, Unsigned},
+    Output,
+    block_api::{Block, Buffer, FixedOutputCore, Reset, UpdateCore},
 };
 use schedlab_kernels::md5::INITIAL_STATE;
-use std::fmt;
 
 /// What compresses a core's blocks.
 #[derive(Clone)]
@@ -76,19 +72,7 @@ impl Default for Md5Core {
     }
 }
 
-impl HashMarker for Md5Core {}
-
-impl BlockSizeUser for Md5Core {
-    type BlockSize = U64;
-}
-
-impl BufferKindUser for Md5Core {
-    type BufferKind = Eager;
-}
-
-impl OutputSizeUser for Md5Core {
-    type OutputSize = U16;
-}
+block_core_traits!(Md5Core, digest::typenum::U16, "Md5");
 
 impl UpdateCore for Md5Core {
     fn update_blocks(&mut self, blocks: &[Block<Self>]) {
@@ -100,11 +84,7 @@ impl UpdateCore for Md5Core {
 
 impl FixedOutputCore for Md5Core {
     fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
-        let bit_len = self
-            .blocks
-            .wrapping_mul(Self::BlockSize::U64)
-            .wrapping_add(buffer.get_pos() as u64)
-            .wrapping_mul(8);
+        let bit_len = message_bits(self.blocks, buffer.get_pos());
         let mut state = self.state;
         if let Engine::Lanes(stream) = &self.engine {
             // The padded tail joins the stream's pending blocks; the engine drains them.
@@ -132,17 +112,5 @@ impl Reset for Md5Core {
         if let Engine::Lanes(stream) = &self.engine {
             stream.reset();
         }
-    }
-}
-
-impl AlgorithmName for Md5Core {
-    fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Md5")
-    }
-}
-
-impl fmt::Debug for Md5Core {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Md5Core { ... }")
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::Md5;
 use crate::compressor::Compressor;
-use crate::tiered::TieredEngine;
+use crate::tiered_engine::TieredEngine;
 use digest::{Digest, Output};
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{PipelineConfig, PipelineError};

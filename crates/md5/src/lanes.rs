@@ -19,9 +19,9 @@
 //! (riscv64), every stream compresses alone. Nothing waits for the compiler.
 
 use crate::Md5;
+use crate::jit_tier::Backend;
 use crate::multi::{Lane, MultiCompressor, state_index};
-use crate::tier::Backend;
-use crate::tiered::TieredEngine;
+use crate::tiered_engine::TieredEngine;
 use schedlab_kernels::md5::INITIAL_STATE;
 use std::sync::{Arc, Mutex, MutexGuard};
 

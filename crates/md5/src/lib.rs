@@ -23,26 +23,28 @@
 //! ```
 #![deny(missing_docs)]
 
+#[macro_use]
+mod core_traits;
 mod batch;
 mod block_core;
 mod builder;
 mod compressor;
+mod jit_tier;
 mod lanes;
 mod multi;
 mod portable;
 pub mod sha256;
-mod tier;
-mod tiered;
+mod tiered_engine;
 
 pub use block_core::Md5Core;
 pub use builder::{BuildError, Md5Builder, Md5Engine};
 pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
+pub use jit_tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use lanes::{DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS};
 pub use multi::{LANE_STRATEGY, Lane, MultiCompressor, lane_config, state_index};
 pub use sha256::Sha256;
-pub use tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
-pub use tiered::{BATCH_GROUPS, TieredEngine};
+pub use tiered_engine::{BATCH_GROUPS, TieredEngine};
 
 digest::buffer_fixed!(
     /// MD5 hasher whose blocks are compressed by JIT-compiled code (see the crate docs).

@@ -1,7 +1,7 @@
 //! The portable tier: MD5's compression in plain Rust, used until the JIT's code is ready and
 //! for good when it cannot be compiled.
 
-use schedlab_kernels::md5::{SHIFTS, SINES};
+use schedlab_kernels::md5::{SHIFTS, SINES, message_words};
 
 /// Compresses every whole 64-byte block of `data` (a multiple of 64 bytes) into `state`.
 pub fn compress_blocks(state: &mut [u32; 4], data: &[u8]) {
@@ -14,14 +14,7 @@ pub fn compress_blocks(state: &mut [u32; 4], data: &[u8]) {
 /// One block, with the round function fixed per loop of 16 steps so that the compiler can
 /// unroll each round completely (the message order and rotations become constants).
 fn compress_block(state: &mut [u32; 4], block: &[u8]) {
-    let x: [u32; 16] = std::array::from_fn(|i| {
-        u32::from_le_bytes([
-            block[4 * i],
-            block[4 * i + 1],
-            block[4 * i + 2],
-            block[4 * i + 3],
-        ])
-    });
+    let x = message_words(block);
     let [mut a, mut b, mut c, mut d] = *state;
     macro_rules! round {
         ($round:expr, $word:expr, $f:expr) => {

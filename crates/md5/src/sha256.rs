@@ -9,18 +9,14 @@
 //!
 //! [`Md5`]: crate::Md5
 
+use crate::core_traits::message_bits;
 use digest::{
-    HashMarker, Output,
-    block_api::{
-        AlgorithmName, Block, BlockSizeUser, Buffer, BufferKindUser, Eager, FixedOutputCore,
-        OutputSizeUser, Reset, UpdateCore,
-    },
-    typenum::{U32, U64, Unsigned},
+    Output,
+    block_api::{Block, Buffer, FixedOutputCore, Reset, UpdateCore},
 };
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};
 use schedlab_kernels::sha256::{INITIAL_STATE, SCHEDULE_WORDS, reference_compress};
-use std::fmt;
 use std::sync::OnceLock;
 
 /// The kernel's machine-level type: `(state, buf, len, ofs, limit, w) -> offset | status`.
@@ -108,19 +104,7 @@ impl Default for Sha256Core {
     }
 }
 
-impl HashMarker for Sha256Core {}
-
-impl BlockSizeUser for Sha256Core {
-    type BlockSize = U64;
-}
-
-impl BufferKindUser for Sha256Core {
-    type BufferKind = Eager;
-}
-
-impl OutputSizeUser for Sha256Core {
-    type OutputSize = U32;
-}
+block_core_traits!(Sha256Core, digest::typenum::U32, "Sha256");
 
 impl UpdateCore for Sha256Core {
     fn update_blocks(&mut self, blocks: &[Block<Self>]) {
@@ -132,11 +116,7 @@ impl UpdateCore for Sha256Core {
 
 impl FixedOutputCore for Sha256Core {
     fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
-        let bit_len = self
-            .blocks
-            .wrapping_mul(Self::BlockSize::U64)
-            .wrapping_add(buffer.get_pos() as u64)
-            .wrapping_mul(8);
+        let bit_len = message_bits(self.blocks, buffer.get_pos());
         let mut state = self.state;
         let schedule = &mut self.schedule;
         buffer.len64_padding_be(bit_len, |block| {
@@ -151,18 +131,6 @@ impl FixedOutputCore for Sha256Core {
 impl Reset for Sha256Core {
     fn reset(&mut self) {
         *self = Self::default();
-    }
-}
-
-impl AlgorithmName for Sha256Core {
-    fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Sha256")
-    }
-}
-
-impl fmt::Debug for Sha256Core {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Sha256Core { ... }")
     }
 }
 

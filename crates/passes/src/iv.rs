@@ -33,16 +33,16 @@
 pub mod fold;
 pub mod guards;
 
-use crate::bce::predicate::{edge_args, resolve_copy};
+use crate::bce::predicate::{edge_args, param_first, resolve_copy};
 use crate::bce::recognize::{for_each_operand, iconst_value, split_constant};
+use crate::edges::{append_edge_arg, remove_edge_arg};
 use crate::rewrite::Aliases;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef,
-    condcodes::{CondCode, IntCC},
-    types,
+    condcodes::IntCC, types,
 };
 use cranelift_codegen::loop_analysis::LoopAnalysis;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -221,14 +221,7 @@ fn analyze(
         return None;
     };
     let params = dfg.block_params(header);
-    let [a, b] = args;
-    let (cond, iv, limit) = if params.contains(&a) {
-        (cond, a, b)
-    } else if params.contains(&b) {
-        (cond.swap_args(), b, a)
-    } else {
-        return None;
-    };
+    let (cond, iv, limit) = param_first(params, cond, args)?;
     if !matches!(
         cond,
         IntCC::Equal
@@ -390,30 +383,6 @@ fn recompute_wide(cur: &mut FuncCursor, q: Value, scale: Option<Scale>) -> Value
             }
         }
         None => q,
-    }
-}
-
-/// Appends `arg` to `branch`'s edge to `to`.
-fn append_edge_arg(func: &mut Function, branch: Inst, to: Block, arg: Value) {
-    let dfg = &mut func.dfg;
-    for call in
-        dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
-    {
-        if call.block(&dfg.value_lists) == to {
-            call.append_argument(arg, &mut dfg.value_lists);
-        }
-    }
-}
-
-/// Removes argument `index` from `branch`'s edges to `to`.
-fn remove_edge_arg(func: &mut Function, branch: Inst, to: Block, index: usize) {
-    let dfg = &mut func.dfg;
-    for call in
-        dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
-    {
-        if call.block(&dfg.value_lists) == to {
-            call.remove(index, &mut dfg.value_lists);
-        }
     }
 }
 

@@ -7,6 +7,7 @@
 #![deny(missing_docs)]
 pub mod bce;
 pub mod deopt;
+mod edges;
 pub mod forward;
 pub mod iv;
 pub mod rewrite;

@@ -37,6 +37,7 @@
 //! block dominates: they become its parameters too). Other loops are left alone.
 
 use crate::bce::recognize::for_each_operand;
+use crate::edges::append_edge_arg;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -353,16 +354,4 @@ fn block_call_values(func: &Function, jump: Inst) -> Vec<Value> {
         .flat_map(|c| c.args(&dfg.value_lists).collect::<Vec<_>>())
         .filter_map(|a| a.as_value())
         .collect()
-}
-
-/// Appends `arg` to `branch`'s edge to `to`.
-fn append_edge_arg(func: &mut Function, branch: Inst, to: Block, arg: Value) {
-    let dfg = &mut func.dfg;
-    for call in
-        dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
-    {
-        if call.block(&dfg.value_lists) == to {
-            call.append_argument(arg, &mut dfg.value_lists);
-        }
-    }
 }

@@ -36,6 +36,19 @@ fn forwarded(text: &str) -> (Function, Function, ForwardStats) {
     (original, func, stats)
 }
 
+/// Calls `before` and `after` in the interpreter with each of `calls` (`i32` arguments): they
+/// must return the same.
+fn same_results<const N: usize>(before: &Function, after: &Function, calls: &[[i32; N]]) {
+    for call in calls {
+        let args = call.map(DataValue::I32);
+        assert_eq!(
+            interpret(after, &args),
+            interpret(before, &args),
+            "{call:?}"
+        );
+    }
+}
+
 fn interpret(func: &Function, args: &[DataValue]) -> Vec<DataValue> {
     let mut env = FunctionStore::default();
     env.add(func.name.to_string(), func);
@@ -169,10 +182,11 @@ fn a_private_slot_lives_in_values_and_its_stores_die() {
     assert_eq!(stats.slots_freed, 1);
     assert_eq!(count(&func, Opcode::Store), 0);
     assert_eq!(count(&func, Opcode::StackAddr), 0);
-    for (a, b) in [(0, 0), (5, 7), (-1, i32::MAX), (i32::MIN, 3)] {
-        let args = [DataValue::I32(a), DataValue::I32(b)];
-        assert_eq!(interpret(&func, &args), interpret(&original, &args));
-    }
+    same_results(
+        &original,
+        &func,
+        &[[0, 0], [5, 7], [-1, i32::MAX], [i32::MIN, 3]],
+    );
 }
 
 #[test]
@@ -257,10 +271,7 @@ fn single_predecessor_chains_forward_and_joins_do_not() {
     assert_eq!(count(&func, Opcode::Load), 1);
     // The slot is still read, so no store may go.
     assert_eq!(stats.stores_removed, 0);
-    for (a, b) in [(0, 0), (5, 7), (-1, 1), (9, 0)] {
-        let args = [DataValue::I32(a), DataValue::I32(b)];
-        assert_eq!(interpret(&func, &args), interpret(&original, &args));
-    }
+    same_results(&original, &func, &[[0, 0], [5, 7], [-1, 1], [9, 0]]);
 }
 
 #[test]
@@ -286,10 +297,7 @@ fn a_loop_header_starts_empty() {
          }";
     let (original, func, stats) = forwarded(text);
     assert_eq!(stats.loads_forwarded, 1, "only the exit's load");
-    for a in [1, 3, 10] {
-        let args = [DataValue::I32(a)];
-        assert_eq!(interpret(&func, &args), interpret(&original, &args));
-    }
+    same_results(&original, &func, &[[1], [3], [10]]);
 }
 
 #[test]
@@ -309,8 +317,5 @@ fn a_slot_address_passed_to_a_block_escapes() {
     let (original, func, stats) = forwarded(text);
     assert_eq!(stats.stores_removed, 0);
     assert_eq!(count(&func, Opcode::Store), 1);
-    for a in [0, 7, -3] {
-        let args = [DataValue::I32(a)];
-        assert_eq!(interpret(&func, &args), interpret(&original, &args));
-    }
+    same_results(&original, &func, &[[0], [7], [-3]]);
 }

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::emulate::EmulateError;
 use schedlab_backend::exec::{self, Call, ExecError, Outcome, Unit};
-use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_verified_by};
+use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages_verified_by};
 use schedlab_passes::bce::BceLevel;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -451,15 +451,7 @@ pub fn build_unit(
             bce,
             ..PipelineConfig::with_strategy(strategy)
         };
-        let options = StageOptions {
-            record_text: false,
-            verify_stages: true,
-            verify_result: true,
-            slow_path: None,
-            statistics: false,
-            isa: schedlab_backend::IsaChoice::Level,
-            heap_facts: Default::default(),
-        };
+        let options = schedlab_wasm::soundness::verifying_options(Default::default());
         // Every verifier run checks against the file's ISA and `set` flags, as the compiler's.
         let isa = match file.isa_to_run(target) {
             Some(Ok(isa)) => Some(isa),

@@ -53,6 +53,21 @@ impl FunctionCheck {
     }
 }
 
+/// The stage options of a check that a strategy keeps the function sound: the verifier after
+/// every stage and on the result, no text or statistics, the slow path inline, the named ISA
+/// level; bounds-check elimination assumes `heap_facts`.
+pub fn verifying_options(heap_facts: schedlab_passes::bce::heap::HeapFacts) -> StageOptions {
+    StageOptions {
+        record_text: false,
+        verify_stages: true,
+        verify_result: true,
+        slow_path: None,
+        statistics: false,
+        isa: IsaChoice::Level,
+        heap_facts,
+    }
+}
+
 /// Runs the three checks on `func` with `strategy` (the e-graph first when `optimize`) for
 /// `target`, with `calls` random calls seeded by `seed`; BCE assumes `heap_facts` (the
 /// module's memory minimum, [`crate::Translation::min_memory_bytes`]).
@@ -69,15 +84,7 @@ pub fn check_function(
         optimize,
         ..PipelineConfig::with_strategy(strategy)
     };
-    let options = StageOptions {
-        record_text: false,
-        verify_stages: true,
-        verify_result: true,
-        slow_path: None,
-        statistics: false,
-        isa: IsaChoice::Level,
-        heap_facts,
-    };
+    let options = verifying_options(heap_facts);
     let mut after = func.clone();
     let verifier = pipeline::run_ir_stages_with(&mut after, target, &config, &options)
         .map(|_| ())

@@ -2,8 +2,8 @@
 //! the binary), one `java` process per variant and repetition, with HotSpot's `SquareToLen`
 //! and `MulAdd` intrinsics both on or both off.
 
-use crate::jvm::JavaProgram;
 pub use crate::jvm::JvmVariant;
+use crate::jvm::{JavaProgram, harness_field, no_results};
 use std::time::Duration;
 
 /// The harness source, the same file that lives in `benches/java/`.
@@ -125,12 +125,7 @@ pub fn parse(stdout: &str) -> Result<JvmRun, String> {
     };
     let mut saw_vm = false;
     for line in stdout.lines() {
-        let field = |key: &str| {
-            line.split_whitespace()
-                .skip(1)
-                .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
-                .map(str::to_string)
-        };
+        let field = |key: &str| harness_field(line, key);
         let bad = || format!("malformed harness line `{line}`");
         match line.split_whitespace().next() {
             Some("BIGINTBENCH-VM") => {
@@ -167,10 +162,7 @@ pub fn parse(stdout: &str) -> Result<JvmRun, String> {
         }
     }
     if !saw_vm || (run.samples.is_empty() && run.skipped.is_empty()) {
-        return Err(format!(
-            "the Java harness printed no results (output: `{}`)",
-            stdout.trim()
-        ));
+        return Err(no_results(stdout));
     }
     Ok(run)
 }

@@ -13,6 +13,7 @@
 //! `--kernel square-to-len` / `--kernel muladd` time the BigInteger kernels the same way
 //! (see [`bigint`]).
 
+mod aggregate;
 mod any;
 mod bigint;
 mod callgrind;
@@ -150,6 +151,54 @@ struct Budgets {
 }
 
 impl Budgets {
+    /// The run's [`Meta`]: these budgets, the machine (CPU, load average now, after the run),
+    /// and what the run found.
+    fn meta(
+        &self,
+        quick: bool,
+        load_start: Option<f64>,
+        clock_ghz: Option<f64>,
+        first_compile_us: Option<f64>,
+        java_version: Option<String>,
+        default_config: String,
+    ) -> Meta {
+        Meta {
+            cpu: cpu_model(),
+            load_start,
+            load_end: load_average(),
+            clock_ghz,
+            reps: self.reps,
+            sample_ms: self.sample.as_secs_f64() * 1e3,
+            jvm_warmup_ms: self.jvm_warmup.as_secs_f64() * 1e3,
+            jvm_sample_ms: self.jvm_sample.as_secs_f64() * 1e3,
+            compile_runs: self.compile_runs,
+            first_compile_us,
+            java_version,
+            quick,
+            default_config,
+        }
+    }
+
+    /// The JVM harness (none with `--no-java` or no JVM variant to run, saying so) and the
+    /// progress bar: `cells` in-process rows × sizes to calibrate, then per repetition those
+    /// and one JVM run per variant.
+    fn jvm_and_progress<H>(
+        &self,
+        no_java: bool,
+        variants: usize,
+        cells: usize,
+        prepare: impl FnOnce() -> Result<H, String>,
+    ) -> (Result<H, String>, indicatif::ProgressBar) {
+        let jvm = if no_java || variants == 0 {
+            Err("skipped (--no-java)".to_string())
+        } else {
+            prepare()
+        };
+        let jvm_runs = if jvm.is_ok() { variants } else { 0 };
+        let steps = cells + self.reps as usize * (cells + jvm_runs);
+        (jvm, progress_bar(steps as u64, "bench"))
+    }
+
     /// The measurement loop's share: repetitions and the in-process sample.
     fn measurement(&self) -> crate::Budgets {
         crate::Budgets {
@@ -273,15 +322,12 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
     }
     let first_compile = compile_time::first_compile_in_fresh_processes(budgets.compile_runs)
         .map_err(CliError::failure)?;
-    let jvm = if args.no_java || jvm_variants.is_empty() {
-        Err("skipped (--no-java)".to_string())
-    } else {
-        java::Harness::prepare()
-    };
-    let jvm_runs = if jvm.is_ok() { jvm_variants.len() } else { 0 };
-    let steps =
-        sizes.len() * impls.len() + budgets.reps as usize * (sizes.len() * impls.len() + jvm_runs);
-    let progress = progress_bar(steps as u64, "bench");
+    let (jvm, progress) = budgets.jvm_and_progress(
+        args.no_java,
+        jvm_variants.len(),
+        sizes.len() * impls.len(),
+        java::Harness::prepare,
+    );
 
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&s| impls::buffer(s)).collect();
     let openssl_hex: Vec<String> = buffers
@@ -403,21 +449,14 @@ pub fn run(args: BenchArgs) -> Result<(), CliError> {
         });
     }
     let report = BenchReport {
-        meta: Meta {
-            cpu: cpu_model(),
+        meta: budgets.meta(
+            args.quick,
             load_start,
-            load_end: load_average(),
             clock_ghz,
-            reps: budgets.reps,
-            sample_ms: budgets.sample.as_secs_f64() * 1e3,
-            jvm_warmup_ms: budgets.jvm_warmup.as_secs_f64() * 1e3,
-            jvm_sample_ms: budgets.jvm_sample.as_secs_f64() * 1e3,
-            compile_runs: budgets.compile_runs,
-            first_compile_us: Some(first_compile),
+            Some(first_compile),
             java_version,
-            quick: args.quick,
-            default_config: impls::describe(&impls::library_default()),
-        },
+            impls::describe(&impls::library_default()),
+        ),
         sizes,
         rows,
     };

@@ -8,6 +8,7 @@
 //! OpenSSL once per size, in an order rotated per repetition; reported are the median MB/s
 //! and the median of each repetition's ratio to OpenSSL's sample of the same repetition.
 
+use super::aggregate::{self, RowsThenOpenssl};
 use super::impls::{buffer, hex, openssl_digest};
 use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
@@ -16,7 +17,7 @@ use schedlab_bench::measure::time_loop;
 use schedlab_md5::{MultiCompressor, lane_config};
 use serde_json::json;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The strategies timed by default (`--impl` selects rows by name).
 const STRATEGIES: [&str; 4] = ["source", "remat-loads", "pressure", "list-latency"];
@@ -70,105 +71,49 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
 
     // Rows: every compiled kernel, then OpenSSL; samples are seconds per call.
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
-    let mut work = MultiWork {
+    let mut work = RowsThenOpenssl {
         rows: &rows,
         buffers: &buffers,
+        time_row: |row: &MultiRow, data, iterations| {
+            let messages = vec![data; row.lanes];
+            time_loop(|| row.kernel.digest_many(black_box(&messages)), iterations)
+        },
     };
-    let samples = schedlab_bench::run(
-        &mut work,
-        &budgets.measurement(),
-        0,
-        &indicatif::ProgressBar::hidden(),
-        |_, _| {},
-    );
-    let openssl_row = rows.len();
+    let lanes: Vec<usize> = rows.iter().map(|row| row.lanes).collect();
+    let (_, rates) = aggregate::measure(&mut work, &budgets, &sizes, &lanes);
     let reps = budgets.reps;
-    // [row][size] → median MB/s (all lanes' bytes) and ratio to OpenSSL's MB/s.
-    let mbs: Vec<Vec<Option<f64>>> = (0..=rows.len())
-        .map(|r| {
-            let lanes = rows.get(r).map_or(1, |row| row.lanes);
-            (0..sizes.len())
-                .map(|si| samples.median_of(r, si, |t| mb_per_s_of(lanes * sizes[si], t)))
-                .collect()
-        })
-        .collect();
-    let ratios: Vec<Vec<Option<f64>>> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| {
-            (0..sizes.len())
-                .map(|si| {
-                    samples
-                        .speedup(r, openssl_row, si)
-                        .map(|x| x * row.lanes as f64)
-                })
-                .collect()
-        })
-        .collect();
     let machine = super::cpu_model().unwrap_or_else(|| "unknown CPU".into());
     match args.format {
         Format::Json => {
-            let mut out = Vec::new();
-            for (r, row) in rows.iter().enumerate() {
-                for (si, &size) in sizes.iter().enumerate() {
-                    out.push(json!({
-                        "impl": row.name,
-                        "lanes": row.lanes,
-                        "strategy": row.strategy,
-                        "size": size,
-                        "mb_per_s": mbs[r][si],
-                        "ratio_to_openssl": ratios[r][si],
-                        "compile_ms": row.compile_ms,
-                    }));
-                }
-            }
-            for (si, &size) in sizes.iter().enumerate() {
-                out.push(json!({
-                    "impl": "openssl",
-                    "lanes": 1,
-                    "size": size,
-                    "mb_per_s": mbs[openssl_row][si],
-                    "ratio_to_openssl": 1.0,
-                }));
-            }
-            let doc = json!({
+            let out = aggregate::json_rows(&sizes, &rates, "lanes", |r| {
+                let row = &rows[r];
+                json!({
+                    "impl": row.name,
+                    "lanes": row.lanes,
+                    "strategy": row.strategy,
+                    "compile_ms": row.compile_ms,
+                })
+            });
+            aggregate::print_json(&json!({
                 "kernel": "md5-mb",
                 "machine": machine,
                 "repetitions": reps,
                 "rows": out,
-            });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc).map_err(|e| CliError::failure(e.to_string()))?
-            );
+            }))?;
         }
         Format::Table | Format::Markdown => {
             println!(
                 "md5-mb aggregate MB/s (ratio to OpenSSL MD5() single-stream, same repetition); \
                  {machine}; {reps} repetitions"
             );
-            let mut header = format!("{:<30} {:>10}", "impl", "compile");
-            for &size in &sizes {
-                header.push_str(&format!(" {:>22}", format!("{} B/lane", size)));
-            }
-            println!("{header}");
+            let sizes_header = aggregate::size_headers(&sizes, "lane", 22);
+            println!("{:<30} {:>10}{sizes_header}", "impl", "compile");
             for (r, row) in rows.iter().enumerate() {
-                let mut line = format!("{:<30} {:>7.1} ms", row.name, row.compile_ms);
-                for si in 0..sizes.len() {
-                    let cell = match (mbs[r][si], ratios[r][si]) {
-                        (Some(m), Some(q)) => format!("{m:.0} ({q:.2}x)"),
-                        _ => "-".into(),
-                    };
-                    line.push_str(&format!(" {cell:>22}"));
-                }
-                println!("{line}");
+                let cells = aggregate::rate_cells(&rates.mbs[r], &rates.ratios[r], 22);
+                println!("{:<30} {:>7.1} ms{cells}", row.name, row.compile_ms);
             }
-            let mut line = format!("{:<30} {:>10}", "openssl (1 stream)", "");
-            for mb_per_s in &mbs[openssl_row] {
-                let cell = mb_per_s.map_or("-".into(), |m| format!("{m:.0} (1.00x)"));
-                line.push_str(&format!(" {cell:>22}"));
-            }
-            println!("{line}");
+            let cells = aggregate::openssl_cells(&rates.mbs[rows.len()], 22);
+            println!("{:<30} {:>10}{cells}", "openssl (1 stream)", "");
         }
     }
     Ok(())
@@ -193,39 +138,4 @@ fn check_digests(rows: &[MultiRow], sizes: &[usize]) -> Result<(), CliError> {
         }
     }
     Ok(())
-}
-
-/// The rows as the measurement loop sees them: every kernel, then OpenSSL, × message size.
-struct MultiWork<'a> {
-    rows: &'a [MultiRow],
-    buffers: &'a [Vec<u8>],
-}
-
-impl schedlab_bench::Workload for MultiWork<'_> {
-    fn rows(&self) -> usize {
-        self.rows.len() + 1
-    }
-
-    fn sizes(&self) -> usize {
-        self.buffers.len()
-    }
-
-    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
-        let data = self.buffers[size].as_slice();
-        match self.rows.get(row) {
-            Some(kernel_row) => {
-                let messages = vec![data; kernel_row.lanes];
-                time_loop(
-                    || kernel_row.kernel.digest_many(black_box(&messages)),
-                    iterations,
-                )
-            }
-            None => time_loop(|| openssl_digest(black_box(data)), iterations),
-        }
-    }
-}
-
-/// Decimal MB/s of `bytes` per call at `seconds` per call.
-fn mb_per_s_of(bytes: usize, seconds: f64) -> f64 {
-    bytes as f64 / seconds / 1e6
 }

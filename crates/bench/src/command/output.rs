@@ -220,18 +220,7 @@ fn notes(report: &BenchReport) -> Vec<String> {
         ));
     }
     lines.extend(row_notes(&report.rows));
-    if report
-        .rows
-        .iter()
-        .any(|r| r.kind == Kind::Jvm && r.absent.is_none())
-    {
-        lines.push(format!(
-            "JVM: {} ms warm-up per process, {} ms per size; java.version {}.",
-            m.jvm_warmup_ms,
-            m.jvm_sample_ms,
-            m.java_version.as_deref().unwrap_or("unknown")
-        ));
-    }
+    lines.extend(jvm_note(&report.rows, m, ""));
     lines.push(machine_line(m));
     lines
 }
@@ -259,19 +248,87 @@ pub fn compile_json<C>(rows: &[Row<C>]) -> Vec<Value> {
 
 /// Each row's measurement note, absence and failed repetitions, one line each.
 pub fn row_notes<C>(rows: &[Row<C>]) -> Vec<String> {
+    rows.iter()
+        .flat_map(|row| {
+            note_lines(
+                &row.name,
+                row.note.as_deref(),
+                row.absent.as_deref(),
+                row.warning.as_deref(),
+            )
+        })
+        .collect()
+}
+
+/// Row `name`'s measurement note, absence and failed repetitions, one line each (none for
+/// what it lacks).
+pub fn note_lines(
+    name: &str,
+    note: Option<&str>,
+    absent: Option<&str>,
+    warning: Option<&str>,
+) -> Vec<String> {
     let mut lines = Vec::new();
-    for row in rows {
-        if let Some(note) = &row.note {
-            lines.push(format!("{}: {note}.", row.name));
-        }
-        if let Some(absent) = &row.absent {
-            lines.push(format!("{}: absent — {absent}.", row.name));
-        }
-        if let Some(w) = &row.warning {
-            lines.push(format!("{}: some repetitions failed — {w}.", row.name));
-        }
+    if let Some(note) = note {
+        lines.push(format!("{name}: {note}."));
+    }
+    if let Some(absent) = absent {
+        lines.push(format!("{name}: absent — {absent}."));
+    }
+    if let Some(w) = warning {
+        lines.push(format!("{name}: some repetitions failed — {w}."));
     }
     lines
+}
+
+/// The JVM rows' time budgets and Java version, when a JVM row has figures; `per_size` says
+/// more about what a size's budget covers.
+pub fn jvm_note<C>(rows: &[Row<C>], m: &Meta, per_size: &str) -> Option<String> {
+    rows.iter()
+        .any(|r| r.kind == Kind::Jvm && r.absent.is_none())
+        .then(|| {
+            format!(
+                "JVM: {} ms warm-up per process, {} ms per size{per_size}; java.version {}.",
+                m.jvm_warmup_ms,
+                m.jvm_sample_ms,
+                m.java_version.as_deref().unwrap_or("unknown")
+            )
+        })
+}
+
+/// The JSON document of a timing run: `meta` ([`meta_json`] of `m` and `more_meta`), one row
+/// per row and cell ([`rows_json`]) and the compile times.
+pub fn document<C>(
+    rows: &[Row<C>],
+    cell: impl Fn(&C, bool) -> Value,
+    m: &Meta,
+    more_meta: Vec<(&str, Value)>,
+) -> Value {
+    let mut meta = meta_json(m);
+    meta.extend(more_meta.into_iter().map(|(k, v)| (k.to_string(), v)));
+    json!({
+        "meta": meta,
+        "rows": rows_json(rows, cell),
+        "compile": compile_json(rows),
+    })
+}
+
+/// One JSON row per row and cell: the row's name, kind, note, absence and warning, and the
+/// cell's own fields (`cell(cell, present)`, `present` when the row has figures).
+pub fn rows_json<C>(rows: &[Row<C>], cell: impl Fn(&C, bool) -> Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for row in rows {
+        for c in &row.cells {
+            let mut v = cell(c, row.absent.is_none());
+            v["impl"] = json!(row.name);
+            v["kind"] = json!(row.kind.as_str());
+            v["note"] = json!(row.note);
+            v["absent"] = json!(row.absent);
+            v["warning"] = json!(row.warning);
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// The CPU and the load average around the run.
@@ -292,49 +349,30 @@ pub fn opt(x: Option<f64>, digits: usize) -> String {
 /// The JSON document of a timing run.
 pub fn report_json(report: &BenchReport) -> Value {
     let m = &report.meta;
-    let rows: Vec<Value> = report
-        .rows
-        .iter()
-        .flat_map(|row| {
-            row.cells.iter().map(move |c| {
-                json!({
-                    "impl": row.name,
-                    "kind": row.kind.as_str(),
-                    "size": c.size,
-                    "mb_per_s": if row.absent.is_some() { None } else { c.mb_per_s },
-                    "ratio_to_openssl":
-                        if row.absent.is_some() { None } else { c.ratio_to_openssl },
-                    "cycles_per_block":
-                        if row.absent.is_some() { None } else { c.cycles_per_block },
-                    "samples": c.samples,
-                    "note": row.note,
-                    "absent": row.absent,
-                    "warning": row.warning,
-                })
-            })
+    let cell = |c: &Cell, present: bool| {
+        json!({
+            "size": c.size,
+            "mb_per_s": c.mb_per_s.filter(|_| present),
+            "ratio_to_openssl": c.ratio_to_openssl.filter(|_| present),
+            "cycles_per_block": c.cycles_per_block.filter(|_| present),
+            "samples": c.samples,
         })
-        .collect();
-    let compile = compile_json(&report.rows);
-    let mut meta = meta_json(m);
-    meta.insert(
-        "clock_method".into(),
-        json!("dependent add-reg-reg chain, median over repetitions"),
-    );
-    meta.insert(
-        "first_compile_fresh_process_us".into(),
-        json!(m.first_compile_us),
-    );
-    meta.insert("mb".into(), json!("decimal (1e6 bytes)"));
-    meta.insert(
-        "ratio".into(),
-        json!("median over repetitions of row / openssl in the same repetition"),
-    );
-    json!({
-        "meta": meta,
-        "sizes": report.sizes,
-        "rows": rows,
-        "compile": compile,
-    })
+    };
+    let more_meta = vec![
+        (
+            "clock_method",
+            json!("dependent add-reg-reg chain, median over repetitions"),
+        ),
+        ("first_compile_fresh_process_us", json!(m.first_compile_us)),
+        ("mb", json!("decimal (1e6 bytes)")),
+        (
+            "ratio",
+            json!("median over repetitions of row / openssl in the same repetition"),
+        ),
+    ];
+    let mut doc = document(&report.rows, cell, m, more_meta);
+    doc["sizes"] = json!(report.sizes);
+    doc
 }
 
 /// The run's settings and machine as JSON, the keys every bench's `meta` shares.

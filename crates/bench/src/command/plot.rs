@@ -1,21 +1,13 @@
 //! `--plot`: grouped bars, one group per size, one bar per implementation (MD5: median MB/s;
 //! the BigInteger kernels: speed-up over the reference row).
 
-use super::output::{BenchReport, size_label};
+use super::output::{BenchReport, Row, size_label};
 use plotters::prelude::*;
 use std::path::Path;
 
 /// Draws `report` into an SVG file at `path`.
 pub fn draw(path: &Path, report: &BenchReport) -> Result<(), String> {
-    let series: Vec<Series> = report
-        .rows
-        .iter()
-        .filter(|r| r.absent.is_none())
-        .map(|r| Series {
-            name: r.name.clone(),
-            values: r.cells.iter().map(|c| c.mb_per_s).collect(),
-        })
-        .collect();
+    let series = series_of(&report.rows, |c| c.mb_per_s);
     let groups: Vec<String> = report.sizes.iter().map(|&s| size_label(s)).collect();
     bars(
         path,
@@ -54,6 +46,17 @@ pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
         .border_style(BLACK)
         .draw()
         .map_err(|e| e.to_string())
+}
+
+/// One series per row with figures: its name, and `value` of each of its cells.
+pub fn series_of<C>(rows: &[Row<C>], value: impl Fn(&C) -> Option<f64>) -> Vec<Series> {
+    rows.iter()
+        .filter(|r| r.absent.is_none())
+        .map(|r| Series {
+            name: r.name.clone(),
+            values: r.cells.iter().map(&value).collect(),
+        })
+        .collect()
 }
 
 /// One implementation's bars, one value per group.

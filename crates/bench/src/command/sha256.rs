@@ -666,15 +666,12 @@ impl Report {
             lines.push(line);
         }
         for row in &self.rows {
-            if let Some(note) = &row.note {
-                lines.push(format!("{}: {note}.", row.name));
-            }
-            if let Some(absent) = &row.absent {
-                lines.push(format!("{}: absent — {absent}.", row.name));
-            }
-            if let Some(w) = &row.warning {
-                lines.push(format!("{}: some repetitions failed — {w}.", row.name));
-            }
+            lines.extend(super::output::note_lines(
+                &row.name,
+                row.note.as_deref(),
+                row.absent.as_deref(),
+                row.warning.as_deref(),
+            ));
             if let Some(Err(e)) = &row.loop_spills {
                 lines.push(format!("{}: loop sp/rl n/a — {e}.", row.name));
             }

@@ -16,6 +16,7 @@
 //! with the default configuration ([`lane_config`] of it for the lanes) before timing. Ratios are aggregate MB/s
 //! over OpenSSL's MB/s for one message of the same size, per repetition, then the median.
 
+use super::aggregate::{self, RowsThenOpenssl};
 use super::impls::{buffer, hex, openssl_digest};
 use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
@@ -168,39 +169,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
     check_digests(&rows, &buffers)?;
 
-    let mut work = StreamsWork {
+    let mut work = RowsThenOpenssl {
         rows: &rows,
         buffers: &buffers,
+        time_row,
     };
-    let samples = schedlab_bench::run(
-        &mut work,
-        &budgets.measurement(),
-        0,
-        &indicatif::ProgressBar::hidden(),
-        |_, _| {},
-    );
-    let openssl_row = rows.len();
-    let mbs: Vec<Vec<Option<f64>>> = (0..=rows.len())
-        .map(|r| {
-            let messages = rows.get(r).map_or(1, Row::messages);
-            (0..sizes.len())
-                .map(|si| samples.median_of(r, si, |t| (messages * sizes[si]) as f64 / t / 1e6))
-                .collect()
-        })
-        .collect();
-    let ratios: Vec<Vec<Option<f64>>> = rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| {
-            (0..sizes.len())
-                .map(|si| {
-                    samples
-                        .speedup(r, openssl_row, si)
-                        .map(|x| x * row.messages() as f64)
-                })
-                .collect()
-        })
-        .collect();
+    let messages: Vec<usize> = rows.iter().map(Row::messages).collect();
+    let (samples, rates) = aggregate::measure(&mut work, &budgets, &sizes, &messages);
     // One stream through the engine against the library, per repetition.
     let one = rows.iter().position(|r| {
         matches!(
@@ -219,28 +194,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let reps = budgets.reps;
     match args.format {
         Format::Json => {
-            let mut out = Vec::new();
-            for (r, row) in rows.iter().enumerate() {
-                for (si, &size) in sizes.iter().enumerate() {
-                    out.push(json!({
-                        "impl": row.name,
-                        "messages": row.messages(),
-                        "size": size,
-                        "mb_per_s": mbs[r][si],
-                        "ratio_to_openssl": ratios[r][si],
-                    }));
-                }
-            }
-            for (si, &size) in sizes.iter().enumerate() {
-                out.push(json!({
-                    "impl": "openssl",
-                    "messages": 1,
-                    "size": size,
-                    "mb_per_s": mbs[openssl_row][si],
-                    "ratio_to_openssl": 1.0,
-                }));
-            }
-            let doc = json!({
+            let out = aggregate::json_rows(
+                &sizes,
+                &rates,
+                "messages",
+                |r| json!({ "impl": rows[r].name, "messages": rows[r].messages() }),
+            );
+            aggregate::print_json(&json!({
                 "kernel": "md5-streams",
                 "machine": machine,
                 "repetitions": reps,
@@ -248,39 +208,21 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 "library_lanes": kernel.lanes(),
                 "one_stream_engine_over_library": engine_vs_library,
                 "rows": out,
-            });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc).map_err(|e| CliError::failure(e.to_string()))?
-            );
+            }))?;
         }
         Format::Table | Format::Markdown => {
             println!(
                 "md5 streams: aggregate MB/s (ratio to OpenSSL MD5() single-stream, same \
                  repetition); {machine}; {reps} repetitions; {PIECE}-byte updates round-robin"
             );
-            let mut header = format!("{:<22}", "impl");
-            for &size in &sizes {
-                header.push_str(&format!(" {:>24}", format!("{size} B/stream")));
-            }
-            println!("{header}");
+            let sizes_header = aggregate::size_headers(&sizes, "stream", 24);
+            println!("{:<22}{sizes_header}", "impl");
             for (r, row) in rows.iter().enumerate() {
-                let mut line = format!("{:<22}", row.name);
-                for si in 0..sizes.len() {
-                    let cell = match (mbs[r][si], ratios[r][si]) {
-                        (Some(m), Some(q)) => format!("{m:.0} ({q:.2}x)"),
-                        _ => "-".into(),
-                    };
-                    line.push_str(&format!(" {cell:>24}"));
-                }
-                println!("{line}");
+                let cells = aggregate::rate_cells(&rates.mbs[r], &rates.ratios[r], 24);
+                println!("{:<22}{cells}", row.name);
             }
-            let mut line = format!("{:<22}", "openssl (1 stream)");
-            for mb_per_s in &mbs[openssl_row] {
-                let cell = mb_per_s.map_or("-".into(), |m| format!("{m:.0} (1.00x)"));
-                line.push_str(&format!(" {cell:>24}"));
-            }
-            println!("{line}");
+            let cells = aggregate::openssl_cells(&rates.mbs[rows.len()], 24);
+            println!("{:<22}{cells}", "openssl (1 stream)");
             let mut line = format!("{:<22}", "1 stream: engine/lib");
             for x in &engine_vs_library {
                 let cell = x.map_or("-".into(), |x| format!("{x:.3}x"));
@@ -397,41 +339,24 @@ fn block_function(kernel: &MultiCompressor, state: &mut [u32], whole: &[u8]) {
     kernel.compress_lanes(state, &lanes, (whole.len() / 64) as i32);
 }
 
-/// The rows as the measurement loop sees them, then OpenSSL, × message size.
-struct StreamsWork<'a> {
-    rows: &'a [Row],
-    buffers: &'a [Vec<u8>],
-}
-
-impl schedlab_bench::Workload for StreamsWork<'_> {
-    fn rows(&self) -> usize {
-        self.rows.len() + 1
-    }
-
-    fn sizes(&self) -> usize {
-        self.buffers.len()
-    }
-
-    fn time(&mut self, row: usize, size: usize, iterations: u64) -> Duration {
-        let data = self.buffers[size].as_slice();
-        match self.rows.get(row).map(|r| r.kind) {
-            Some(RowKind::Engine { streams, kernel }) => {
-                let engine = engine_of(kernel);
-                time_loop(
-                    || hash_streams(&engine, streams, black_box(data)),
-                    iterations,
-                )
-            }
-            Some(RowKind::Library) => time_loop(|| hash_library(black_box(data)), iterations),
-            Some(RowKind::BlockFunction { kernel }) => {
-                let whole = &data[..data.len() - data.len() % 64];
-                let mut state = vec![0u32; 4 * kernel.lanes()];
-                time_loop(
-                    || block_function(kernel, black_box(&mut state), black_box(whole)),
-                    iterations,
-                )
-            }
-            None => time_loop(|| openssl_digest(black_box(data)), iterations),
+/// Times `iterations` calls of `row` on a message of `data`.
+fn time_row(row: &Row, data: &[u8], iterations: u64) -> Duration {
+    match row.kind {
+        RowKind::Engine { streams, kernel } => {
+            let engine = engine_of(kernel);
+            time_loop(
+                || hash_streams(&engine, streams, black_box(data)),
+                iterations,
+            )
+        }
+        RowKind::Library => time_loop(|| hash_library(black_box(data)), iterations),
+        RowKind::BlockFunction { kernel } => {
+            let whole = &data[..data.len() - data.len() % 64];
+            let mut state = vec![0u32; 4 * kernel.lanes()];
+            time_loop(
+                || block_function(kernel, black_box(&mut state), black_box(whole)),
+                iterations,
+            )
         }
     }
 }

@@ -82,6 +82,30 @@ struct ValidationRow {
     figures: Vec<Figure>,
 }
 
+impl ValidationRow {
+    /// The row of `strategy` on `kernel` with the static figures of `compiled` and the
+    /// `measured` cycles per iteration (BigInteger: `fit`, behind them).
+    fn new(
+        (kernel, iteration): (&'static str, &'static str),
+        strategy: &str,
+        compiled: Result<&Compiled, String>,
+        measured: Option<f64>,
+        fit: Option<Fit>,
+    ) -> Self {
+        let (figures, spills) = static_figures(compiled);
+        ValidationRow {
+            kernel,
+            iteration,
+            strategy: strategy.to_string(),
+            measured,
+            fit,
+            loop_spills: spills.map(|s| s.0),
+            loop_reloads: spills.map(|s| s.1),
+            figures,
+        }
+    }
+}
+
 /// What MD5's hot-loop iteration is.
 const MD5_ITERATION: &str = "one 64-byte block of MD5's check-free loop";
 
@@ -135,17 +159,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             measure_bigint(kernel, &functions, budgets, args.quick, &mut contention)?;
         clocks.extend(more_clocks);
         for ((s, f), fit) in strategies.iter().zip(&functions).zip(fits) {
-            let (figures, spills) = static_figures(Ok(f.compiled()));
-            rows.push(ValidationRow {
-                kernel: kernel.name(),
-                iteration: kernel.iteration(),
-                strategy: (*s).to_string(),
-                measured: fit.as_ref().map(|f| f.per_iteration),
+            rows.push(ValidationRow::new(
+                (kernel.name(), kernel.iteration()),
+                s,
+                Ok(f.compiled()),
+                fit.as_ref().map(|f| f.per_iteration),
                 fit,
-                loop_spills: spills.map(|s| s.0),
-                loop_reloads: spills.map(|s| s.1),
-                figures,
-            });
+            ));
         }
     }
     let (loop_rows, loop_clocks) = loops::rows(budgets, &mut contention)?;
@@ -172,17 +192,13 @@ fn md5_static_row(strategy: &str, config: &PipelineConfig) -> ValidationRow {
     )
     .map(|a| a.compiled)
     .map_err(|e| e.to_string());
-    let (figures, spills) = static_figures(compiled.as_ref().map_err(Clone::clone));
-    ValidationRow {
-        kernel: "md5",
-        iteration: MD5_ITERATION,
-        strategy: strategy.to_string(),
-        measured: None,
-        fit: None,
-        loop_spills: spills.map(|s| s.0),
-        loop_reloads: spills.map(|s| s.1),
-        figures,
-    }
+    ValidationRow::new(
+        ("md5", MD5_ITERATION),
+        strategy,
+        compiled.as_ref().map_err(Clone::clone),
+        None,
+        None,
+    )
 }
 
 /// Every static model's figure for `compiled`'s hot loop, and its spills/reloads.

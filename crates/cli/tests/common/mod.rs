@@ -75,6 +75,14 @@ pub fn run_in_child(args: &str, register: bool) -> Output {
     )
 }
 
+/// [`run_in_child`] with the registration, which must succeed: the child's stdout.
+pub fn run_registered(args: &str) -> String {
+    let out = run_in_child(args, true);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    text
+}
+
 /// Runs this test binary again, only its test `child_test`, with `vars` set: how a test
 /// runs `schedlab::run_cli` in a process of its own after registering something.
 pub fn rerun_as_child(child_test: &str, vars: &[(&str, &str)]) -> Output {

@@ -308,3 +308,42 @@ fn with(flags: &[&'static str], names: &[&'static [u8]]) -> Vec<&'static [u8]> {
         .collect()
 }
 
+
+/// A case per file of [`SIZES`], each named alone.
+fn size_cases() -> Vec<Case> {
+    SIZES
+        .iter()
+        .map(|(name, _)| Case::new(format!("size {name}"), &[name.as_bytes()]))
+        .collect()
+}
+
+/// A case per option set of `flag_sets`, each over every file.
+fn all_files_cases(flag_sets: &[&[&'static str]]) -> Vec<Case> {
+    let files = all_files();
+    flag_sets
+        .iter()
+        .map(|flags| Case::new(format!("all files {flags:?}"), &with(flags, &files)))
+        .collect()
+}
+
+/// What coreutils prints for every file of `dir` with `flags`: a list for `-c` to check.
+fn coreutils_list(dir: &Path, flags: &[&[u8]]) -> Vec<u8> {
+    let out = Command::new(COREUTILS)
+        .args(flags.iter().map(|f| OsStr::from_bytes(f)))
+        .arg("--")
+        .args(all_files().iter().map(|f| OsStr::from_bytes(f)))
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("run coreutils {PROGRAM}: {e}"));
+    assert!(out.status.success(), "coreutils {PROGRAM} failed");
+    out.stdout
+}
+
+/// The `hex_len` hex digits of file `one`'s digest in a plain `list`.
+fn digest_of_one(list: &[u8], hex_len: usize) -> String {
+    let at = list
+        .windows(6)
+        .position(|w| w == b"  one\n")
+        .expect("`one` in the list");
+    String::from_utf8_lossy(&list[at - hex_len..at]).into_owned()
+}

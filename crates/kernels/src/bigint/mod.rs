@@ -40,6 +40,7 @@ mod mul_add;
 pub mod reference;
 mod square_to_len;
 
+use crate::ir_build::frontend_config;
 use crate::java::{CheckedArray, alias_region};
 pub use crate::java::{ILLEGAL_ARGUMENT, OUT_OF_BOUNDS};
 use cranelift_codegen::ir::{
@@ -47,7 +48,7 @@ use cranelift_codegen::ir::{
     Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::CallConv;
-use cranelift_frontend::FunctionBuilder;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
 /// Alias-region id shared by every `int[]` access of both kernels.
 pub const INT_ARRAY_REGION: u32 = 3;
@@ -226,9 +227,29 @@ fn loop_test(b: &mut FunctionBuilder, cc: IntCC, x: Value, y: Value) -> Block {
     exit
 }
 
-/// `new Function` with the given name and signature.
-fn function(name: &str, sig: Signature) -> Function {
-    Function::with_name_signature(UserFuncName::testcase(name), sig)
+/// The kernel `name` with signature `sig`: `body` emits it from the entry block, given the
+/// frame and the function's parameters; the frame's exits then return their status as `ret`.
+fn build_kernel(
+    name: &str,
+    sig: Signature,
+    ret: Type,
+    body: impl FnOnce(&mut FunctionBuilder, &Frame, &[Value]),
+) -> Function {
+    let mut func = Function::with_name_signature(UserFuncName::testcase(name), sig);
+    let mut fn_ctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+    let frame = Frame::new(&mut b);
+
+    let start = b.create_block();
+    b.append_block_params_for_function_params(start);
+    b.switch_to_block(start);
+    let params = b.block_params(start).to_vec();
+    body(&mut b, &frame, &params);
+
+    frame.finish(&mut b, ret);
+    b.seal_all_blocks();
+    b.finalize(frontend_config());
+    func
 }
 
 #[cfg(test)]

@@ -12,37 +12,29 @@
 //! return (int)carry;
 //! ```
 
-use super::{Entry, Frame, IntArray, block_with_params, function, jump, loop_test};
-use crate::ir_build::frontend_config;
+use super::{Entry, Frame, IntArray, block_with_params, build_kernel, jump, loop_test};
 use cranelift_codegen::ir::{Function, InstBuilder, Value, condcodes::IntCC, types};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::FunctionBuilder;
 
 /// Builds the `mul_add` kernel entered at `entry`.
 pub(super) fn build(entry: Entry, name: &str) -> Function {
-    let mut func = function(name, super::mul_add_signature());
-    let mut fn_ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
-    let frame = Frame::new(&mut b);
+    build_kernel(
+        name,
+        super::mul_add_signature(),
+        types::I64,
+        |b, frame, p| {
+            let (offset, len, k) = (p[4], p[5], p[6]);
+            let out = frame.int_array(b, p[0], p[1]);
+            let input = frame.int_array(b, p[2], p[3]);
 
-    let start = b.create_block();
-    b.append_block_params_for_function_params(start);
-    b.switch_to_block(start);
-    let p = b.block_params(start).to_vec();
-    let (offset, len, k) = (p[4], p[5], p[6]);
-    let out = frame.int_array(&mut b, p[0], p[1]);
-    let input = frame.int_array(&mut b, p[2], p[3]);
-
-    if entry == Entry::Wrapper {
-        emit_check(&mut b, &frame, &out, &input, offset, len);
-    }
-    let carry = emit_impl(&mut b, &frame, &out, &input, offset, len, k);
-    let wide = b.ins().uextend(types::I64, carry);
-    b.ins().return_(&[wide]);
-
-    frame.finish(&mut b, types::I64);
-    b.seal_all_blocks();
-    b.finalize(frontend_config());
-    func
+            if entry == Entry::Wrapper {
+                emit_check(b, frame, &out, &input, offset, len);
+            }
+            let carry = emit_impl(b, frame, &out, &input, offset, len, k);
+            let wide = b.ins().uextend(types::I64, carry);
+            b.ins().return_(&[wide]);
+        },
+    )
 }
 
 /// `implMulAddCheck(out, in, offset, len, k)`: four tests leaving for the

@@ -20,47 +20,39 @@
 //! return z;
 //! ```
 
-use super::{Entry, Frame, IntArray, block_with_params, function, jump, loop_test, mul_add};
-use crate::ir_build::frontend_config;
+use super::{Entry, Frame, IntArray, block_with_params, build_kernel, jump, loop_test, mul_add};
 use cranelift_codegen::ir::{BlockArg, Function, InstBuilder, Value, condcodes::IntCC, types};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::FunctionBuilder;
 
 /// Builds the `square_to_len` kernel entered at `entry`.
 pub(super) fn build(entry: Entry, name: &str) -> Function {
-    let mut func = function(name, super::square_to_len_signature());
-    let mut fn_ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
-    let frame = Frame::new(&mut b);
+    build_kernel(
+        name,
+        super::square_to_len_signature(),
+        types::I32,
+        |b, frame, p| {
+            let (len, zlen) = (p[2], p[5]);
+            let x = frame.int_array(b, p[0], p[1]);
+            let z = frame.int_array(b, p[3], p[4]);
 
-    let start = b.create_block();
-    b.append_block_params_for_function_params(start);
-    b.switch_to_block(start);
-    let p = b.block_params(start).to_vec();
-    let (len, zlen) = (p[2], p[5]);
-    let x = frame.int_array(&mut b, p[0], p[1]);
-    let z = frame.int_array(&mut b, p[3], p[4]);
+            if entry == Entry::Wrapper {
+                emit_checks(b, frame, &x, &z, len, zlen);
+            }
+            emit_squares(b, frame, &x, &z, len);
+            emit_off_diagonal(b, frame, &x, &z, len);
+            emit_left_shift_one(b, frame, &z, zlen);
 
-    if entry == Entry::Wrapper {
-        emit_checks(&mut b, &frame, &x, &z, len, zlen);
-    }
-    emit_squares(&mut b, &frame, &x, &z, len);
-    emit_off_diagonal(&mut b, &frame, &x, &z, len);
-    emit_left_shift_one(&mut b, &frame, &z, zlen);
-
-    // z[zlen-1] |= x[len-1] & 1;
-    let last = b.ins().iadd_imm_s(zlen, -1);
-    let z_last = frame.load(&mut b, &z, last, 0);
-    let x_last = frame.load(&mut b, &x, len, -1);
-    let low_bit = b.ins().band_imm_s(x_last, 1);
-    let merged = b.ins().bor(z_last, low_bit);
-    frame.store(&mut b, &z, last, 0, merged);
-    let ok = b.ins().iconst(types::I32, 0);
-    b.ins().return_(&[ok]);
-
-    frame.finish(&mut b, types::I32);
-    b.seal_all_blocks();
-    b.finalize(frontend_config());
-    func
+            // z[zlen-1] |= x[len-1] & 1;
+            let last = b.ins().iadd_imm_s(zlen, -1);
+            let z_last = frame.load(b, &z, last, 0);
+            let x_last = frame.load(b, &x, len, -1);
+            let low_bit = b.ins().band_imm_s(x_last, 1);
+            let merged = b.ins().bor(z_last, low_bit);
+            frame.store(b, &z, last, 0, merged);
+            let ok = b.ins().iconst(types::I32, 0);
+            b.ins().return_(&[ok]);
+        },
+    )
 }
 
 /// `implSquareToLenChecks(x, len, z, zlen)`, in Java's order.

@@ -40,12 +40,11 @@
 //! because it merely looks like another.
 
 use super::recognize::{defining_inst, iconst_value, is_exit_block, predecessor_counts};
-use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{
-    AliasRegion, Block, BlockArg, Function, Inst, InstBuilder, InstructionData, MemFlagsData,
-    Opcode, Type, Value, condcodes::IntCC, types,
+    AliasRegion, Block, Function, Inst, InstructionData, MemFlagsData, Opcode, Type, Value,
+    condcodes::IntCC, types,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -255,16 +254,8 @@ fn implies(a: CheckForm, b: CheckForm) -> bool {
 }
 
 fn replace_with_jump(func: &mut Function, check: &HeapCheck) -> Inst {
-    let args: Vec<BlockArg> = func.dfg.insts[check.branch]
-        .branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
-        .get(1)
-        .map(|call| call.args(&func.dfg.value_lists).collect())
-        .unwrap_or_default();
-    func.layout.remove_inst(check.branch);
-    FuncCursor::new(func)
-        .at_bottom(check.block)
-        .ins()
-        .jump(check.guarded, &args)
+    // `guarded` is the branch's second destination, never its first (the trap block).
+    super::merge::replace_branch_with_jump(func, check.branch, check.block, check.guarded)
 }
 
 /// A block that ends in `trap` (Wasmtime's explicit-mode trap blocks call builtins first).

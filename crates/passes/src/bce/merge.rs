@@ -275,15 +275,23 @@ fn defining_inst(func: &Function, v: Value) -> Option<Inst> {
 
 /// Replaces a check's branch by a jump to its success target; returns the jump.
 pub fn replace_with_jump(func: &mut Function, check: &BoundsCheck) -> Inst {
-    let args: Vec<BlockArg> = func.dfg.insts[check.branch]
+    replace_branch_with_jump(func, check.branch, check.block, check.guarded)
+}
+
+/// Replaces `branch`, the terminator of `block`, by a jump to its destination `to` with that
+/// edge's arguments; returns the jump.
+pub fn replace_branch_with_jump(
+    func: &mut Function,
+    branch: Inst,
+    block: Block,
+    to: Block,
+) -> Inst {
+    let args: Vec<BlockArg> = func.dfg.insts[branch]
         .branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
         .iter()
-        .find(|call| call.block(&func.dfg.value_lists) == check.guarded)
+        .find(|call| call.block(&func.dfg.value_lists) == to)
         .map(|call| call.args(&func.dfg.value_lists).collect())
         .unwrap_or_default();
-    func.layout.remove_inst(check.branch);
-    FuncCursor::new(func)
-        .at_bottom(check.block)
-        .ins()
-        .jump(check.guarded, &args)
+    func.layout.remove_inst(branch);
+    FuncCursor::new(func).at_bottom(block).ins().jump(to, &args)
 }

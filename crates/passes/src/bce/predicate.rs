@@ -46,6 +46,7 @@ use super::recognize::{
     BoundsCheck, iconst_value, predecessor_counts, recognize, split_constant, value_range,
 };
 use crate::deopt::{self, SlowPathCall};
+use crate::edges::retarget;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -211,14 +212,7 @@ fn analyze(
     };
     let cond = if then_in { cond } else { cond.complement() };
     let params = dfg.block_params(header);
-    let [a, b] = args.map(|v| dfg.resolve_aliases(v));
-    let (cond, iv, limit) = if params.contains(&a) {
-        (cond, a, b)
-    } else if params.contains(&b) {
-        (cond.swap_args(), b, a)
-    } else {
-        return None;
-    };
+    let (cond, iv, limit) = param_first(params, cond, args.map(|v| dfg.resolve_aliases(v)))?;
     let (strict, increasing) = match cond {
         IntCC::SignedLessThanOrEqual => (0, true),
         IntCC::SignedLessThan => (1, true),
@@ -652,20 +646,25 @@ fn add_const(cur: &mut FuncCursor, v: Value, k: i64) -> Value {
     }
 }
 
+/// The comparison `a cond b` with the operand among `params` (a loop header's parameters)
+/// first: `(cond, param, other)`, the condition swapped when it is `b`; `None` when neither
+/// is a parameter.
+pub(crate) fn param_first(
+    params: &[Value],
+    cond: IntCC,
+    [a, b]: [Value; 2],
+) -> Option<(IntCC, Value, Value)> {
+    if params.contains(&a) {
+        Some((cond, a, b))
+    } else if params.contains(&b) {
+        Some((cond.swap_args(), b, a))
+    } else {
+        None
+    }
+}
+
 fn drop_check(func: &mut Function, check: &BoundsCheck, out: &mut PredicateOutcome) {
     out.new_jumps.push(replace_with_jump(func, check));
     out.dead.push(check.cmp);
     out.checks_removed += 1;
-}
-
-/// Points `branch`'s edge to `from` at `to` instead.
-fn retarget(func: &mut Function, branch: Inst, from: Block, to: Block) {
-    let dfg = &mut func.dfg;
-    for call in
-        dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
-    {
-        if call.block(&dfg.value_lists) == from {
-            call.set_block(to, &mut dfg.value_lists);
-        }
-    }
 }

@@ -83,29 +83,14 @@ impl Prover<'_> {
         }
         let cc = if holds { cc } else { cc.complement() };
         let [l, r] = args.map(|v| self.term(v));
-        Some(match cc {
-            IntCC::SignedLessThanOrEqual => Fact {
-                lo: l,
-                hi: r,
-                slack: 0,
-            },
-            IntCC::SignedLessThan => Fact {
-                lo: l,
-                hi: r,
-                slack: -1,
-            },
-            IntCC::SignedGreaterThanOrEqual => Fact {
-                lo: r,
-                hi: l,
-                slack: 0,
-            },
-            IntCC::SignedGreaterThan => Fact {
-                lo: r,
-                hi: l,
-                slack: -1,
-            },
+        let (lo, hi, slack) = match cc {
+            IntCC::SignedLessThanOrEqual => (l, r, 0),
+            IntCC::SignedLessThan => (l, r, -1),
+            IntCC::SignedGreaterThanOrEqual => (r, l, 0),
+            IntCC::SignedGreaterThan => (r, l, -1),
             _ => return None,
-        })
+        };
+        Some(Fact { lo, hi, slack })
     }
 
     /// The facts of the edge from `branch` to `to` (none when both arms lead to `to`).

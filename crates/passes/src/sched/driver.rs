@@ -10,20 +10,6 @@ use super::{BlockStats, SchedError};
 use cranelift_codegen::ir::{Block, Function, Inst, Opcode};
 use std::collections::BTreeMap;
 
-/// Schedules one block with `strategy` from the entry state `pressure`; returns the order,
-/// the reasons of the picks and the maximum pressure the driver tracked.
-pub(crate) fn schedule_block(
-    func: &Function,
-    pressure: PressureTracker,
-    dag: &DepDag,
-    model: &MachineModel,
-    strategy: &mut dyn Strategy,
-    strategy_name: &str,
-    reasons: &mut BTreeMap<Reason, usize>,
-) -> Result<(Vec<NodeId>, usize), SchedError> {
-    run_block(func, pressure, dag, model, strategy, strategy_name, reasons)
-}
-
 /// The order `strategy` would give the block `view` shows and the maximum pressure of that
 /// order, without touching the function: a trial run of the driver from the block's entry
 /// state (asked by strategies that choose between orders, e.g. `balanced`). The view must be
@@ -33,7 +19,7 @@ pub(crate) fn trial_block(
     strategy: &mut dyn Strategy,
 ) -> Result<FinishedBlock, SchedError> {
     let mut reasons = BTreeMap::new();
-    let (order, max_pressure) = run_block(
+    let (order, max_pressure) = schedule_block(
         view.func,
         view.pressure.clone(),
         view.dag,
@@ -49,8 +35,9 @@ pub(crate) fn trial_block(
     })
 }
 
-/// [`schedule_block`] from a given entry pressure state.
-fn run_block(
+/// Schedules one block with `strategy` from the entry state `pressure`; returns the order,
+/// the reasons of the picks and the maximum pressure the driver tracked.
+pub(crate) fn schedule_block(
     func: &Function,
     mut pressure: PressureTracker,
     dag: &DepDag,

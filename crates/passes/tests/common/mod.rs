@@ -2,7 +2,7 @@
 //! counting opcodes.
 #![allow(dead_code)] // each test binary uses its own part
 
-use cranelift_codegen::ir::{Function, Opcode};
+use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
 
 /// The first function of `text`; panics, showing the text, when it does not parse.
@@ -19,11 +19,6 @@ pub fn verify(func: &Function) {
         .unwrap_or_else(|e| panic!("verifier: {e}\n{}", func.display()));
 }
 
-/// How many instructions of `func` have opcode `op`.
-pub fn count(func: &Function, op: Opcode) -> usize {
-    func.layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .filter(|&i| func.dfg.insts[i].opcode() == op)
-        .count()
-}
+/// How many instructions of a function have an opcode.
+#[allow(unused_imports)] // as `dead_code` above: not every test binary counts
+pub use schedlab_kernels::ir_checks::count;

@@ -15,7 +15,6 @@ use crate::bigint::{BigKernel, jvm as java, rows as impls};
 mod output;
 
 use super::impls::Kind;
-use super::output::Meta;
 use super::{BenchArgs, BenchKernel, Budgets, KernelChoice};
 use crate::CliError;
 use impls::{Expected, NUM_BIGINT, Operand, Work};
@@ -193,15 +192,12 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         },
     )
     .map_err(CliError::failure)?;
-    let jvm = if args.no_java || run_variants.is_empty() {
-        Err("skipped (--no-java)".to_string())
-    } else {
-        java::Harness::prepare()
-    };
-    let jvm_runs = if jvm.is_ok() { run_variants.len() } else { 0 };
-    let steps =
-        sizes.len() * rows.len() + budgets.reps as usize * (sizes.len() * rows.len() + jvm_runs);
-    let progress = super::progress_bar(steps as u64, "bench");
+    let (jvm, progress) = budgets.jvm_and_progress(
+        args.no_java,
+        run_variants.len(),
+        sizes.len() * rows.len(),
+        java::Harness::prepare,
+    );
 
     let mut operands: Vec<Work> = sizes
         .iter()
@@ -337,23 +333,14 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     }
     let report = BigReport {
         kernel: kernel.name(),
-        meta: Meta {
-            cpu: super::cpu_model(),
+        meta: budgets.meta(
+            args.quick,
             load_start,
-            load_end: super::load_average(),
             clock_ghz,
-            reps: budgets.reps,
-            sample_ms: budgets.sample.as_secs_f64() * 1e3,
-            jvm_warmup_ms: budgets.jvm_warmup.as_secs_f64() * 1e3,
-            jvm_sample_ms: budgets.jvm_sample.as_secs_f64() * 1e3,
-            compile_runs: budgets.compile_runs,
-            first_compile_us: None,
+            None,
             java_version,
-            quick: args.quick,
-            default_config: super::impls::describe(
-                &schedlab_backend::pipeline::PipelineConfig::default(),
-            ),
-        },
+            super::impls::describe(&schedlab_backend::pipeline::PipelineConfig::default()),
+        ),
         rows: report_rows,
     };
     if let Some(path) = &args.plot {

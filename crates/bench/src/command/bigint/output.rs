@@ -4,10 +4,10 @@
 use super::super::Format;
 use super::super::impls::Kind;
 use super::super::output::{
-    Meta, Row, compile_json, compile_ms, json_text, machine_line, meta_json, quick_note, row_notes,
+    Meta, Row, compile_ms, document, json_text, jvm_note, machine_line, quick_note, row_notes,
     table,
 };
-use super::super::plot::{Bars, Series, bars};
+use super::super::plot::{Bars, bars, series_of};
 use super::Reference;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -258,93 +258,52 @@ fn notes(report: &BigReport, primary: Reference) -> Vec<String> {
         ));
     }
     lines.extend(row_notes(&report.rows));
-    if report
-        .rows
-        .iter()
-        .any(|r| r.kind == Kind::Jvm && r.absent.is_none())
-    {
-        lines.push(format!(
-            "JVM: {} ms warm-up per process, {} ms per size and mode (median of 5 rounds; \
-             System.nanoTime every 16 calls); java.version {}.",
-            m.jvm_warmup_ms,
-            m.jvm_sample_ms,
-            m.java_version.as_deref().unwrap_or("unknown")
-        ));
-    }
+    lines.extend(jvm_note(
+        &report.rows,
+        m,
+        " and mode (median of 5 rounds; System.nanoTime every 16 calls)",
+    ));
     lines.push(machine_line(m));
     lines
 }
 
 /// The JSON document of a run.
 pub fn report_json(report: &BigReport) -> Value {
-    let m = &report.meta;
-    let rows: Vec<Value> = report
-        .rows
-        .iter()
-        .flat_map(|row| {
-            let present = row.absent.is_none();
-            row.cells.iter().map(move |c| {
-                let ratio = |r: Reference| {
-                    if present {
-                        c.ratios[BigReport::index(r)]
-                    } else {
-                        None
-                    }
-                };
-                json!({
-                    "impl": row.name,
-                    "kind": row.kind.as_str(),
-                    "size": c.label,
-                    "ints": c.ints,
-                    "bits": c.bits,
-                    "ns_per_op": if present { c.ns_per_op } else { None },
-                    "ratio_to_jvm_intrinsic": ratio(Reference::JvmIntrinsic),
-                    "ratio_to_jvm_no_intrinsic": ratio(Reference::JvmNoIntrinsic),
-                    "ratio_to_num_bigint": ratio(Reference::NumBigint),
-                    "cycles_per_step": if present { c.cycles_per_step } else { None },
-                    "samples": c.samples,
-                    "note": row.note,
-                    "absent": row.absent,
-                    "warning": row.warning,
-                })
-            })
+    let cell = |c: &BigCell, present: bool| {
+        let ratio = |r: Reference| c.ratios[BigReport::index(r)].filter(|_| present);
+        json!({
+            "size": c.label,
+            "ints": c.ints,
+            "bits": c.bits,
+            "ns_per_op": c.ns_per_op.filter(|_| present),
+            "ratio_to_jvm_intrinsic": ratio(Reference::JvmIntrinsic),
+            "ratio_to_jvm_no_intrinsic": ratio(Reference::JvmNoIntrinsic),
+            "ratio_to_num_bigint": ratio(Reference::NumBigint),
+            "cycles_per_step": c.cycles_per_step.filter(|_| present),
+            "samples": c.samples,
         })
-        .collect();
-    let compile = compile_json(&report.rows);
-    let mut meta = meta_json(m);
-    meta.insert(
-        "ratio".into(),
-        json!(
-            "median over repetitions of reference ns / row ns in the same repetition \
-             (speed-up; > 1: the row is faster)"
+    };
+    let more_meta = vec![
+        (
+            "ratio",
+            json!(
+                "median over repetitions of reference ns / row ns in the same repetition \
+                 (speed-up; > 1: the row is faster)"
+            ),
         ),
-    );
-    meta.insert(
-        "references".into(),
-        json!(Reference::ALL.map(Reference::row)),
-    );
-    json!({
-        "kernel": report.kernel,
-        "meta": meta,
-        "sizes": report.labels(),
-        "rows": rows,
-        "compile": compile,
-    })
+        ("references", json!(Reference::ALL.map(Reference::row))),
+    ];
+    let mut doc = document(&report.rows, cell, &report.meta, more_meta);
+    doc["kernel"] = json!(report.kernel);
+    doc["sizes"] = json!(report.labels());
+    doc
 }
 
 /// `--plot`: speed-up over the primary reference, one group per size.
 pub fn plot(path: &Path, report: &BigReport) -> Result<(), String> {
     let primary = report.primary();
     let i = BigReport::index(primary);
-    let series: Vec<Series> = report
-        .rows
-        .iter()
-        .filter(|r| r.absent.is_none())
-        .map(|r| Series {
-            name: r.name.clone(),
-            values: r.cells.iter().map(|c| c.ratios[i]).collect(),
-        })
-        .collect();
+    let series = series_of(&report.rows, |c| c.ratios[i]);
     let groups: Vec<String> = report.labels().iter().map(|l| size_header(l)).collect();
     let caption = format!(
         "BigInteger {}: speed-up over {} (median, >1 = faster)",

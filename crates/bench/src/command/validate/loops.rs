@@ -13,7 +13,7 @@
 //! **Static**: the very code timed, costed by every model ([`super::static_figures`]).
 
 use super::super::{Budgets, measure};
-use super::{ValidationRow, clocked_samples, quiet::Contention, static_figures};
+use super::{ValidationRow, clocked_samples, quiet::Contention};
 use crate::CliError;
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Type, types};
@@ -225,17 +225,13 @@ pub fn rows(
         .zip(&compiled)
         .zip(&samples)
         .map(|((l, c), samples)| {
-            let (figures, spills) = static_figures(Ok(c.jit.compiled()));
-            ValidationRow {
-                kernel: l.name,
-                iteration: l.iteration,
-                strategy: AS_WRITTEN.to_string(),
-                measured: measure::median(samples),
-                fit: None,
-                loop_spills: spills.map(|s| s.0),
-                loop_reloads: spills.map(|s| s.1),
-                figures,
-            }
+            ValidationRow::new(
+                (l.name, l.iteration),
+                AS_WRITTEN,
+                Ok(c.jit.compiled()),
+                measure::median(samples),
+                None,
+            )
         })
         .collect();
     Ok((rows, clocks))

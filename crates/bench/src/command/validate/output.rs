@@ -5,6 +5,7 @@ use super::loops::is_ordinary_loop;
 use super::quiet::{Contention, QUIET_BUDGET, QUIET_MARGIN, QUIET_WAIT};
 use super::{Figure, MESSAGE, SINGLE_HASHES, ValidationRow};
 use crate::command::Budgets;
+use crate::text_table::{column_widths, join_cells};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -287,23 +288,14 @@ pub(super) fn table(
         }
         body.push(cells);
     }
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for r in &body {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
+    let widths = column_widths(&header, &body);
     let line = |cols: &[String]| -> String {
         let padded: Vec<String> = cols
             .iter()
             .zip(&widths)
             .map(|(c, &w)| format!("{c:<w$}"))
             .collect();
-        if markdown {
-            format!("| {} |", padded.join(" | "))
-        } else {
-            padded.join("  ").trim_end().to_string()
-        }
+        join_cells(&padded, markdown)
     };
     let mut out = String::new();
     let _ = writeln!(

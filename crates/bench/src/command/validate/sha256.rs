@@ -9,9 +9,7 @@
 //! **Static**: the very code timed (host features), costed by every model.
 
 use super::super::{Budgets, measure};
-use super::{
-    BLOCKS, Figure, MESSAGE, SINGLE_HASHES, ValidationRow, clocked_samples, static_figures,
-};
+use super::{BLOCKS, MESSAGE, SINGLE_HASHES, ValidationRow, clocked_samples};
 use crate::CliError;
 use crate::sha256::{Sha256Kernel, sha2_digest};
 use schedlab_backend::pipeline::PipelineConfig;
@@ -64,17 +62,13 @@ pub fn rows(
         .zip(&kernels)
         .zip(&samples)
         .map(|((s, k), samples)| {
-            let (figures, spills): (Vec<Figure>, _) = static_figures(Ok(k.compiled()));
-            ValidationRow {
-                kernel: "sha256",
-                iteration: SHA256_ITERATION,
-                strategy: (*s).to_string(),
-                measured: measure::median(samples),
-                fit: None,
-                loop_spills: spills.map(|s| s.0),
-                loop_reloads: spills.map(|s| s.1),
-                figures,
-            }
+            ValidationRow::new(
+                ("sha256", SHA256_ITERATION),
+                s,
+                Ok(k.compiled()),
+                measure::median(samples),
+                None,
+            )
         })
         .collect();
     Ok((rows, clocks))

@@ -1,7 +1,7 @@
 //! Exhaustive search over every legal order of a small problem, and random small problems:
 //! the reference the solver's optima are checked against (`tests/sched_optimum.rs`).
 
-use super::{BlockProblem, Def, ValueLife};
+use super::{BlockProblem, Def, ValueLife, sort_and_merge_edges};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -138,15 +138,7 @@ pub fn random_problem(seed: u64, max_nodes: usize) -> BlockProblem {
             });
         }
     }
-    edges.sort_unstable();
-    edges.dedup_by(|a, b| {
-        if (a.0, a.1) == (b.0, b.1) {
-            b.2 = b.2.max(a.2);
-            true
-        } else {
-            false
-        }
-    });
+    sort_and_merge_edges(&mut edges);
     BlockProblem {
         nodes: (0..n as u32).map(super::super::NodeId).collect(),
         latency,

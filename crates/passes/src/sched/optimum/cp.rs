@@ -154,14 +154,7 @@ pub fn first_within_budget(problem: &BlockProblem, bound: u32, limit: Duration) 
             }
         }
     }
-    Bounded {
-        value: None,
-        bound,
-        status: Status::Infeasible,
-        order: Vec::new(),
-        seconds: 0.0,
-        steps,
-    }
+    Bounded::infeasible(bound, steps)
 }
 
 /// The objective's figure for a legal order.
@@ -208,7 +201,7 @@ fn ask(
             vals.push(at as i32);
         }
         if let Some(issue) = &model.issue {
-            let cycles = issue_cycles(problem, order);
+            let cycles = problem.issue_cycles(order);
             for (node, &cycle) in cycles.iter().enumerate() {
                 vars.push(issue[node]);
                 vals.push(cycle as i32);
@@ -245,32 +238,6 @@ fn ask(
         // A solver answer that does not check out is not an answer.
         _ => Answer::Unknown,
     }
-}
-
-/// The cycle each node of a legal order issues in on the in-order issue model.
-fn issue_cycles(problem: &BlockProblem, order: &[u32]) -> Vec<u32> {
-    let succs = problem.succs();
-    let mut ready = vec![0u32; problem.len()];
-    let mut issue = vec![0u32; problem.len()];
-    let (mut cycle, mut issued) = (0u32, 0u32);
-    for &u in order {
-        let u = u as usize;
-        let at = cycle.max(ready[u]);
-        if at > cycle {
-            cycle = at;
-            issued = 0;
-        }
-        issue[u] = at;
-        for &(s, l) in &succs[u] {
-            ready[s as usize] = ready[s as usize].max(at + l);
-        }
-        issued += 1;
-        if issued >= problem.issue_width {
-            cycle += 1;
-            issued = 0;
-        }
-    }
-    issue
 }
 
 /// The predicate `¬[var ≤ b]` (`upper`) or `¬[var ≥ b]`.

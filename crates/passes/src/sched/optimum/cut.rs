@@ -321,25 +321,12 @@ struct Greedy<'a> {
 impl<'a> Greedy<'a> {
     fn new(problem: &'a BlockProblem) -> Self {
         let n = problem.len();
-        let mut reads = vec![Vec::new(); n];
-        let mut defines = vec![0u32; n];
-        for (v, life) in problem.values.iter().enumerate() {
-            if let Def::Node(d) = life.def {
-                defines[d as usize] += 1;
-            }
-            for &u in &life.users {
-                reads[u as usize].push(v);
-            }
-        }
+        let (reads, defines) = problem.reads_and_defines();
         Greedy {
             problem,
             placed: vec![false; n],
             order: Vec::with_capacity(n),
-            remaining: problem
-                .values
-                .iter()
-                .map(|v| v.users.len() as u32)
-                .collect(),
+            remaining: problem.readers(),
             born: problem
                 .values
                 .iter()

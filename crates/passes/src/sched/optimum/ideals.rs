@@ -10,19 +10,14 @@
 //! squareToLen's, most of the `.clif` corpus — have a few thousand ideals, where the solver's
 //! proof that no order is below the optimum can take seconds.
 
-use super::{BlockProblem, Def};
+use super::search_state::{LiveValues, SearchLimits};
+use super::{Answer, BlockProblem, Def, issue_at};
 use std::collections::HashSet;
 use std::time::Instant;
 
-/// The answer to one question.
-pub enum Reach {
-    /// An order with peak at most `k`.
-    Found(Vec<u32>),
-    /// No order has peak at most `k` (every ideal was visited).
-    Proven,
-    /// Too many ideals, or the deadline passed.
-    GaveUp,
-}
+/// The answer to one question: an order with peak at most `k`, none (every ideal was
+/// visited), or too many ideals or the deadline passed.
+pub type Reach = Answer;
 
 /// The search state: the placed set and the live count it implies.
 struct Search<'a> {
@@ -39,21 +34,13 @@ struct Search<'a> {
     issued: u32,
     placed: Vec<u64>,
     order: Vec<u32>,
-    /// Per value: readers not yet placed.
-    remaining: Vec<u32>,
-    /// Per node: values it reads, values it defines.
-    reads: Vec<Vec<usize>>,
-    defines: Vec<u32>,
+    values: LiveValues<'a>,
     /// Per node: predecessors not yet placed.
     waiting: Vec<u32>,
     succs: Vec<Vec<u32>>,
-    live: u32,
     /// Ideals left without reaching the end.
     dead: HashSet<Vec<u64>>,
-    max_ideals: usize,
-    deadline: Option<Instant>,
-    gave_up: bool,
-    visits: u64,
+    limits: SearchLimits,
 }
 
 /// Which ready node the search tries first. The answer does not depend on it (every ideal
@@ -95,16 +82,6 @@ pub fn order_within_preferring(
         return Reach::Proven;
     }
     let n = problem.len();
-    let mut reads = vec![Vec::new(); n];
-    let mut defines = vec![0u32; n];
-    for (v, life) in problem.values.iter().enumerate() {
-        if let Def::Node(d) = life.def {
-            defines[d as usize] += 1;
-        }
-        for &u in &life.users {
-            reads[u as usize].push(v);
-        }
-    }
     let mut waiting = vec![0u32; n];
     let mut succs = vec![Vec::new(); n];
     for &(a, b, _) in &problem.edges {
@@ -123,54 +100,17 @@ pub fn order_within_preferring(
         issued: 0,
         placed: vec![0; n.div_ceil(64)],
         order: Vec::with_capacity(n),
-        remaining: problem
-            .values
-            .iter()
-            .map(|v| v.users.len() as u32)
-            .collect(),
-        reads,
-        defines,
+        values: LiveValues::new(problem),
         waiting,
         succs,
-        live: problem.entry_pressure(),
         dead: HashSet::new(),
-        max_ideals,
-        deadline,
-        gave_up: false,
-        visits: 0,
+        limits: SearchLimits::new(max_ideals, deadline),
     };
-    if search.extend() {
-        Reach::Found(search.order)
-    } else if search.gave_up {
-        Reach::GaveUp
-    } else {
-        Reach::Proven
-    }
+    let found = search.extend();
+    search.limits.answer(found, search.order)
 }
 
 impl Search<'_> {
-    /// Values started by `u` right before it (its constants not yet placed).
-    fn constants_started(&self, u: usize) -> u32 {
-        self.reads[u]
-            .iter()
-            .filter(|&&v| {
-                let life = &self.problem.values[v];
-                life.def == Def::FirstUse && self.remaining[v] == life.users.len() as u32
-            })
-            .count() as u32
-    }
-
-    /// The live count right after `u`, placed next.
-    fn after(&self, u: usize) -> u32 {
-        let mut live = self.live + self.constants_started(u) + self.defines[u];
-        for &v in &self.reads[u] {
-            if self.remaining[v] == 1 && !self.problem.values[v].live_out {
-                live -= 1;
-            }
-        }
-        live
-    }
-
     /// Whether every node can be placed from here with every point at most `k`.
     fn extend(&mut self) -> bool {
         let n = self.problem.len();
@@ -180,19 +120,14 @@ impl Search<'_> {
         if self.dead.contains(&self.placed) {
             return false;
         }
-        self.visits += 1;
-        if self.dead.len() >= self.max_ideals
-            || (self.visits.is_multiple_of(1024)
-                && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
-            self.gave_up = true;
+        if self.limits.give_up(self.dead.len()) {
             return false;
         }
         // Ready nodes whose two points fit, in the preferred order.
         let mut next: Vec<([u32; 3], usize)> = (0..n)
             .filter(|&u| self.waiting[u] == 0 && self.placed[u / 64] & (1 << (u % 64)) == 0)
-            .filter(|&u| self.live + self.constants_started(u) <= self.k)
-            .map(|u| (self.after(u), u))
+            .filter(|&u| self.values.live + self.values.constants_started(u) <= self.k)
+            .map(|u| (self.values.after(u), u))
             .filter(|&(after, _)| after <= self.k)
             .map(|(after, u)| {
                 let longest = u32::MAX - self.tail[u];
@@ -211,13 +146,13 @@ impl Search<'_> {
                 Prefer::LongestTail => key[1],
                 Prefer::EarliestIssue => key[2],
             };
-            let before = (self.live, self.cycle, self.issued);
+            let before = (self.values.live, self.cycle, self.issued);
             self.place(u, after);
             if self.extend() {
                 return true;
             }
             self.unplace(u, before);
-            if self.gave_up {
+            if self.limits.gave_up {
                 return false;
             }
         }
@@ -235,39 +170,30 @@ impl Search<'_> {
 
     fn place(&mut self, u: usize, after: u32) {
         let at = self.issue_cycle(u);
-        if at > self.cycle {
-            self.cycle = at;
-            self.issued = 0;
-        }
+        issue_at(
+            &mut self.cycle,
+            &mut self.issued,
+            at,
+            self.problem.issue_width,
+        );
         self.issue[u] = at;
-        self.issued += 1;
-        if self.issued >= self.problem.issue_width {
-            self.cycle += 1;
-            self.issued = 0;
-        }
-        for &v in &self.reads[u] {
-            self.remaining[v] -= 1;
-        }
+        self.values.place(u, after);
         for &s in &self.succs[u] {
             self.waiting[s as usize] -= 1;
         }
         self.placed[u / 64] |= 1 << (u % 64);
         self.order.push(u as u32);
-        self.live = after;
     }
 
     fn unplace(&mut self, u: usize, (live, cycle, issued): (u32, u32, u32)) {
         self.cycle = cycle;
         self.issued = issued;
-        for &v in &self.reads[u] {
-            self.remaining[v] += 1;
-        }
+        self.values.unplace(u, live);
         for &s in &self.succs[u] {
             self.waiting[s as usize] += 1;
         }
         self.placed[u / 64] &= !(1 << (u % 64));
         self.order.pop();
-        self.live = live;
     }
 }
 

@@ -40,6 +40,7 @@ pub mod cache;
 pub mod cp;
 pub mod cut;
 pub mod ideals;
+mod search_state;
 pub mod timed;
 
 use super::dag::{DepDag, NodeId};
@@ -52,6 +53,17 @@ use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Block, Function};
 use std::fmt;
 use std::time::{Duration, Instant};
+
+/// The answer of an exact search ([`ideals`], [`timed`]) to "is there an order within these
+/// limits?".
+pub enum Answer {
+    /// An order within the limits.
+    Found(Vec<u32>),
+    /// No order is within them (every state was visited).
+    Proven,
+    /// Too many states, or the deadline passed.
+    GaveUp,
+}
 
 /// Where a value's live range starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -133,15 +145,7 @@ impl BlockProblem {
             .filter(|(a, b, _)| free[a.index()] && free[b.index()])
             .map(|(a, b, e)| (index[a.index()], index[b.index()], e.latency))
             .collect();
-        edges.sort_unstable();
-        edges.dedup_by(|a, b| {
-            if (a.0, a.1) == (b.0, b.1) {
-                b.2 = b.2.max(a.2);
-                true
-            } else {
-                false
-            }
-        });
+        sort_and_merge_edges(&mut edges);
         let table = pressure.value_table();
         let mut values = Vec::new();
         for v in 0..table.live_out.len() {
@@ -221,6 +225,26 @@ impl BlockProblem {
             p[b as usize].push((a, l));
         }
         p
+    }
+
+    /// Per node: the values it reads, and how many values it defines.
+    pub fn reads_and_defines(&self) -> (Vec<Vec<usize>>, Vec<u32>) {
+        let mut reads = vec![Vec::new(); self.len()];
+        let mut defines = vec![0u32; self.len()];
+        for (v, life) in self.values.iter().enumerate() {
+            if let Def::Node(d) = life.def {
+                defines[d as usize] += 1;
+            }
+            for &u in &life.users {
+                reads[u as usize].push(v);
+            }
+        }
+        (reads, defines)
+    }
+
+    /// Per value: how many nodes read it.
+    pub fn readers(&self) -> Vec<u32> {
+        self.values.iter().map(|v| v.users.len() as u32).collect()
     }
 
     /// Per node: its successors `(to, latency)`.
@@ -315,27 +339,30 @@ impl BlockProblem {
 
     /// Length of a legal `order` on the in-order issue model.
     pub fn length_of(&self, order: &[u32]) -> u32 {
+        let issue = self.issue_cycles(order);
+        order
+            .iter()
+            .map(|&u| issue[u as usize] + self.latency[u as usize])
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The cycle each node of a legal `order` issues in on the in-order issue model.
+    pub fn issue_cycles(&self, order: &[u32]) -> Vec<u32> {
         let succs = self.succs();
         let mut ready = vec![0u32; self.len()];
-        let (mut cycle, mut issued, mut end) = (0u32, 0u32, 0u32);
+        let mut issue = vec![0u32; self.len()];
+        let (mut cycle, mut issued) = (0u32, 0u32);
         for &u in order {
             let u = u as usize;
             let at = cycle.max(ready[u]);
-            if at > cycle {
-                cycle = at;
-                issued = 0;
-            }
+            issue_at(&mut cycle, &mut issued, at, self.issue_width);
+            issue[u] = at;
             for &(s, l) in &succs[u] {
                 ready[s as usize] = ready[s as usize].max(at + l);
             }
-            end = end.max(at + self.latency[u]);
-            issued += 1;
-            if issued >= self.issue_width {
-                cycle += 1;
-                issued = 0;
-            }
         }
-        end
+        issue
     }
 
     /// Whether figures with this pressure keep the working set within the register budget.
@@ -394,6 +421,35 @@ impl Fnv {
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
+}
+
+/// Issues one node at cycle `at` (no earlier than `cycle`) on the in-order issue model whose
+/// current cycle is `cycle` with `issued` of its `width` slots used: the cycle moves on when
+/// the node waits, or when it takes the last slot.
+pub(crate) fn issue_at(cycle: &mut u32, issued: &mut u32, at: u32, width: u32) {
+    if at > *cycle {
+        *cycle = at;
+        *issued = 0;
+    }
+    *issued += 1;
+    if *issued >= width {
+        *cycle += 1;
+        *issued = 0;
+    }
+}
+
+/// Sorts dependence edges `(from, to, latency)` and merges repeats of one pair into one edge
+/// with the largest latency.
+pub(crate) fn sort_and_merge_edges(edges: &mut Vec<(u32, u32, u32)>) {
+    edges.sort_unstable();
+    edges.dedup_by(|a, b| {
+        if (a.0, a.1) == (b.0, b.1) {
+            b.2 = b.2.max(a.2);
+            true
+        } else {
+            false
+        }
+    });
 }
 
 /// Per node, as bit sets over the free nodes: its ancestors and its descendants.
@@ -587,6 +643,19 @@ pub struct Bounded {
 }
 
 impl Bounded {
+    /// No order satisfies the constraint: proven after `steps` questions, with `bound` the
+    /// last bound reached (meaningless but kept).
+    pub fn infeasible(bound: u32, steps: u32) -> Self {
+        Bounded {
+            value: None,
+            bound,
+            status: Status::Infeasible,
+            order: Vec::new(),
+            seconds: 0.0,
+            steps,
+        }
+    }
+
     /// The relative gap `(value - bound) / value`, 0 when optimal.
     pub fn gap(&self) -> f64 {
         match self.value {
@@ -831,14 +900,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     let start = Instant::now();
     // No order within the budget when even the proven minimum pressure exceeds it.
     let length = if !problem.within_budget(pressure.bound) {
-        Bounded {
-            value: None,
-            bound: 0,
-            status: Status::Infeasible,
-            order: Vec::new(),
-            seconds: 0.0,
-            steps: 0,
-        }
+        Bounded::infeasible(0, 0)
     } else {
         let mut incumbent: Option<(u32, Vec<u32>)> = None;
         let pressure_order_figures = problem.evaluate(&pressure.order);
@@ -914,14 +976,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             upper = Some(u);
         }
         let mut result = match upper {
-            _ if none_within => Bounded {
-                value: None,
-                bound: 0,
-                status: Status::Infeasible,
-                order: Vec::new(),
-                seconds: 0.0,
-                steps: 0,
-            },
+            _ if none_within => Bounded::infeasible(0, 0),
             Some(u) => cp::minimise(
                 problem,
                 cp::Objective::Length,

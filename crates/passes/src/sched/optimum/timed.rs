@@ -18,19 +18,14 @@
 //! is the minimum, every one answered "none" a proven bound. For small blocks (the `.clif`
 //! corpus's length problems) the CP model's search can stall where this one settles.
 
-use super::{BlockProblem, Def};
+use super::search_state::{LiveValues, SearchLimits};
+use super::{Answer, BlockProblem, issue_at};
 use std::collections::HashSet;
 use std::time::Instant;
 
-/// The answer to one question.
-pub enum Timed {
-    /// An order within the cap and at most the target length.
-    Found(Vec<u32>),
-    /// No order is within both (every state was visited).
-    Proven,
-    /// Too many states, or the deadline passed.
-    GaveUp,
-}
+/// The answer to one question: an order within the cap and at most the target length, none
+/// (every state was visited), or too many states or the deadline passed.
+pub type Timed = Answer;
 
 /// Is there an order of `problem` with peak pressure at most `cap` and length at most
 /// `target`? At most `max_states` failed states are remembered; the search stops at `deadline`.
@@ -45,16 +40,6 @@ pub fn order_within(
         return Timed::Proven;
     }
     let n = problem.len();
-    let mut reads = vec![Vec::new(); n];
-    let mut defines = vec![0u32; n];
-    for (v, life) in problem.values.iter().enumerate() {
-        if let Def::Node(d) = life.def {
-            defines[d as usize] += 1;
-        }
-        for &u in &life.users {
-            reads[u as usize].push(v);
-        }
-    }
     let (_, tail) = super::head_and_tail(problem);
     let mut search = Search {
         problem,
@@ -63,33 +48,18 @@ pub fn order_within(
         tail,
         preds: problem.preds(),
         succs: problem.succs(),
-        reads,
-        defines,
-        remaining: problem
-            .values
-            .iter()
-            .map(|v| v.users.len() as u32)
-            .collect(),
+        values: LiveValues::new(problem),
         waiting: problem.preds().iter().map(|p| p.len() as u32).collect(),
         ready: vec![0; n],
         placed: vec![false; n],
         order: Vec::with_capacity(n),
-        live: problem.entry_pressure(),
         cycle: 0,
         issued: 0,
         dead: HashSet::new(),
-        max_states,
-        deadline,
-        gave_up: false,
-        visits: 0,
+        limits: SearchLimits::new(max_states, deadline),
     };
-    if search.extend() {
-        Timed::Found(search.order)
-    } else if search.gave_up {
-        Timed::GaveUp
-    } else {
-        Timed::Proven
-    }
+    let found = search.extend();
+    search.limits.answer(found, search.order)
 }
 
 /// The search state.
@@ -100,24 +70,17 @@ struct Search<'a> {
     tail: Vec<u32>,
     preds: Vec<Vec<(u32, u32)>>,
     succs: Vec<Vec<(u32, u32)>>,
-    reads: Vec<Vec<usize>>,
-    defines: Vec<u32>,
-    /// Per value: readers not yet placed.
-    remaining: Vec<u32>,
+    values: LiveValues<'a>,
     /// Per node: predecessors not yet placed; the earliest cycle its placed ones allow.
     waiting: Vec<u32>,
     ready: Vec<u32>,
     placed: Vec<bool>,
     order: Vec<u32>,
-    live: u32,
     cycle: u32,
     issued: u32,
     /// States left without success: placed set, cycle, slots used, ready cycles.
     dead: HashSet<Vec<u32>>,
-    max_states: usize,
-    deadline: Option<Instant>,
-    gave_up: bool,
-    visits: u64,
+    limits: SearchLimits,
 }
 
 impl Search<'_> {
@@ -168,28 +131,6 @@ impl Search<'_> {
         bound
     }
 
-    /// Values started by `u` right before it (its constants).
-    fn constants_started(&self, u: usize) -> u32 {
-        self.reads[u]
-            .iter()
-            .filter(|&&v| {
-                let life = &self.problem.values[v];
-                life.def == Def::FirstUse && self.remaining[v] == life.users.len() as u32
-            })
-            .count() as u32
-    }
-
-    /// The live count right after `u`, placed next.
-    fn after(&self, u: usize) -> u32 {
-        let mut live = self.live + self.constants_started(u) + self.defines[u];
-        for &v in &self.reads[u] {
-            if self.remaining[v] == 1 && !self.problem.values[v].live_out {
-                live -= 1;
-            }
-        }
-        live
-    }
-
     fn extend(&mut self) -> bool {
         let n = self.placed.len();
         if self.order.len() == n {
@@ -202,20 +143,15 @@ impl Search<'_> {
         if self.dead.contains(&key) {
             return false;
         }
-        self.visits += 1;
-        if self.dead.len() >= self.max_states
-            || (self.visits.is_multiple_of(1024)
-                && self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
-            self.gave_up = true;
+        if self.limits.give_up(self.dead.len()) {
             return false;
         }
         // Ready nodes whose points fit and whose own latency ends in time: earliest issue,
         // then longest tail, then fewest live.
         let mut next: Vec<([u32; 3], usize)> = (0..n)
             .filter(|&u| !self.placed[u] && self.waiting[u] == 0)
-            .filter(|&u| self.live + self.constants_started(u) <= self.cap)
-            .map(|u| (self.after(u), u))
+            .filter(|&u| self.values.live + self.values.constants_started(u) <= self.cap)
+            .map(|u| (self.values.after(u), u))
             .filter(|&(after, _)| after <= self.cap)
             .map(|(after, u)| {
                 let at = self.ready[u].max(self.cycle);
@@ -225,7 +161,7 @@ impl Search<'_> {
             .collect();
         next.sort_unstable();
         for ([at, _, after], u) in next {
-            let saved = (self.live, self.cycle, self.issued);
+            let saved = (self.values.live, self.cycle, self.issued);
             let readied: Vec<u32> = self.succs[u]
                 .iter()
                 .map(|&(s, _)| self.ready[s as usize])
@@ -235,7 +171,7 @@ impl Search<'_> {
                 return true;
             }
             self.unplace(u, saved, &readied);
-            if self.gave_up {
+            if self.limits.gave_up {
                 return false;
             }
         }
@@ -244,26 +180,20 @@ impl Search<'_> {
     }
 
     fn place(&mut self, u: usize, at: u32, after: u32) {
-        if at > self.cycle {
-            self.cycle = at;
-            self.issued = 0;
-        }
-        self.issued += 1;
-        if self.issued >= self.problem.issue_width {
-            self.cycle += 1;
-            self.issued = 0;
-        }
+        issue_at(
+            &mut self.cycle,
+            &mut self.issued,
+            at,
+            self.problem.issue_width,
+        );
         for &(s, l) in &self.succs[u] {
             let s = s as usize;
             self.ready[s] = self.ready[s].max(at + l);
             self.waiting[s] -= 1;
         }
-        for &v in &self.reads[u] {
-            self.remaining[v] -= 1;
-        }
+        self.values.place(u, after);
         self.placed[u] = true;
         self.order.push(u as u32);
-        self.live = after;
     }
 
     fn unplace(&mut self, u: usize, (live, cycle, issued): (u32, u32, u32), readied: &[u32]) {
@@ -271,12 +201,9 @@ impl Search<'_> {
             self.ready[s as usize] = r;
             self.waiting[s as usize] += 1;
         }
-        for &v in &self.reads[u] {
-            self.remaining[v] += 1;
-        }
+        self.values.unplace(u, live);
         self.placed[u] = false;
         self.order.pop();
-        self.live = live;
         self.cycle = cycle;
         self.issued = issued;
     }

@@ -1,12 +1,12 @@
 //! The library's engine: portable code first, JIT-compiled kernels once a background thread
-//! has compiled them (see [`crate::tier`]), for single messages and for batches.
+//! has compiled them (see [`crate::jit_tier`]), for single messages and for batches.
 
 use crate::Md5;
 use crate::batch::digest_many_with;
 use crate::compressor::Compressor;
+use crate::jit_tier::{Backend, JIT_THRESHOLD_BLOCKS, Tier};
 use crate::multi::{MultiCompressor, lane_config};
 use crate::portable;
-use crate::tier::{Backend, JIT_THRESHOLD_BLOCKS, Tier};
 use digest::{Digest, Output};
 use schedlab_backend::pipeline::PipelineConfig;
 

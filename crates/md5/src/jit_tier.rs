@@ -1,5 +1,6 @@
-//! Tiered compilation: hash with the portable code while the JIT compiles on a background
-//! thread, switch when it is ready, and stay portable (saying why) when it fails.
+//! One JIT tier, for any kernel: [`Tier`] hashes with the portable code while the JIT compiles
+//! on a background thread, switches when it is ready, and stays portable (saying why) when it
+//! fails. [`crate::tiered_engine`] builds the MD5 engine from two of them.
 //!
 //! A tier counts the blocks hashed portably and starts the compile once they pass its
 //! threshold, as a JVM's invocation counters do: a program that hashes one small file never

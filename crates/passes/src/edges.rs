@@ -1,0 +1,37 @@
+//! Editing the edges of a branch: where they go and the arguments they pass.
+
+use cranelift_codegen::ir::{Block, BlockCall, Function, Inst, Value, ValueListPool};
+
+/// Applies `edit` to each edge of `branch` to `to` (a branch may reach a block by several).
+fn edit_edges_to(
+    func: &mut Function,
+    branch: Inst,
+    to: Block,
+    mut edit: impl FnMut(&mut BlockCall, &mut ValueListPool),
+) {
+    let dfg = &mut func.dfg;
+    for call in
+        dfg.insts[branch].branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)
+    {
+        if call.block(&dfg.value_lists) == to {
+            edit(call, &mut dfg.value_lists);
+        }
+    }
+}
+
+/// Points `branch`'s edge to `from` at `to` instead.
+pub(crate) fn retarget(func: &mut Function, branch: Inst, from: Block, to: Block) {
+    edit_edges_to(func, branch, from, |call, pool| call.set_block(to, pool));
+}
+
+/// Appends `arg` to `branch`'s edge to `to`.
+pub(crate) fn append_edge_arg(func: &mut Function, branch: Inst, to: Block, arg: Value) {
+    edit_edges_to(func, branch, to, |call, pool| {
+        call.append_argument(arg, pool)
+    });
+}
+
+/// Removes argument `index` from `branch`'s edges to `to`.
+pub(crate) fn remove_edge_arg(func: &mut Function, branch: Inst, to: Block, index: usize) {
+    edit_edges_to(func, branch, to, |call, pool| call.remove(index, pool));
+}
