@@ -83,7 +83,6 @@ pub fn object_for_disassembly(compiled: &Compiled) -> Result<ObjectFile, ObjectE
 }
 
 fn object_of(compiled: &Compiled, unresolved_ok: bool) -> Result<ObjectFile, ObjectError> {
-    let target = compiled.target;
     let symbol = symbol_name(&compiled.func);
     if !compiled.relocs.is_empty() && !unresolved_ok {
         return Err(ObjectError::Relocations {
@@ -91,6 +90,26 @@ fn object_of(compiled: &Compiled, unresolved_ok: bool) -> Result<ObjectFile, Obj
             count: compiled.relocs.len(),
         });
     }
+    let file_name = format!("{symbol}.o");
+    object_with_functions(
+        compiled.target,
+        symbol.clone(),
+        file_name,
+        false,
+        &[(symbol, compiled)],
+    )
+}
+
+/// One object for `target` named `symbol` (in errors and in the result) holding each function
+/// under its name, at 16-byte alignment, with the target's default calling convention;
+/// `per_function_section` gives each function a section of its own.
+fn object_with_functions(
+    target: Target,
+    symbol: String,
+    file_name: String,
+    per_function_section: bool,
+    functions: &[(String, &Compiled)],
+) -> Result<ObjectFile, ObjectError> {
     let object_err = |message: String| ObjectError::Object {
         symbol: symbol.clone(),
         message,
@@ -98,21 +117,20 @@ fn object_of(compiled: &Compiled, unresolved_ok: bool) -> Result<ObjectFile, Obj
     let isa = target
         .isa(OptLevel::None)
         .map_err(|message| ObjectError::Isa { target, message })?;
-    let builder = ObjectBuilder::new(
-        isa,
-        format!("{symbol}.o"),
-        cranelift_module::default_libcall_names(),
-    )
-    .map_err(|e| object_err(e.to_string()))?;
+    let mut builder = ObjectBuilder::new(isa, file_name, cranelift_module::default_libcall_names())
+        .map_err(|e| object_err(e.to_string()))?;
+    builder.per_function_section(per_function_section);
     let mut module = ObjectModule::new(builder);
-    let mut signature = compiled.func.signature.clone();
-    signature.call_conv = module.isa().default_call_conv();
-    let id = module
-        .declare_function(&symbol, Linkage::Export, &signature)
-        .map_err(|e| object_err(e.to_string()))?;
-    module
-        .define_function_bytes(id, 16, &compiled.code, &[])
-        .map_err(|e| object_err(e.to_string()))?;
+    for (name, compiled) in functions {
+        let mut signature = compiled.func.signature.clone();
+        signature.call_conv = module.isa().default_call_conv();
+        let id = module
+            .declare_function(name, Linkage::Export, &signature)
+            .map_err(|e| object_err(e.to_string()))?;
+        module
+            .define_function_bytes(id, 16, &compiled.code, &[])
+            .map_err(|e| object_err(e.to_string()))?;
+    }
     let bytes = module
         .finish()
         .emit()
@@ -137,48 +155,19 @@ pub fn object_for_batch_disassembly(
     batch: &[&Compiled],
 ) -> Result<ObjectFile, ObjectError> {
     let symbol = format!("{BATCH_SYMBOL_PREFIX}0..{}", batch.len());
-    let object_err = |message: String| ObjectError::Object {
-        symbol: symbol.clone(),
-        message,
-    };
-    let isa = target
-        .isa(OptLevel::None)
-        .map_err(|message| ObjectError::Isa { target, message })?;
-    let mut builder = ObjectBuilder::new(
-        isa,
-        "batch.o".to_string(),
-        cranelift_module::default_libcall_names(),
-    )
-    .map_err(|e| object_err(e.to_string()))?;
-    builder.per_function_section(true);
-    let mut module = ObjectModule::new(builder);
-    for (i, compiled) in batch.iter().enumerate() {
-        if compiled.target != target {
-            return Err(object_err(format!(
+    if let Some((i, compiled)) = batch.iter().enumerate().find(|(_, c)| c.target != target) {
+        return Err(ObjectError::Object {
+            symbol,
+            message: format!(
                 "function {i} is compiled for {}, not {target}",
                 compiled.target
-            )));
-        }
-        let mut signature = compiled.func.signature.clone();
-        signature.call_conv = module.isa().default_call_conv();
-        let id = module
-            .declare_function(
-                &format!("{BATCH_SYMBOL_PREFIX}{i}"),
-                Linkage::Export,
-                &signature,
-            )
-            .map_err(|e| object_err(e.to_string()))?;
-        module
-            .define_function_bytes(id, 16, &compiled.code, &[])
-            .map_err(|e| object_err(e.to_string()))?;
+            ),
+        });
     }
-    let bytes = module
-        .finish()
-        .emit()
-        .map_err(|e| object_err(e.to_string()))?;
-    Ok(ObjectFile {
-        target,
-        symbol,
-        bytes,
-    })
+    let functions: Vec<(String, &Compiled)> = batch
+        .iter()
+        .enumerate()
+        .map(|(i, &compiled)| (format!("{BATCH_SYMBOL_PREFIX}{i}"), compiled))
+        .collect();
+    object_with_functions(target, symbol, "batch.o".to_string(), true, &functions)
 }
