@@ -238,23 +238,9 @@ pub(crate) struct ValueTable {
 impl PressureTracker {
     /// Starts at the entry of `block`, whose instructions are `insts` (in any order).
     pub fn new(func: &Function, liveness: &Liveness, block: Block, insts: &[Inst]) -> Self {
-        let mut operand_values = Vec::with_capacity(insts.len() * 2);
-        let mut use_start = Vec::with_capacity(insts.len() + 1);
-        use_start.push(0);
-        for &inst in insts {
-            push_operands(func, inst, &mut operand_values);
-            use_start.push(operand_values.len() as u32);
-        }
         let mut ids = SecondaryMap::with_capacity(func.dfg.num_values());
-        Self::with_operands(
-            func,
-            liveness,
-            block,
-            insts,
-            &operand_values,
-            use_start,
-            &mut ids,
-        )
+        let mut operand_values = Vec::with_capacity(insts.len() * 2);
+        Self::with_scratch(func, liveness, block, insts, &mut ids, &mut operand_values)
     }
 
     /// [`PressureTracker::new`] with the caller's scratch space: `ids` for the value numbering
