@@ -2,8 +2,11 @@
 //! small DAGs, its bounds never exceed them, and its problem counts what the driver counts.
 
 use schedlab_kernels::registry::KERNELS;
-use schedlab_passes::sched::optimum::brute::{exhaustive, random_problem};
+use schedlab_passes::sched::optimum::brute::{
+    exhaustive, random_problem, random_symmetric_problem,
+};
 use schedlab_passes::sched::optimum::cut::{cut_pressure_bound, cut_pressure_bound_near};
+use schedlab_passes::sched::optimum::symmetry::Symmetry;
 use schedlab_passes::sched::optimum::{
     self, BlockProblem, SolveLimits, Status, length_lower_bound, pressure_lower_bound,
 };
@@ -240,6 +243,138 @@ fn optima_equal_exhaustive_search_on_random_dags() {
     // 162 of the 5,000 (the length bound alone settles the rest).
     assert!(solver_length > 100, "{solver_length}");
     assert!(infeasible > 100, "{infeasible}");
+}
+
+/// The timed search folds states under swaps of interchangeable subtrees: on problems built
+/// with such subtrees it still finds an order at the shortest length and proves none below.
+#[test]
+fn timed_search_under_symmetry_equals_exhaustive_search() {
+    let mut with_groups = 0;
+    for seed in 0..1_000 {
+        let problem = random_symmetric_problem(seed, 9);
+        with_groups += usize::from(Symmetry::of(&problem).groups() > 0);
+        let truth = exhaustive(&problem);
+        let cap = problem.register_budget.saturating_add(problem.idle);
+        match truth.length {
+            Some(length) => {
+                let found = timed::order_within(&problem, cap, length, usize::MAX, None);
+                let timed::Timed::Found(order) = found else {
+                    panic!("seed {seed}: no order at the shortest {length}");
+                };
+                assert!(problem.is_legal(&order), "seed {seed}");
+                assert!(problem.length_of(&order) <= length, "seed {seed}");
+                assert!(
+                    problem.within_budget(problem.pressure_of(&order)),
+                    "seed {seed}"
+                );
+                if length > 0 {
+                    assert!(
+                        matches!(
+                            timed::order_within(&problem, cap, length - 1, usize::MAX, None),
+                            timed::Timed::Proven
+                        ),
+                        "seed {seed}: an order below the shortest {length}"
+                    );
+                }
+            }
+            None => assert!(
+                matches!(
+                    timed::order_within(&problem, cap, u32::MAX / 2, usize::MAX, None),
+                    timed::Timed::Proven
+                ),
+                "seed {seed}: an order over the budget"
+            ),
+        }
+    }
+    // Most of the problems must have had their subtrees recognised, or nothing was folded.
+    assert!(with_groups > 800, "{with_groups} of 1000 with a symmetry");
+}
+
+/// The canonical form of a state is the state under an automorphism of the problem (on
+/// problems built with interchangeable subtrees and on plain random ones), and a state and its
+/// mirror image (the two copies swapped) share it.
+#[test]
+fn canonical_states_are_automorphic_images() {
+    use rand::{Rng, SeedableRng};
+    let mut mirrored = 0;
+    for seed in 0..2_000 {
+        let problem = random_symmetric_problem(seed, 9);
+        let symmetry = Symmetry::of(&problem);
+        let n = problem.len();
+        let m = (n - 1) / 2;
+        let mirror: Vec<u32> = (0..n)
+            .map(|u| match u {
+                u if u < m => (u + m) as u32,
+                u if u < 2 * m => (u - m) as u32,
+                u => u as u32,
+            })
+            .collect();
+        let mirror_is_automorphism = is_automorphism(&problem, &mirror);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        // Plain random problems too: shapes that look alike but do not swap.
+        let plain = random_problem(seed, 10);
+        let plain_symmetry = Symmetry::of(&plain);
+        for _ in 0..20 {
+            let codes: Vec<u32> = (0..plain.len()).map(|_| rng.random_range(0..4)).collect();
+            let from = plain_symmetry.canonical_order(&codes);
+            assert!(is_automorphism(&plain, &from), "seed {seed}: {from:?}");
+            let codes: Vec<u32> = (0..n).map(|_| rng.random_range(0..4)).collect();
+            let from = symmetry.canonical_order(&codes);
+            assert!(is_automorphism(&problem, &from), "seed {seed}: {from:?}");
+            if mirror_is_automorphism {
+                let image: Vec<u32> = mirror.iter().map(|&u| codes[u as usize]).collect();
+                let (mut a, mut b) = (codes.clone(), image);
+                symmetry.canonicalise(&mut a);
+                symmetry.canonicalise(&mut b);
+                assert_eq!(
+                    a,
+                    b,
+                    "seed {seed}: a state and its mirror {problem:?} {codes:?} groups {}",
+                    symmetry.groups()
+                );
+                mirrored += 1;
+            }
+        }
+    }
+    assert!(mirrored > 20_000, "{mirrored} mirrored states");
+}
+
+/// Whether renaming node `u` to `image[u]` maps `problem` onto itself: latencies, dependences
+/// and values (definition, readers, live on exit) alike.
+fn is_automorphism(problem: &BlockProblem, image: &[u32]) -> bool {
+    let mut seen = vec![false; image.len()];
+    for &u in image {
+        seen[u as usize] = true;
+    }
+    let value_set = |map: &dyn Fn(u32) -> u32| {
+        let mut all: Vec<(String, Vec<u32>, bool)> = problem
+            .values
+            .iter()
+            .map(|v| {
+                let def = match v.def {
+                    optimum::Def::Node(d) => format!("node {}", map(d)),
+                    other => format!("{other:?}"),
+                };
+                let mut users: Vec<u32> = v.users.iter().map(|&u| map(u)).collect();
+                users.sort_unstable();
+                (def, users, v.live_out)
+            })
+            .collect();
+        all.sort();
+        all
+    };
+    let mut edges = problem.edges.clone();
+    edges.sort_unstable();
+    let mut mapped: Vec<(u32, u32, u32)> = problem
+        .edges
+        .iter()
+        .map(|&(a, b, l)| (image[a as usize], image[b as usize], l))
+        .collect();
+    mapped.sort_unstable();
+    seen.iter().all(|&s| s)
+        && (0..image.len()).all(|u| problem.latency[u] == problem.latency[image[u] as usize])
+        && mapped == edges
+        && value_set(&|u| image[u as usize]) == value_set(&|u| u)
 }
 
 #[test]

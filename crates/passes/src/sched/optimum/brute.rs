@@ -149,3 +149,75 @@ pub fn random_problem(seed: u64, max_nodes: usize) -> BlockProblem {
         register_budget: rng.random_range(1..=10),
     }
 }
+
+/// A random problem with interchangeable subtrees: two copies of a random problem of
+/// `1..=(max_nodes − 1) / 2` nodes (entry values shared, constants each its own or shared),
+/// each copy's nodes without a reader read by its last node, and one node reading the last
+/// result of each copy.
+pub fn random_symmetric_problem(seed: u64, max_nodes: usize) -> BlockProblem {
+    let mut base = random_problem(seed, ((max_nodes.max(3) - 1) / 2).max(1));
+    let last = base.len() as u32 - 1;
+    for d in 0..last {
+        if !base.edges.iter().any(|&(a, _, _)| a == d) {
+            base.edges.push((d, last, base.latency[d as usize]));
+            base.values.push(ValueLife {
+                def: Def::Node(d),
+                users: vec![last],
+                live_out: false,
+            });
+        }
+    }
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+    let m = base.len() as u32;
+    let root = 2 * m;
+    let shifted = |users: &[u32]| users.iter().map(|&u| u + m).collect::<Vec<u32>>();
+    let mut edges: Vec<(u32, u32, u32)> = base.edges.clone();
+    edges.extend(base.edges.iter().map(|&(a, b, l)| (a + m, b + m, l)));
+    let root_latency = rng.random_range(1..=5);
+    let last_latency = base.latency[m as usize - 1];
+    edges.push((m - 1, root, last_latency));
+    edges.push((2 * m - 1, root, last_latency));
+    let mut values = Vec::new();
+    for life in &base.values {
+        let copies = match life.def {
+            Def::Node(d) => vec![
+                (Def::Node(d), life.users.clone()),
+                (Def::Node(d + m), shifted(&life.users)),
+            ],
+            Def::FirstUse if rng.random_bool(0.5) => vec![
+                (Def::FirstUse, life.users.clone()),
+                (Def::FirstUse, shifted(&life.users)),
+            ],
+            shared => vec![(shared, [life.users.clone(), shifted(&life.users)].concat())],
+        };
+        values.extend(copies.into_iter().map(|(def, users)| ValueLife {
+            def,
+            users,
+            live_out: life.live_out,
+        }));
+    }
+    for last in [m - 1, 2 * m - 1] {
+        values.push(ValueLife {
+            def: Def::Node(last),
+            users: vec![root],
+            live_out: false,
+        });
+    }
+    values.push(ValueLife {
+        def: Def::Node(root),
+        users: Vec::new(),
+        live_out: true,
+    });
+    sort_and_merge_edges(&mut edges);
+    let mut latency = [base.latency.clone(), base.latency.clone()].concat();
+    latency.push(root_latency);
+    BlockProblem {
+        nodes: (0..=root).map(super::super::NodeId).collect(),
+        latency,
+        edges,
+        values,
+        idle: base.idle,
+        issue_width: base.issue_width,
+        register_budget: base.register_budget + rng.random_range(0..=4),
+    }
+}

@@ -41,6 +41,7 @@ pub mod cp;
 pub mod cut;
 pub mod ideals;
 mod search_state;
+pub mod symmetry;
 pub mod timed;
 
 use super::dag::{DepDag, NodeId};

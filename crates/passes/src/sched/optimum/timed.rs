@@ -12,15 +12,20 @@
 //! * of the `k` unplaced nodes with the longest tails, the last issued takes at least
 //!   `⌊(issued + k − 1) / W⌋` more cycles, then its tail.
 //!
-//! The state after a prefix is the placed set, the cycle, the slots used in it and the ready
-//! cycle of every unplaced node; every state left without success is remembered, so none is
-//! searched twice. Asked from the lower bound upward, the first `target` answered with an order
+//! The state after a prefix is the placed set, the issue position (cycle and slots used in it)
+//! and the ready cycle of every unplaced node. Every state left without success is remembered,
+//! and a state is not searched when a remembered one with the same placed set is at least as
+//! early in every respect: the issue model is monotone (a node issues at
+//! `max(ready, cycle)`, its successors become ready that much later, and the live values
+//! depend on the placed set only), so any completion of the later state replays from the
+//! earlier one with no issue later and the same pressures — it would have succeeded there. Asked from the lower bound upward, the first `target` answered with an order
 //! is the minimum, every one answered "none" a proven bound. For small blocks (the `.clif`
 //! corpus's length problems) the CP model's search can stall where this one settles.
 
 use super::search_state::{LiveValues, SearchLimits};
+use super::symmetry::Symmetry;
 use super::{Answer, BlockProblem, issue_at};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// The answer to one question: an order within the cap and at most the target length, none
@@ -55,7 +60,8 @@ pub fn order_within(
         order: Vec::with_capacity(n),
         cycle: 0,
         issued: 0,
-        dead: HashSet::new(),
+        dead: DeadStates::default(),
+        symmetry: Symmetry::of(problem),
         limits: SearchLimits::new(max_states, deadline),
     };
     let found = search.extend();
@@ -78,32 +84,45 @@ struct Search<'a> {
     order: Vec<u32>,
     cycle: u32,
     issued: u32,
-    /// States left without success: placed set, cycle, slots used, ready cycles.
-    dead: HashSet<Vec<u32>>,
+    /// States left without success.
+    dead: DeadStates,
+    /// Interchangeable subtrees: states are remembered in canonical form.
+    symmetry: Symmetry,
     limits: SearchLimits,
 }
 
 impl Search<'_> {
-    fn state(&self) -> Vec<u32> {
-        let n = self.placed.len();
-        let mut key = Vec::with_capacity(n.div_ceil(32) + 2 + n);
-        for chunk in self.placed.chunks(32) {
-            key.push(
+    /// The current state: placed set, issue position, ready cycles of the unplaced nodes, in
+    /// the canonical form of its symmetry class.
+    fn state(&self) -> DeadState {
+        // Per node 0 when placed, else its ready cycle (at or below the current cycle all
+        // mean "now") plus one.
+        let mut codes: Vec<u32> = (0..self.placed.len())
+            .map(|u| {
+                if self.placed[u] {
+                    0
+                } else {
+                    self.ready[u].max(self.cycle).saturating_add(1)
+                }
+            })
+            .collect();
+        self.symmetry.canonicalise(&mut codes);
+        let placed = codes
+            .chunks(32)
+            .map(|chunk| {
                 chunk
                     .iter()
                     .enumerate()
-                    .fold(0u32, |w, (i, &p)| w | (u32::from(p) << i)),
-            );
+                    .fold(0u32, |w, (i, &c)| w | (u32::from(c == 0) << i))
+            })
+            .collect();
+        codes.retain(|&c| c != 0);
+        let width = self.problem.issue_width.max(1);
+        DeadState {
+            placed,
+            position: u64::from(self.cycle) * u64::from(width) + u64::from(self.issued),
+            ready: codes,
         }
-        key.push(self.cycle);
-        key.push(self.issued);
-        // Ready cycles at or below the current cycle all mean "now".
-        key.extend(
-            (0..n)
-                .filter(|&u| !self.placed[u])
-                .map(|u| self.ready[u].max(self.cycle)),
-        );
-        key
     }
 
     /// A lower bound on the length of every completion of the current prefix.
@@ -140,10 +159,10 @@ impl Search<'_> {
             return false;
         }
         let key = self.state();
-        if self.dead.contains(&key) {
+        if self.dead.dominates(&key) {
             return false;
         }
-        if self.limits.give_up(self.dead.len()) {
+        if self.limits.give_up(self.dead.len) {
             return false;
         }
         // Ready nodes whose points fit and whose own latency ends in time: earliest issue,
@@ -206,5 +225,45 @@ impl Search<'_> {
         self.order.pop();
         self.cycle = cycle;
         self.issued = issued;
+    }
+}
+
+/// A search state: placed set (bit words), issue position `cycle · width + slots used`, and
+/// the ready cycle (at least the current cycle, plus one) of every unplaced node in index
+/// order.
+struct DeadState {
+    placed: Vec<u32>,
+    position: u64,
+    ready: Vec<u32>,
+}
+
+/// The states left without success, grouped by placed set.
+#[derive(Default)]
+struct DeadStates {
+    by_placed: HashMap<Vec<u32>, Vec<(u64, Vec<u32>)>>,
+    /// States remembered.
+    len: usize,
+}
+
+impl DeadStates {
+    /// Whether a remembered state with the same placed set is no later than `state` in issue
+    /// position and in every ready cycle (then `state` fails too).
+    fn dominates(&self, state: &DeadState) -> bool {
+        self.by_placed.get(&state.placed).is_some_and(|seen| {
+            seen.iter().any(|(position, ready)| {
+                *position <= state.position && ready.iter().zip(&state.ready).all(|(a, b)| a <= b)
+            })
+        })
+    }
+
+    /// Remembers `state` as failed, forgetting the states it dominates.
+    fn insert(&mut self, state: DeadState) {
+        let seen = self.by_placed.entry(state.placed).or_default();
+        let before = seen.len();
+        seen.retain(|(position, ready)| {
+            !(state.position <= *position && state.ready.iter().zip(ready).all(|(a, b)| a <= b))
+        });
+        seen.push((state.position, state.ready));
+        self.len = self.len + seen.len() - before;
     }
 }
