@@ -14,13 +14,15 @@
 //! The single-stream kernel (the engine's [`TieredEngine`]) takes over when lanes cannot help:
 //! a lone stream (the only live hasher of its engine) compresses straight from the caller's
 //! buffer without a copy; a stream with no partner pending compresses all but its last
-//! `hold_back` blocks at once; and until the multi-buffer kernel is compiled — it is compiled
-//! on a background thread like every tier, portable code meanwhile — or when it cannot be
-//! (riscv64), every stream compresses alone. Nothing waits for the compiler.
+//! `hold_back` blocks at once; and when the multi-buffer kernel cannot be compiled (riscv64),
+//! every stream compresses alone. Until it is compiled — on a background thread like every
+//! tier — rounds run portable code that steps [`PORTABLE_LANES`] streams together. Nothing
+//! waits for the compiler.
 
 use crate::Md5;
 use crate::jit_tier::Backend;
 use crate::multi::{Lane, MultiCompressor, state_index};
+use crate::portable::PORTABLE_LANES;
 use crate::tiered_engine::TieredEngine;
 use schedlab_kernels::md5::INITIAL_STATE;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -49,6 +51,24 @@ pub struct LaneStats {
     pub idle_lanes: u64,
     /// Stream blocks compressed by the single-stream tiers.
     pub single_blocks: u64,
+    /// Of `lane_blocks`, those compressed by portable rounds while the lane kernel compiled.
+    pub portable_lane_blocks: u64,
+}
+
+/// What runs a round: the JIT-compiled multi-buffer kernel, or portable code while it compiles.
+#[derive(Clone, Copy)]
+enum Rounds {
+    Jit(&'static MultiCompressor),
+    Portable,
+}
+
+impl Rounds {
+    fn lanes(self) -> usize {
+        match self {
+            Rounds::Jit(kernel) => kernel.lanes(),
+            Rounds::Portable => PORTABLE_LANES,
+        }
+    }
 }
 
 /// An engine whose hashers share the lanes of the multi-buffer kernel (see the module docs).
@@ -211,10 +231,30 @@ impl LaneEngine {
 }
 
 impl Shared {
-    /// The lane kernel if it is ready (counting `blocks` toward the tiered compile).
-    fn kernel(&self, blocks: usize) -> Option<&'static MultiCompressor> {
-        self.fixed
-            .or_else(|| self.tiered.batch_kernel_or_count(blocks as u64))
+    /// What runs rounds among `live` streams: the lane kernel if it is ready (counting
+    /// `blocks` toward the tiered compile), portable rounds while it is coming, nothing for a
+    /// lone stream or when the kernel cannot be compiled.
+    fn rounds(&self, live: usize, blocks: usize) -> Option<Rounds> {
+        if live < 2 {
+            return None;
+        }
+        let ready = self
+            .fixed
+            .or_else(|| self.tiered.batch_kernel_or_count(blocks as u64));
+        match ready {
+            Some(kernel) => Some(Rounds::Jit(kernel)),
+            None => self.lanes_coming(live).then_some(Rounds::Portable),
+        }
+    }
+
+    /// Whether several streams wait for a lane kernel that is not compiled yet.
+    fn lanes_coming(&self, live: usize) -> bool {
+        self.fixed.is_none()
+            && live > 1
+            && matches!(
+                self.tiered.batch_backend(),
+                Backend::Portable | Backend::Compiling
+            )
     }
 
     fn lock(&self) -> MutexGuard<'_, Streams> {
@@ -232,10 +272,7 @@ impl Shared {
         }
         let mut streams = self.lock();
         // A lone stream neither needs lanes nor counts toward their compile.
-        let kernel = (streams.live > 1)
-            .then(|| self.kernel(data.len() / BLOCK))
-            .flatten();
-        let Some(kernel) = kernel else {
+        let Some(kernel) = self.rounds(streams.live, data.len() / BLOCK) else {
             // No lanes to share: the stream compresses alone, straight from `data`.
             self.compress_pending(&mut streams, id);
             drop(self.compress_alone(streams, id, data));
@@ -277,7 +314,7 @@ impl Shared {
     /// blocks when it can) and returns its chaining value.
     fn drain(&self, id: usize) -> [u32; 4] {
         let mut streams = self.lock();
-        let kernel = (streams.live > 1).then(|| self.kernel(0)).flatten();
+        let kernel = self.rounds(streams.live, 0);
         while streams.slot(id).pending_blocks() > 0 {
             let partners = match kernel {
                 Some(kernel) if streams.live > 1 => streams.partners(id, kernel.lanes() - 1),
@@ -297,13 +334,7 @@ impl Shared {
     /// several streams wait for the lane kernel's compile (which then has the core to itself
     /// rather than sharing it with a second compile).
     fn compress_single(&self, live: usize, state: &mut [u32; 4], data: &[u8]) {
-        let lanes_coming = self.fixed.is_none()
-            && live > 1
-            && matches!(
-                self.tiered.batch_backend(),
-                Backend::Portable | Backend::Compiling
-            );
-        if lanes_coming {
+        if self.lanes_coming(live) {
             crate::portable::compress_blocks(state, data);
         } else {
             self.tiered.compress_blocks(state, data);
@@ -407,7 +438,7 @@ impl Streams {
     /// (their pending blocks) advance by the fewest blocks any of them has; returns that count.
     fn round(
         &mut self,
-        kernel: &MultiCompressor,
+        kernel: Rounds,
         id: usize,
         direct: Option<&[u8]>,
         partners: &[usize],
@@ -446,8 +477,16 @@ impl Streams {
                 scratch[state_index(lane, w)] = word;
             }
         }
-        let done = kernel.compress_lanes(&mut scratch[..4 * lanes], &inputs[..lanes], step as i32);
-        debug_assert_eq!(done, step as i32, "in-bounds lanes never fail");
+        let state = &mut scratch[..4 * lanes];
+        match kernel {
+            Rounds::Jit(kernel) => {
+                let done = kernel.compress_lanes(state, &inputs[..lanes], step as i32);
+                debug_assert_eq!(done, step as i32, "in-bounds lanes never fail");
+            }
+            Rounds::Portable => {
+                crate::portable::compress_lanes(state, &inputs[..members.len()], step);
+            }
+        }
         for (lane, &member) in members.iter().enumerate() {
             let slot = slots[member].as_mut().expect("a member's slot is occupied");
             slot.state = std::array::from_fn(|w| scratch[state_index(lane, w)]);
@@ -457,6 +496,9 @@ impl Streams {
         }
         self.stats.lane_rounds += 1;
         self.stats.lane_blocks += (members.len() * step) as u64;
+        if matches!(kernel, Rounds::Portable) {
+            self.stats.portable_lane_blocks += (members.len() * step) as u64;
+        }
         self.stats.idle_lanes += (lanes - members.len()) as u64;
         step
     }

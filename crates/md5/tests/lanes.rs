@@ -256,6 +256,26 @@ fn clones_resets_and_drops_mid_stream() {
 }
 
 #[test]
+fn streams_share_portable_rounds_until_the_lane_kernel_compiles() {
+    // A configuration of its own, fed less than the compile threshold: the lane kernel is
+    // never started, so every round is portable.
+    let tiered = Md5Builder::new().strategy("sink-loads").tiered();
+    let engine = LaneEngine::with_tiered(tiered, 16);
+    let messages: Vec<Vec<u8>> = (0..7).map(|s| message(64 * 40 + 9 * s, s)).collect();
+    let got = hash_interleaved(&engine, &messages, 5, 512);
+    check_all(&messages, &got, "portable rounds");
+    let stats = engine.stats();
+    let total: u64 = messages.iter().map(|m| m.len() as u64 / 64 + 1).sum();
+    assert_eq!(stats.lane_blocks + stats.single_blocks, total, "{stats:?}");
+    assert_eq!(stats.portable_lane_blocks, stats.lane_blocks, "{stats:?}");
+    assert!(
+        stats.lane_blocks > total / 2,
+        "most blocks in lanes: {stats:?}"
+    );
+    assert_eq!(tiered.batch_backend(), Backend::Portable);
+}
+
+#[test]
 fn a_failing_jit_leaves_every_stream_right_and_alone() {
     let tiered = Md5Builder::new().strategy("no-such-strategy").tiered();
     let (_, batch) = tiered.wait_for_jit();
