@@ -56,7 +56,8 @@ pub struct ReportArgs {
     /// spills, reloads and instructions, and wins/ties/losses against `source`; with
     /// `--baseline`, per program and overall against stock Cranelift instead (geometric-mean
     /// ratio with its 95 % interval, Wilcoxon signed-rank p, compile-time ratio). CSV stays
-    /// one table: with `--format csv` the summary replaces the rows.
+    /// one table: with `--format csv` the summary replaces the rows (with `--optimum`, the
+    /// distances from the optimum do).
     #[arg(long)]
     summary: bool,
     /// Only the kernels of shard K of N (`K/N`, 1 ≤ K ≤ N): every N-th kernel from the K-th,
@@ -298,7 +299,9 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     for line in problems.lines(args.problems) {
         eprintln!("{line}");
     }
-    if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) {
+    // CSV's one table with `--optimum` is the distances from the optimum.
+    let optimum_alone = summary_alone && args.optimum;
+    if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) && !optimum_alone {
         if !summary_alone {
             println!();
         }

@@ -33,6 +33,13 @@ pub struct Settings {
     pub summary: bool,
 }
 
+impl Settings {
+    /// CSV with `--summary`: one table, the distances alone.
+    pub fn summary_alone(&self) -> bool {
+        self.summary && self.format == Format::Csv
+    }
+}
+
 /// One solved problem as reported.
 #[derive(Serialize, Debug, Clone)]
 pub struct Solved {
@@ -118,7 +125,7 @@ pub fn section(
     match rows_document {
         Some(document) => println!("{}", one_document(document, &blocks)?),
         None => {
-            if settings.format != Format::Jsonl {
+            if settings.format != Format::Jsonl && !settings.summary_alone() {
                 println!();
             }
             println!("{}", render(&blocks, settings)?);
@@ -323,7 +330,7 @@ fn figure(s: &Solved) -> String {
 
 /// The `--optimum` section in `format` (JSON: `{"blocks": [...], "gaps": [...]}`; JSON lines:
 /// one `{"optimum_block": …}` line per block, then one `{"optimum_gap": …}` line per target and
-/// strategy).
+/// strategy; CSV: one table without prose, the blocks or with `--summary` the distances alone).
 pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliError> {
     let json = |e: serde_json::Error| CliError::failure(format!("JSON: {e}"));
     if settings.format == Format::Json {
@@ -347,9 +354,13 @@ pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliErr
         }
         return Ok(lines.join("\n"));
     }
-    let gaps = settings.summary.then(|| gaps(rows));
     let markdown = settings.format == Format::Markdown;
     let csv = settings.format == Format::Csv;
+    if settings.summary_alone() {
+        return Ok(grid(&gap_lines(&gaps(rows)), false, true)
+            .trim_end()
+            .to_string());
+    }
     let strategies: Vec<String> = rows
         .first()
         .map(|r| r.strategies.keys().cloned().collect())
@@ -396,40 +407,16 @@ pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliErr
         lines.push(cells);
     }
     let mut text = grid(&lines, markdown, csv);
+    if csv {
+        return Ok(text.trim_end().to_string());
+    }
     text.push_str(
         "\np/l: peak pressure / in-order issue length; + working set over the register budget; \
          * load copies: a different instruction set (left out of the distances)\n",
     );
-    if let Some(gaps) = gaps {
-        let mut lines = vec![
-            [
-                "target",
-                "strategy",
-                "blocks",
-                "pressure gap %",
-                "at min pressure",
-                "length gap %",
-                "at min length",
-                "over budget",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>(),
-        ];
-        for g in &gaps {
-            lines.push(vec![
-                g.target.clone(),
-                g.strategy.clone(),
-                g.blocks.to_string(),
-                format!("{:.2}", g.pressure_gap_percent),
-                g.pressure_optimal.to_string(),
-                format!("{:.2}", g.length_gap_percent),
-                g.length_optimal.to_string(),
-                g.over_budget.to_string(),
-            ]);
-        }
+    if settings.summary {
         text.push('\n');
-        text.push_str(&grid(&lines, markdown, csv));
+        text.push_str(&grid(&gap_lines(&gaps(rows)), markdown, false));
     }
     let unsettled = rows
         .iter()
@@ -445,6 +432,35 @@ pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliErr
         rows.len() - unsettled
     );
     Ok(text)
+}
+
+/// The distances from the optimum as table lines: a header, then a line per target and
+/// strategy.
+fn gap_lines(gaps: &[GapRow]) -> Vec<Vec<String>> {
+    let header = [
+        "target",
+        "strategy",
+        "blocks",
+        "pressure gap %",
+        "at min pressure",
+        "length gap %",
+        "at min length",
+        "over budget",
+    ];
+    let mut lines = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    for g in gaps {
+        lines.push(vec![
+            g.target.clone(),
+            g.strategy.clone(),
+            g.blocks.to_string(),
+            format!("{:.2}", g.pressure_gap_percent),
+            g.pressure_optimal.to_string(),
+            format!("{:.2}", g.length_gap_percent),
+            g.length_optimal.to_string(),
+            g.over_budget.to_string(),
+        ]);
+    }
+    lines
 }
 
 /// Aligned columns, a Markdown table or CSV.

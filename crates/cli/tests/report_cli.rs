@@ -92,6 +92,24 @@ fn summary_csv_is_one_table() {
 }
 
 #[test]
+fn optimum_summary_csv_is_one_table() {
+    // With `--optimum` the one table is the distances from the optimum: no rows, no prose.
+    let lines = summary_csv(
+        &[
+            "--kernel",
+            "muladd",
+            "--target",
+            "x86_64,aarch64",
+            "--strategy",
+            "source,optimal",
+            "--optimum",
+        ],
+        "target,strategy,blocks,pressure gap %,",
+    );
+    assert_eq!(lines.len(), 1 + 2 * 2, "a row per target and strategy");
+}
+
+#[test]
 fn csv_markdown_and_mca_columns() {
     let out = schedlab(&[
         "report",
