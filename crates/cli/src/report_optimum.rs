@@ -15,7 +15,6 @@ use crate::kernel::Kernel;
 use crate::report::Format;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
-use schedlab_bench::text_table::join_cells;
 use schedlab_passes::sched::optimum::{self, BlockComparison, SolveLimits, Status};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -465,28 +464,9 @@ fn gap_lines(gaps: &[GapRow]) -> Vec<Vec<String>> {
 
 /// Aligned columns, a Markdown table or CSV.
 fn grid(lines: &[Vec<String>], markdown: bool, csv: bool) -> String {
-    let mut out = String::new();
     if csv {
-        for l in lines {
-            out.push_str(&l.join(","));
-            out.push('\n');
-        }
-        return out;
+        crate::grid::csv(lines)
+    } else {
+        crate::grid::left_aligned(lines, markdown)
     }
-    let widths: Vec<usize> = (0..lines[0].len())
-        .map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0))
-        .collect();
-    for (n, l) in lines.iter().enumerate() {
-        let cells: Vec<String> = l
-            .iter()
-            .zip(&widths)
-            .map(|(c, &w)| format!("{c:<w$}"))
-            .collect();
-        let _ = writeln!(out, "{}", join_cells(&cells, markdown));
-        if markdown && n == 0 {
-            let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
-            let _ = writeln!(out, "{}", join_cells(&rule, true));
-        }
-    }
-    out
 }
