@@ -82,11 +82,11 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
         if k.targets(&[target])?.is_empty() {
             continue;
         }
-        let options = crate::report_real::with_heap_facts(
+        let options = crate::compile::with_heap_facts(
             &k,
             args.code.slow_path.stage_options_isa(target, args.code.isa),
         );
-        let a = crate::report::compile_kernel(&k, target, &config, &options)
+        let a = crate::compile::compile_kernel(&k, target, &config, &options)
             .map_err(|e| CliError::failure(format!("{}: {e}", k.name)))?;
         let text = match args.stage {
             Stage::Clif => &a.stages.clif,

@@ -7,6 +7,7 @@
 mod bench;
 mod check;
 mod dump;
+mod grid;
 mod list;
 mod reference;
 mod report;
@@ -23,7 +24,7 @@ mod report_stream;
 mod report_summary;
 mod switch;
 
-use schedlab_sources::{check_clif, check_wasm, clif, guard, kernel, wasm_source};
+use schedlab_sources::{check_clif, check_wasm, clif, compile, guard, kernel, wasm_source};
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

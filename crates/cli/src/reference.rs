@@ -130,7 +130,7 @@ pub fn run(args: ReferenceArgs) -> Result<(), CliError> {
 fn rows_for(kernel: &crate::kernel::Kernel, reference: &Reference, strategy: &str) -> Vec<Row> {
     let config = PipelineConfig::with_strategy(strategy);
     let options = SlowPathMode::Lazy.stage_options_isa(reference.target, IsaMode::Level);
-    let compiled = crate::report::compile_kernel(kernel, reference.target, &config, &options);
+    let compiled = crate::compile::compile_kernel(kernel, reference.target, &config, &options);
     let own = compiled
         .as_ref()
         .ok()
@@ -220,53 +220,24 @@ fn table(rows: &[Row], markdown: bool) -> String {
         "schedlab / reference",
     ];
     let cell = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.1}"));
-    let body: Vec<[String; 8]> = rows
-        .iter()
-        .map(|r| {
-            [
-                r.kernel.clone(),
-                r.reference.clone(),
-                r.target.clone(),
-                r.cpu.clone(),
-                cell(r.reference_cycles),
-                r.strategy.clone(),
-                match (&r.schedlab_cycles, &r.schedlab_model) {
-                    (Some(c), Some(m)) => format!("{c:.1} ({m})"),
-                    _ => "n/a".to_string(),
-                },
-                r.ratio
-                    .map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}×")),
-            ]
-        })
-        .collect();
-    let widths: Vec<usize> = (0..headers.len())
-        .map(|i| {
-            body.iter()
-                .map(|r| r[i].chars().count())
-                .chain([headers[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<String>| -> String {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        if markdown {
-            format!("| {} |\n", padded.join(" | "))
-        } else {
-            format!("{}\n", padded.join("  ").trim_end())
-        }
-    };
-    let mut out = line(headers.iter().map(|h| h.to_string()).collect());
-    if markdown {
-        out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect()));
-    }
-    for r in body {
-        out.push_str(&line(r.to_vec()));
-    }
+    let mut lines = vec![headers.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
+    lines.extend(rows.iter().map(|r| {
+        vec![
+            r.kernel.clone(),
+            r.reference.clone(),
+            r.target.clone(),
+            r.cpu.clone(),
+            cell(r.reference_cycles),
+            r.strategy.clone(),
+            match (&r.schedlab_cycles, &r.schedlab_model) {
+                (Some(c), Some(m)) => format!("{c:.1} ({m})"),
+                _ => "n/a".to_string(),
+            },
+            r.ratio
+                .map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}×")),
+        ]
+    }));
+    let mut out = crate::grid::left_aligned(&lines, markdown);
     for r in rows.iter().filter(|r| r.error.is_some()) {
         out.push_str(&format!(
             "{} {} on {}: {}\n",

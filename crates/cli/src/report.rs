@@ -5,7 +5,7 @@ use crate::kernel::{self, Kernel};
 use crate::report_cost;
 use crate::report_pressure::Profile;
 use schedlab_backend::Target;
-use schedlab_backend::pipeline::{self, Artifact, PipelineConfig};
+use schedlab_backend::pipeline::{Artifact, PipelineConfig};
 use schedlab_backend::stats::CodeStats;
 use schedlab_bench::text_table::{column_widths, join_cells};
 use schedlab_cost::mca::{mca_cpus, mca_cycles};
@@ -56,7 +56,8 @@ pub struct ReportArgs {
     /// spills, reloads and instructions, and wins/ties/losses against `source`; with
     /// `--baseline`, per program and overall against stock Cranelift instead (geometric-mean
     /// ratio with its 95 % interval, Wilcoxon signed-rank p, compile-time ratio). CSV stays
-    /// one table: with `--format csv` the summary replaces the rows.
+    /// one table: with `--format csv` the summary replaces the rows (with `--optimum`, the
+    /// distances from the optimum do).
     #[arg(long)]
     summary: bool,
     /// Only the kernels of shard K of N (`K/N`, 1 ≤ K ≤ N): every N-th kernel from the K-th,
@@ -298,7 +299,9 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     for line in problems.lines(args.problems) {
         eprintln!("{line}");
     }
-    if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) {
+    // CSV's one table with `--optimum` is the distances from the optimum.
+    let optimum_alone = summary_alone && args.optimum;
+    if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) && !optimum_alone {
         if !summary_alone {
             println!();
         }
@@ -483,11 +486,11 @@ fn report_row(
         strategy.to_string()
     };
     let strategy = label.as_str();
-    let options = crate::report_real::measuring_options(
+    let options = crate::compile::measuring_options(
         k,
         args.code.slow_path.stage_options_isa(target, args.code.isa),
     );
-    match compile_kernel_timed(k, target, &config, &options) {
+    match crate::compile::compile_kernel_timed(k, target, &config, &options) {
         Ok((artifact, times)) => {
             let mut mca_found = Vec::new();
             let mca = args
@@ -525,31 +528,6 @@ fn report_row(
             Built::error(row)
         }
     }
-}
-
-/// The pipeline for one kernel and target, with a `.clif` file's ISA, behind
-/// [`crate::guard::catch`]: an error or a panic becomes the returned message.
-pub fn compile_kernel(
-    k: &Kernel,
-    target: Target,
-    config: &PipelineConfig,
-    options: &pipeline::StageOptions,
-) -> Result<Artifact, String> {
-    compile_kernel_timed(k, target, config, options).map(|(artifact, _)| artifact)
-}
-
-/// [`compile_kernel`] with the time of its IR stages and of code generation.
-fn compile_kernel_timed(
-    k: &Kernel,
-    target: Target,
-    config: &PipelineConfig,
-    options: &pipeline::StageOptions,
-) -> Result<(Artifact, crate::report_real::StageTimes), String> {
-    if let Some(e) = &k.load_error {
-        return Err(e.clone());
-    }
-    crate::guard::catch(|| crate::report_real::run_timed(k, target, config, options))
-        .and_then(|result| result)
 }
 
 impl Row {
@@ -773,7 +751,7 @@ fn csv(rows: &[Row]) -> String {
         let _ = write!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&r.kernel),
+            crate::grid::csv_field(&r.kernel),
             r.strategy,
             r.target,
             r.spills,
@@ -786,7 +764,10 @@ fn csv(rows: &[Row]) -> String {
             r.max_pressure_before,
             opt(r.checks_per_block),
             opt(r.checks_per_block_unoptimized),
-            r.error.as_deref().map(csv_field).unwrap_or_default()
+            r.error
+                .as_deref()
+                .map(crate::grid::csv_field)
+                .unwrap_or_default()
         );
         let _ = write!(
             out,
@@ -810,13 +791,4 @@ fn csv(rows: &[Row]) -> String {
         out.push('\n');
     }
     out.trim_end().to_string()
-}
-
-/// `s` as one CSV field: quoted when it holds a comma, a quote or a line break.
-pub(crate) fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -36,7 +36,7 @@ pub fn row(
         None => compile_speed(&k.func, target, isa),
     }
     .map_err(|e| e.to_string())?;
-    let codegen_us = crate::report_real::micros(start);
+    let codegen_us = crate::compile::micros(start);
     let code = code_stats(&compiled);
     let mca =
         mca.then(|| crate::report::mca_figures(&compiled, target, &format!(" ({NAME})"), problems));

@@ -447,9 +447,9 @@ pub fn csv(summary: &[VersusStock]) -> String {
     for s in summary {
         let (low, high) = s.ratio_ci95.unzip();
         let cells = [
-            crate::report::csv_field(&s.program),
-            crate::report::csv_field(&s.target),
-            crate::report::csv_field(&s.strategy),
+            crate::grid::csv_field(&s.program),
+            crate::grid::csv_field(&s.target),
+            crate::grid::csv_field(&s.strategy),
             s.functions.to_string(),
             s.unpaired.to_string(),
             s.spills.to_string(),

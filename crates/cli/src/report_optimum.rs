@@ -15,7 +15,6 @@ use crate::kernel::Kernel;
 use crate::report::Format;
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
-use schedlab_bench::text_table::join_cells;
 use schedlab_passes::sched::optimum::{self, BlockComparison, SolveLimits, Status};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -31,6 +30,13 @@ pub struct Settings {
     pub format: Format,
     /// Add the per-target distances.
     pub summary: bool,
+}
+
+impl Settings {
+    /// CSV with `--summary`: one table, the distances alone.
+    pub fn summary_alone(&self) -> bool {
+        self.summary && self.format == Format::Csv
+    }
 }
 
 /// One solved problem as reported.
@@ -118,7 +124,7 @@ pub fn section(
     match rows_document {
         Some(document) => println!("{}", one_document(document, &blocks)?),
         None => {
-            if settings.format != Format::Jsonl {
+            if settings.format != Format::Jsonl && !settings.summary_alone() {
                 println!();
             }
             println!("{}", render(&blocks, settings)?);
@@ -323,7 +329,7 @@ fn figure(s: &Solved) -> String {
 
 /// The `--optimum` section in `format` (JSON: `{"blocks": [...], "gaps": [...]}`; JSON lines:
 /// one `{"optimum_block": …}` line per block, then one `{"optimum_gap": …}` line per target and
-/// strategy).
+/// strategy; CSV: one table without prose, the blocks or with `--summary` the distances alone).
 pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliError> {
     let json = |e: serde_json::Error| CliError::failure(format!("JSON: {e}"));
     if settings.format == Format::Json {
@@ -347,9 +353,13 @@ pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliErr
         }
         return Ok(lines.join("\n"));
     }
-    let gaps = settings.summary.then(|| gaps(rows));
     let markdown = settings.format == Format::Markdown;
     let csv = settings.format == Format::Csv;
+    if settings.summary_alone() {
+        return Ok(grid(&gap_lines(&gaps(rows)), false, true)
+            .trim_end()
+            .to_string());
+    }
     let strategies: Vec<String> = rows
         .first()
         .map(|r| r.strategies.keys().cloned().collect())
@@ -396,40 +406,16 @@ pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliErr
         lines.push(cells);
     }
     let mut text = grid(&lines, markdown, csv);
+    if csv {
+        return Ok(text.trim_end().to_string());
+    }
     text.push_str(
         "\np/l: peak pressure / in-order issue length; + working set over the register budget; \
          * load copies: a different instruction set (left out of the distances)\n",
     );
-    if let Some(gaps) = gaps {
-        let mut lines = vec![
-            [
-                "target",
-                "strategy",
-                "blocks",
-                "pressure gap %",
-                "at min pressure",
-                "length gap %",
-                "at min length",
-                "over budget",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>(),
-        ];
-        for g in &gaps {
-            lines.push(vec![
-                g.target.clone(),
-                g.strategy.clone(),
-                g.blocks.to_string(),
-                format!("{:.2}", g.pressure_gap_percent),
-                g.pressure_optimal.to_string(),
-                format!("{:.2}", g.length_gap_percent),
-                g.length_optimal.to_string(),
-                g.over_budget.to_string(),
-            ]);
-        }
+    if settings.summary {
         text.push('\n');
-        text.push_str(&grid(&lines, markdown, csv));
+        text.push_str(&grid(&gap_lines(&gaps(rows)), markdown, false));
     }
     let unsettled = rows
         .iter()
@@ -447,30 +433,40 @@ pub fn render(rows: &[OptimumRow], settings: &Settings) -> Result<String, CliErr
     Ok(text)
 }
 
+/// The distances from the optimum as table lines: a header, then a line per target and
+/// strategy.
+fn gap_lines(gaps: &[GapRow]) -> Vec<Vec<String>> {
+    let header = [
+        "target",
+        "strategy",
+        "blocks",
+        "pressure gap %",
+        "at min pressure",
+        "length gap %",
+        "at min length",
+        "over budget",
+    ];
+    let mut lines = vec![header.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    for g in gaps {
+        lines.push(vec![
+            g.target.clone(),
+            g.strategy.clone(),
+            g.blocks.to_string(),
+            format!("{:.2}", g.pressure_gap_percent),
+            g.pressure_optimal.to_string(),
+            format!("{:.2}", g.length_gap_percent),
+            g.length_optimal.to_string(),
+            g.over_budget.to_string(),
+        ]);
+    }
+    lines
+}
+
 /// Aligned columns, a Markdown table or CSV.
 fn grid(lines: &[Vec<String>], markdown: bool, csv: bool) -> String {
-    let mut out = String::new();
     if csv {
-        for l in lines {
-            out.push_str(&l.join(","));
-            out.push('\n');
-        }
-        return out;
+        crate::grid::csv(lines)
+    } else {
+        crate::grid::left_aligned(lines, markdown)
     }
-    let widths: Vec<usize> = (0..lines[0].len())
-        .map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0))
-        .collect();
-    for (n, l) in lines.iter().enumerate() {
-        let cells: Vec<String> = l
-            .iter()
-            .zip(&widths)
-            .map(|(c, &w)| format!("{c:<w$}"))
-            .collect();
-        let _ = writeln!(out, "{}", join_cells(&cells, markdown));
-        if markdown && n == 0 {
-            let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
-            let _ = writeln!(out, "{}", join_cells(&rule, true));
-        }
-    }
-    out
 }

@@ -1,15 +1,9 @@
 //! The report columns real programs need beside the kernel columns: whether the e-graph ran
 //! before scheduling, Wasm heap bounds checks in innermost loops before → after, and compile
-//! time per stage — and the timed compile that fills them.
+//! time per stage (the timed compile that fills them: [`crate::compile`]).
 
-use crate::kernel::Kernel;
 use cranelift_codegen::ir::Function;
-use schedlab_backend::Target;
-use schedlab_backend::compile::compile_with_isa;
-use schedlab_backend::pipeline::{self, Artifact, PipelineConfig};
-use schedlab_backend::stats::code_stats;
 use serde::Serialize;
-use std::time::Instant;
 
 /// Columns every report row has (JSON: flattened into the row; CSV: the last columns).
 #[derive(Serialize, serde::Deserialize, Debug, Clone, Default, PartialEq)]
@@ -70,83 +64,4 @@ impl RealColumns {
     pub fn compile_us(&self) -> Option<u64> {
         self.codegen_us.map(|c| c + self.ir_us.unwrap_or(0))
     }
-}
-
-/// Microseconds since `start`.
-pub fn micros(start: Instant) -> u64 {
-    u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
-}
-
-/// The stage options a report row of `k` runs with: a `.wasm` function's IR stages run as a
-/// compiler would run them — no stage text, no verifier between stages (`check` runs those on
-/// every function) — so that their time compares with stock Cranelift's, which Wasmtime runs
-/// without its verifier, and with its module's heap facts; other kernels keep `options`.
-pub fn measuring_options(k: &Kernel, options: pipeline::StageOptions) -> pipeline::StageOptions {
-    if crate::wasm_source::is_wasm_kernel(k) {
-        pipeline::StageOptions {
-            record_text: false,
-            verify_stages: false,
-            verify_result: false,
-            ..with_heap_facts(k, options)
-        }
-    } else {
-        options
-    }
-}
-
-/// `options` with the heap facts of `k`'s source (a `.wasm` module's memory minimum).
-pub fn with_heap_facts(k: &Kernel, options: pipeline::StageOptions) -> pipeline::StageOptions {
-    match &k.clif {
-        Some((file, _)) => pipeline::StageOptions {
-            heap_facts: file.heap_facts,
-            ..options
-        },
-        None => options,
-    }
-}
-
-/// Stage times of one pipeline run.
-#[derive(Clone, Copy, Debug)]
-pub struct StageTimes {
-    /// IR stages.
-    pub ir_us: u64,
-    /// Code generation.
-    pub codegen_us: u64,
-}
-
-/// The pipeline for one kernel and target — with a `.clif` file's or a `.wasm` module's ISA
-/// where it has one — timing the IR stages and code generation apart.
-pub fn run_timed(
-    k: &Kernel,
-    target: Target,
-    config: &PipelineConfig,
-    options: &pipeline::StageOptions,
-) -> Result<(Artifact, StageTimes), String> {
-    let mut func = k.func.clone();
-    let start = Instant::now();
-    let (stages, ir) = pipeline::run_ir_stages_with(&mut func, target, config, options)
-        .map_err(|e| e.to_string())?;
-    let ir_us = micros(start);
-    let start = Instant::now();
-    let compiled = match &k.clif {
-        Some((file, _)) => match file.isa(target) {
-            Some(Ok(isa)) => compile_with_isa(func.clone(), target, isa.as_ref(), true),
-            Some(Err(e)) => return Err(format!("cannot build the ISA from the file's flags: {e}")),
-            None => return Err(format!("the file is not compiled for {target}")),
-        },
-        None => schedlab_backend::compile_for(&func, target, options.isa),
-    }
-    .map_err(|e| e.to_string())?;
-    let codegen_us = micros(start);
-    let code = code_stats(&compiled);
-    Ok((
-        Artifact {
-            func,
-            stages,
-            ir,
-            compiled,
-            code,
-        },
-        StageTimes { ir_us, codegen_us },
-    ))
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{json, row, rows, schedlab, stderr, tool_usable};
+use common::{assert_jvm_row, json, row, rows, schedlab, stderr, tool_usable};
 use serde_json::Value;
 
 const KEYS: [&str; 9] = [
@@ -127,14 +127,7 @@ fn jvm_rows_are_measured_and_checked_when_java_exists() {
         "json",
     ]));
     for name in ["hotspot/intrinsic", "hotspot/no-intrinsic"] {
-        let r = row(&doc, name, "256");
-        assert!(r["ns_per_op"].as_f64().is_some_and(|t| t > 0.0), "{r}");
-        assert!(
-            r["note"]
-                .as_str()
-                .is_some_and(|n| n.contains("separate JVM process")),
-            "{r}"
-        );
+        assert_jvm_row(row(&doc, name, "256"), "ns_per_op");
     }
     let r = row(&doc, "schedlab/default", "256");
     for key in ["ratio_to_jvm_intrinsic", "ratio_to_jvm_no_intrinsic"] {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{json, row, rows, schedlab, schedlab_with_path, stderr, tool_usable};
+use common::{assert_jvm_row, json, row, rows, schedlab, schedlab_with_path, stderr, tool_usable};
 use serde_json::Value;
 use std::process::Command;
 
@@ -142,14 +142,7 @@ fn jvm_rows_are_measured_in_their_own_process_when_java_exists() {
         &["--format", "json", "--impl", "openssl,hotspot/intrinsic"],
     )));
     for size in [64, 1024] {
-        let r = row(&doc, "hotspot/intrinsic", size);
-        assert!(r["mb_per_s"].as_f64().is_some_and(|m| m > 0.0), "{r}");
-        assert!(
-            r["note"]
-                .as_str()
-                .is_some_and(|n| n.contains("separate JVM process")),
-            "{r}"
-        );
+        assert_jvm_row(row(&doc, "hotspot/intrinsic", size), "mb_per_s");
     }
     assert!(doc["meta"]["java_version"].is_string());
 }

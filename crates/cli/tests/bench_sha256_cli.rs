@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json, row, rows, schedlab, stderr, tool_usable};
+use common::{impl_names, json, row, rows, schedlab, stderr, tool_usable};
 
 #[test]
 fn every_row_is_measured_with_a_verified_digest() {
@@ -121,11 +121,7 @@ fn impl_and_strategy_select_rows_and_bad_names_are_usage_errors() {
         "--strategy",
         "pressure",
     ]));
-    let mut names: Vec<&str> = rows(&doc)
-        .iter()
-        .filter_map(|r| r["impl"].as_str())
-        .collect();
-    names.sort_unstable();
+    let names = impl_names(&doc);
     let default = format!(
         "schedlab/{}",
         schedlab_backend::pipeline::PipelineConfig::default().strategy

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{json, row, rows, schedlab, stderr};
+use common::{impl_names, json, row, schedlab, stderr};
 
 #[test]
 fn a_named_strategy_gets_its_own_row_beside_the_selected_ones() {
@@ -23,11 +23,7 @@ fn a_named_strategy_gets_its_own_row_beside_the_selected_ones() {
         "--format",
         "json",
     ]));
-    let mut names: Vec<&str> = rows(&doc)
-        .iter()
-        .filter_map(|r| r["impl"].as_str())
-        .collect();
-    names.sort_unstable();
+    let names = impl_names(&doc);
     assert_eq!(names, ["md-5", "openssl", "schedlab/shuffle"]);
     let shuffle = row(&doc, "schedlab/shuffle", 64);
     assert_eq!(shuffle["kind"], "schedlab");

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout};
+use common::{json, rows, schedlab, stderr, stdout};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -65,9 +65,8 @@ fn repeated_names_give_one_row_each() {
         "--format",
         "json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-    let rows = rows["rows"].as_array().expect("the rows");
+    let doc = json(&out);
+    let rows = rows(&doc);
     let keys: Vec<String> = rows
         .iter()
         .map(|r| format!("{} {} {}", r["kernel"], r["strategy"], r["target"]))

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout};
+use common::{json, rows, schedlab, stderr, stdout};
 
 const KEYS: [&str; 11] = [
     "kernel",
@@ -21,9 +21,8 @@ const KEYS: [&str; 11] = [
 #[test]
 fn json_has_every_strategy_on_four_targets() {
     let out = schedlab(&["report", "--format", "json"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-    let rows = rows["rows"].as_array().expect("the rows");
+    let doc = json(&out);
+    let rows = rows(&doc);
     let strategies = schedlab_passes::sched::strategy_names();
     assert_eq!(rows.len(), strategies.len() * 4);
     for row in rows {
@@ -92,6 +91,24 @@ fn summary_csv_is_one_table() {
 }
 
 #[test]
+fn optimum_summary_csv_is_one_table() {
+    // With `--optimum` the one table is the distances from the optimum: no rows, no prose.
+    let lines = summary_csv(
+        &[
+            "--kernel",
+            "muladd",
+            "--target",
+            "x86_64,aarch64",
+            "--strategy",
+            "source,optimal",
+            "--optimum",
+        ],
+        "target,strategy,blocks,pressure gap %,",
+    );
+    assert_eq!(lines.len(), 1 + 2 * 2, "a row per target and strategy");
+}
+
+#[test]
 fn csv_markdown_and_mca_columns() {
     let out = schedlab(&[
         "report",
@@ -138,9 +155,7 @@ fn lazy_slow_path_reports_the_function_the_jit_compiles() {
             "--slow-path",
             slow,
         ]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-        rows["rows"][0].clone()
+        json(&out)["rows"][0].clone()
     };
     for target in ["x86_64", "aarch64", "s390x", "riscv64"] {
         let (eager, lazy) = (row("eager", target), row("lazy", target));
@@ -252,9 +267,7 @@ fn a_clif_file_is_reported_with_its_functions() {
         "--format",
         "json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
-    assert_eq!(rows["rows"].as_array().map(Vec::len), Some(2 * 2 * 4));
+    assert_eq!(rows(&json(&out)).len(), 2 * 2 * 4);
 }
 
 #[test]
@@ -452,9 +465,8 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
         "--format",
         "json",
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("valid JSON");
-    let rows = rows["rows"].as_array().expect("the rows");
+    let doc = json(&out);
+    let rows = rows(&doc);
     assert_eq!(
         rows.len(),
         2 * 2 + 2,

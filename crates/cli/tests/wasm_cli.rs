@@ -13,9 +13,7 @@ const SMALL: &str = concat!(
 const FUNCTIONS: [&str; 4] = ["sum_table", "fill_table", "mix", "checksum"];
 
 fn json(args: &[&str]) -> Value {
-    let out = schedlab(args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    serde_json::from_str(&stdout(&out)).expect("valid JSON")
+    common::json(&schedlab(args))
 }
 
 #[test]

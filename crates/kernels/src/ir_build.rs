@@ -1,11 +1,11 @@
-//! IR-building helpers every kernel shares: the front-end configuration, jumps with block
+//! IR-building helpers every kernel shares: the front-end configuration, signatures, jumps with block
 //! arguments, and the digest kernels' `implCompressMultiBlock` loop skeleton ([`DigestLoop`]:
 //! its blocks, loop test, feed-forward, state stores and out-of-bounds exit).
 
 use crate::java::OUT_OF_BOUNDS;
 use cranelift_codegen::ir::{
-    AliasRegion, Block, BlockArg, Endianness, InstBuilder, MemFlagsData, Value, condcodes::IntCC,
-    types,
+    AbiParam, AliasRegion, Block, BlockArg, Endianness, InstBuilder, MemFlagsData, Signature, Type,
+    Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::FunctionBuilder;
@@ -160,6 +160,15 @@ fn store_state(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, words
     for (i, &w) in (0i32..).zip(words) {
         b.ins().store(flags, w, state, 4 * i);
     }
+}
+
+/// The SystemV signature taking `params` and returning `returns`.
+pub fn system_v_signature(params: &[Type], returns: &[Type]) -> Signature {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.extend(params.iter().copied().map(AbiParam::new));
+    sig.returns
+        .extend(returns.iter().copied().map(AbiParam::new));
+    sig
 }
 
 /// The frontend configuration of a 64-bit SystemV target; the kernels use no stack maps, so

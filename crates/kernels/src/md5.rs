@@ -20,14 +20,15 @@
 
 use crate::case::{ArrayArg, Case, Effect};
 use crate::digest::{self, BlockStep, CaseCall};
-use crate::ir_build::{DigestLoop, frontend_config, message_flags, param_array};
+use crate::ir_build::{
+    DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
+};
 use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    AbiParam, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
+    Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
 };
-use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -101,11 +102,8 @@ pub fn pad_message(message: &[u8]) -> Vec<u8> {
 
 /// The kernel's signature: `(state: i64, buf: i64, len: i32, ofs: i32, limit: i32) -> i32`.
 pub fn signature() -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params
-        .extend([types::I64, types::I64, types::I32, types::I32, types::I32].map(AbiParam::new));
-    sig.returns.push(AbiParam::new(types::I32));
-    sig
+    use types::{I32, I64};
+    system_v_signature(&[I64, I64, I32, I32, I32], &[I32])
 }
 
 /// Builds the Java-literal multi-block compression function (16 bounds checks per block).

@@ -47,7 +47,7 @@
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
 
 use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
-use crate::ir_build::{frontend_config, jump, message_flags, param_array};
+use crate::ir_build::{frontend_config, jump, message_flags, param_array, system_v_signature};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{
     BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, pad_message, reference_compress, step,
@@ -55,10 +55,9 @@ use crate::md5::{
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
+    BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
     StackSlotData, StackSlotKind, UserFuncName, Value, condcodes::IntCC, types,
 };
-use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -95,11 +94,7 @@ pub fn state_index(lane: usize, word: usize) -> usize {
 
 /// The kernel's signature: `(state: i64, lanes: i64, blocks: i32) -> i32`.
 pub fn signature() -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params
-        .extend([types::I64, types::I64, types::I32].map(AbiParam::new));
-    sig.returns.push(AbiParam::new(types::I32));
-    sig
+    system_v_signature(&[types::I64, types::I64, types::I32], &[types::I32])
 }
 
 /// `i32x4` steps: `iadd` of a `vconst` splat, and a rotation as two shifts and an `or`; each

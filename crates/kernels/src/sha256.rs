@@ -32,15 +32,16 @@
 
 use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::digest::{self, BlockStep, CaseCall};
-use crate::ir_build::{DigestLoop, frontend_config, message_flags, param_array};
+use crate::ir_build::{
+    DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
+};
 use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    AbiParam, Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
-    UserFuncName, Value, types,
+    Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, UserFuncName,
+    Value, types,
 };
-use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -127,14 +128,12 @@ pub enum Schedule {
 /// The signature of the variant that keeps `W` in `schedule`: the five common parameters,
 /// plus `w: i64` for [`Schedule::Argument`].
 pub fn signature_for(schedule: Schedule) -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params
-        .extend([types::I64, types::I64, types::I32, types::I32, types::I32].map(AbiParam::new));
-    if schedule == Schedule::Argument {
-        sig.params.push(AbiParam::new(types::I64));
-    }
-    sig.returns.push(AbiParam::new(types::I32));
-    sig
+    use types::{I32, I64};
+    let params: &[types::Type] = match schedule {
+        Schedule::Argument => &[I64, I64, I32, I32, I32, I64],
+        Schedule::Private => &[I64, I64, I32, I32, I32],
+    };
+    system_v_signature(params, &[I32])
 }
 
 /// Builds the Java-literal multi-block compression function: per block 16 checked message

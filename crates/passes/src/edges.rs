@@ -1,6 +1,17 @@
 //! Editing the edges of a branch: where they go and the arguments they pass.
 
-use cranelift_codegen::ir::{Block, BlockCall, Function, Inst, Value, ValueListPool};
+use cranelift_codegen::ir::{
+    Block, BlockCall, Function, Inst, InstructionData, Value, ValueListPool,
+};
+
+/// A `brif`'s condition and its two edges (taken when the condition is non-zero, then when
+/// it is zero); `None` when `inst` is not a `brif`.
+pub(crate) fn brif(func: &Function, inst: Inst) -> Option<(Value, [BlockCall; 2])> {
+    match func.dfg.insts[inst] {
+        InstructionData::Brif { arg, blocks, .. } => Some((arg, blocks)),
+        _ => None,
+    }
+}
 
 /// Applies `edit` to each edge of `branch` to `to` (a branch may reach a block by several).
 fn edit_edges_to(

@@ -35,7 +35,7 @@ pub mod guards;
 
 use crate::bce::predicate::{edge_args, param_first, resolve_copy};
 use crate::bce::recognize::{for_each_operand, iconst_value, split_constant};
-use crate::edges::{append_edge_arg, remove_edge_arg};
+use crate::edges::{append_edge_arg, brif, remove_edge_arg};
 use crate::rewrite::Aliases;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
@@ -213,9 +213,7 @@ fn analyze(
 
     // Header: `brif (icmp cc a, b), ...` with a header parameter on one side.
     let term = func.layout.last_inst(header)?;
-    let InstructionData::Brif { arg, .. } = dfg.insts[term] else {
-        return None;
-    };
+    let (arg, _) = brif(func, term)?;
     let cmp = dfg.value_def(arg).inst()?;
     let InstructionData::IntCompare { cond, args, .. } = dfg.insts[cmp] else {
         return None;

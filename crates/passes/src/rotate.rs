@@ -37,13 +37,11 @@
 //! block dominates: they become its parameters too). Other loops are left alone.
 
 use crate::bce::recognize::for_each_operand;
-use crate::edges::append_edge_arg;
+use crate::edges::{append_edge_arg, brif};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
-use cranelift_codegen::ir::{
-    Block, BlockArg, Function, Inst, InstBuilder, InstructionData, Opcode, Value,
-};
+use cranelift_codegen::ir::{Block, BlockArg, Function, Inst, InstBuilder, Opcode, Value};
 use cranelift_codegen::loop_analysis::LoopAnalysis;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -127,9 +125,7 @@ fn analyze(
 ) -> Option<Plan> {
     let dfg = &func.dfg;
     let term = func.layout.last_inst(header)?;
-    let InstructionData::Brif { blocks, .. } = dfg.insts[term] else {
-        return None;
-    };
+    let (_, blocks) = brif(func, term)?;
     let [then_block, else_block] = blocks.map(|c| c.block(&dfg.value_lists));
     let body = match (in_loop.contains(&then_block), in_loop.contains(&else_block)) {
         (true, false) => then_block,
@@ -270,7 +266,7 @@ fn rotate(func: &mut Function, plan: &Plan) -> usize {
             .collect();
         clone_of.extend(pairs);
     }
-    let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[header_term] else {
+    let Some((arg, blocks)) = brif(func, header_term) else {
         return header_body.len();
     };
     let mapped = |v: Value| clone_of.get(&v).copied().unwrap_or(v);

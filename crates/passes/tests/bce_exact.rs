@@ -7,13 +7,10 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::Function;
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
-use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel};
 
 mod common;
-use common::parse;
+use common::{call_f, parse};
 
 /// How the test function computes its bound from `len`.
 #[derive(Clone, Copy)]
@@ -82,16 +79,7 @@ fn chain(offsets: &[i64], bound: Bound, vary_exit: bool, store_before: Option<us
 }
 
 fn call(func: &Function, base: i32, len: i32) -> i32 {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
-    match Interpreter::new(state).call_by_name("%f", &[DataValue::I32(base), DataValue::I32(len)]) {
-        Ok(ControlFlow::Return(values)) => match values.as_slice() {
-            [DataValue::I32(r)] => *r,
-            other => panic!("unexpected return {other:?}"),
-        },
-        other => panic!("interpreter: {other:?}"),
-    }
+    call_f(func, &[DataValue::I32(base), DataValue::I32(len)], None).expect("no fuel limit")
 }
 
 fn lens() -> Vec<i32> {

@@ -10,13 +10,11 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::Function;
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel, heap::HeapFacts};
 
 mod common;
-use common::parse;
+use common::{interpreter, parse};
 
 /// One access of `size` bytes at `addr + offset` (`addr` an i32 value), checked in one of the
 /// three shapes; `n` numbers its values and blocks. A load adds the value read into `v9`'s
@@ -162,10 +160,7 @@ fn straight_line(accesses: &[Access], between: Between) -> String {
 
 /// The interpreter's outcome: a returned value, a trap, or an error (a wild access).
 fn run(func: &Function, args: &[DataValue]) -> String {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
-    match Interpreter::new(state).call_by_name("%f", args) {
+    match interpreter(func, None).call_by_name("%f", args) {
         Ok(ControlFlow::Return(values)) => format!("return {values:?}"),
         Ok(ControlFlow::Trap(trap)) => format!("trap {trap:?}"),
         Ok(other) => format!("other {other:?}"),

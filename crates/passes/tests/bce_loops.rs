@@ -8,13 +8,10 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::Function;
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterError, InterpreterState};
-use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel};
 
 mod common;
-use common::parse;
+use common::{call_f, parse};
 
 /// `function %f(i32 o0, i32 lim, i32 p0, i32 len) -> i32`: a loop `header(j, p, acc)` that
 /// runs while `j cond lim`, checks `j + k1` and `p + k2` against `max(sext(len), 0)`, adds
@@ -73,21 +70,7 @@ block6(v50: i32):
 
 /// The result, or `None` when the call needs more than `fuel` instructions.
 fn call(func: &Function, args: [i32; 4], fuel: u64) -> Option<i32> {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
-    let args = args.map(DataValue::I32);
-    match Interpreter::new(state)
-        .with_fuel(Some(fuel))
-        .call_by_name("%f", &args)
-    {
-        Ok(ControlFlow::Return(values)) => match values.as_slice() {
-            [DataValue::I32(r)] => Some(*r),
-            other => panic!("unexpected return {other:?}"),
-        },
-        Err(InterpreterError::FuelExhausted) => None,
-        other => panic!("interpreter: {other:?}"),
-    }
+    call_f(func, &args.map(DataValue::I32), Some(fuel))
 }
 
 fn starts(len: i32) -> Vec<i32> {

@@ -7,13 +7,11 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Function, Opcode};
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::forward::{self, ForwardStats};
 
 mod common;
-use common::{count, parse, verify};
+use common::{count, interpreter, parse, verify};
 
 /// The blocks and each block's terminator opcode: the pass must not touch the CFG.
 fn cfg_shape(func: &Function) -> Vec<(String, Option<Opcode>)> {
@@ -50,10 +48,7 @@ fn same_results<const N: usize>(before: &Function, after: &Function, calls: &[[i
 }
 
 fn interpret(func: &Function, args: &[DataValue]) -> Vec<DataValue> {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
-    match Interpreter::new(state).call_by_name(&func.name.to_string(), args) {
+    match interpreter(func, None).call_by_name(&func.name.to_string(), args) {
         Ok(ControlFlow::Return(values)) => values.to_vec(),
         other => panic!("interpreter: {other:?}"),
     }

@@ -10,14 +10,11 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::Function;
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterError, InterpreterState};
-use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::bce::{self, BceLevel};
 use schedlab_passes::iv::{self, IvStats};
 
 mod common;
-use common::{parse, verify};
+use common::{call_f, parse, verify};
 
 /// `function %f(i32 o0, i32 lim, i64 base, i32 len) -> i64`: `header(j, acc)` runs while
 /// `j cond lim` (or `j cond K` with a constant limit), checks `j + k` against
@@ -93,26 +90,13 @@ block6(v60: i64):
 
 /// The result, or `None` when the call needs more than `fuel` instructions.
 fn call(func: &Function, args: (i32, i32, i64, i32), fuel: u64) -> Option<i64> {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
     let args = [
         DataValue::I32(args.0),
         DataValue::I32(args.1),
         DataValue::I64(args.2),
         DataValue::I32(args.3),
     ];
-    match Interpreter::new(state)
-        .with_fuel(Some(fuel))
-        .call_by_name("%f", &args)
-    {
-        Ok(ControlFlow::Return(values)) => match values.as_slice() {
-            [DataValue::I64(r)] => Some(*r),
-            other => panic!("unexpected return {other:?}"),
-        },
-        Err(InterpreterError::FuelExhausted) => None,
-        other => panic!("interpreter: {other:?}"),
-    }
+    call_f(func, &args, Some(fuel))
 }
 
 fn points(len: i32) -> Vec<i32> {

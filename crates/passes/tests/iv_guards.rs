@@ -7,13 +7,12 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::Function;
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterError, InterpreterState};
+use cranelift_interpreter::interpreter::InterpreterError;
 use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::iv::{fold, guards};
 
 mod common;
-use common::{parse, verify};
+use common::{interpreter, parse, verify};
 
 /// `%f(len, n) -> i32`: returns -1 if `entry_check` and `len > n`; else for `i = len` while
 /// `i > 0` (`i += step`): returns -1 if `i + k > n`, otherwise sums `i + k`; returns the sum.
@@ -61,13 +60,7 @@ block9:
 
 /// The result of `%f(args)`, or `None` when it needs more than `fuel` instructions.
 fn call(func: &Function, args: &[DataValue], fuel: u64) -> Option<DataValue> {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
-    match Interpreter::new(state)
-        .with_fuel(Some(fuel))
-        .call_by_name("%f", args)
-    {
+    match interpreter(func, Some(fuel)).call_by_name("%f", args) {
         Ok(ControlFlow::Return(values)) => values.first().cloned(),
         Err(InterpreterError::FuelExhausted) => None,
         other => panic!("interpreter: {other:?}"),

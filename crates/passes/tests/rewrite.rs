@@ -3,8 +3,6 @@
 
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Function, Opcode};
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
 use cranelift_interpreter::step::ControlFlow;
 use proptest::prelude::*;
 use schedlab_passes::rewrite::{
@@ -12,14 +10,11 @@ use schedlab_passes::rewrite::{
 };
 
 mod common;
-use common::{count, parse, verify};
+use common::{count, interpreter, parse, verify};
 
 fn run(func: &Function, args: &[u32]) -> Vec<DataValue> {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
     let args: Vec<DataValue> = args.iter().map(|&a| DataValue::I32(a as i32)).collect();
-    match Interpreter::new(state).call_by_name(&func.name.to_string(), &args) {
+    match interpreter(func, None).call_by_name(&func.name.to_string(), &args) {
         Ok(ControlFlow::Return(values)) => values.to_vec(),
         other => panic!("interpreter: {other:?}"),
     }

@@ -5,13 +5,10 @@
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Function, Opcode};
 use cranelift_codegen::settings;
-use cranelift_interpreter::environment::FunctionStore;
-use cranelift_interpreter::interpreter::{Interpreter, InterpreterState};
-use cranelift_interpreter::step::ControlFlow;
 use schedlab_passes::rotate::rotate_loops;
 
 mod common;
-use common::parse;
+use common::{call_f, parse};
 
 /// `sum(i * k for i in 0..n) + i_final * 1000`: the header computes a value (`sq`) the body
 /// reads, and the exit block (whose only predecessor is the header) reads a header parameter
@@ -69,16 +66,7 @@ block4(v8: i32):
 ";
 
 fn call(func: &Function, n: i32, k: i32) -> i32 {
-    let mut env = FunctionStore::default();
-    env.add(func.name.to_string(), func);
-    let state = InterpreterState::default().with_function_store(env);
-    match Interpreter::new(state).call_by_name("%f", &[DataValue::I32(n), DataValue::I32(k)]) {
-        Ok(ControlFlow::Return(values)) => match values.as_slice() {
-            [DataValue::I32(r)] => *r,
-            other => panic!("unexpected return {other:?}"),
-        },
-        other => panic!("interpreter: {other:?}"),
-    }
+    call_f(func, &[DataValue::I32(n), DataValue::I32(k)], None).expect("no fuel limit")
 }
 
 fn verify(func: &Function) {

@@ -2,11 +2,13 @@
 //! resolved from a `--kernel` argument by [`kernel::resolve`]): a kernel of the built-in
 //! registry (IR builder, Rust model, cases), a function of a `.clif` file (its run lines are its
 //! cases; [`clif`], checked by [`check_clif`]) or of a `.wasm` module (translated by Wasmtime's
-//! own translator; [`wasm_source`], checked by [`check_wasm`]).
+//! own translator; [`wasm_source`], checked by [`check_wasm`]); [`compile`] runs the pipeline
+//! on any of them.
 
 pub mod check_clif;
 pub mod check_wasm;
 pub mod clif;
+pub mod compile;
 pub mod guard;
 pub mod kernel;
 pub mod wasm_source;

@@ -132,3 +132,25 @@ where
         .find(|r| r["impl"].as_str() == Some(name) && r["size"] == size)
         .unwrap_or_else(|| panic!("no row {name} @ {size}"))
 }
+
+/// The `impl` names of a bench document's rows, sorted.
+pub fn impl_names(doc: &Value) -> Vec<&str> {
+    let mut names: Vec<&str> = rows(doc)
+        .iter()
+        .filter_map(|r| r["impl"].as_str())
+        .collect();
+    names.sort_unstable();
+    names
+}
+
+/// Checks a JVM row: its `figure` is a positive time or rate, and its note says the JVM ran in
+/// a separate process.
+pub fn assert_jvm_row(r: &Value, figure: &str) {
+    assert!(r[figure].as_f64().is_some_and(|v| v > 0.0), "{r}");
+    assert!(
+        r["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("separate JVM process")),
+        "{r}"
+    );
+}

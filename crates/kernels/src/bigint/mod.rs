@@ -40,14 +40,13 @@ mod mul_add;
 pub mod reference;
 mod square_to_len;
 
-use crate::ir_build::frontend_config;
+use crate::ir_build::{frontend_config, system_v_signature};
 use crate::java::{CheckedArray, alias_region};
 pub use crate::java::{ILLEGAL_ARGUMENT, OUT_OF_BOUNDS};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName,
-    Value, condcodes::IntCC, types,
+    Block, BlockArg, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value,
+    condcodes::IntCC, types,
 };
-use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
 /// Alias-region id shared by every `int[]` access of both kernels.
@@ -81,39 +80,14 @@ pub const SQUARE_TO_LEN_NAME: &str = "bigint_square_to_len";
 
 /// `(out: i64, out_length: i32, in: i64, in_length: i32, offset: i32, len: i32, k: i32) -> i64`.
 pub fn mul_add_signature() -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.extend(
-        [
-            types::I64,
-            types::I32,
-            types::I64,
-            types::I32,
-            types::I32,
-            types::I32,
-            types::I32,
-        ]
-        .map(AbiParam::new),
-    );
-    sig.returns.push(AbiParam::new(types::I64));
-    sig
+    use types::{I32, I64};
+    system_v_signature(&[I64, I32, I64, I32, I32, I32, I32], &[I64])
 }
 
 /// `(x: i64, x_length: i32, len: i32, z: i64, z_length: i32, zlen: i32) -> i32`.
 pub fn square_to_len_signature() -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.extend(
-        [
-            types::I64,
-            types::I32,
-            types::I32,
-            types::I64,
-            types::I32,
-            types::I32,
-        ]
-        .map(AbiParam::new),
-    );
-    sig.returns.push(AbiParam::new(types::I32));
-    sig
+    use types::{I32, I64};
+    system_v_signature(&[I64, I32, I32, I64, I32, I32], &[I32])
 }
 
 /// `BigInteger.mulAdd` (argument checks + `implMulAdd`); see the module docs for the ABI.

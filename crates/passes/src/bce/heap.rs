@@ -40,6 +40,7 @@
 //! because it merely looks like another.
 
 use super::recognize::{defining_inst, iconst_value, is_exit_block, predecessor_counts};
+use crate::edges::brif;
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{
@@ -90,14 +91,7 @@ pub struct HeapCheck {
 pub fn recognize_heap_check(func: &Function, block: Block) -> Option<HeapCheck> {
     let dfg = &func.dfg;
     let branch = func.layout.last_inst(block)?;
-    let InstructionData::Brif {
-        arg,
-        blocks: [fail_call, ok_call],
-        ..
-    } = dfg.insts[branch]
-    else {
-        return None;
-    };
+    let (arg, [fail_call, ok_call]) = brif(func, branch)?;
     let pool = &dfg.value_lists;
     let (exit, guarded) = (fail_call.block(pool), ok_call.block(pool));
     if exit == guarded || !ends_in_trap(func, exit) {

@@ -46,7 +46,7 @@ use super::recognize::{
     BoundsCheck, iconst_value, predecessor_counts, recognize, split_constant, value_range,
 };
 use crate::deopt::{self, SlowPathCall};
-use crate::edges::retarget;
+use crate::edges::{brif, retarget};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -193,14 +193,7 @@ fn analyze(
 
     // Header: `brif (icmp cc iv, limit), stay, leave`.
     let term = func.layout.last_inst(header)?;
-    let InstructionData::Brif {
-        arg,
-        blocks: [then_call, else_call],
-        ..
-    } = dfg.insts[term]
-    else {
-        return None;
-    };
+    let (arg, [then_call, else_call]) = brif(func, term)?;
     let then_in = in_loop.contains(&then_call.block(&dfg.value_lists));
     let else_in = in_loop.contains(&else_call.block(&dfg.value_lists));
     if then_in == else_in {

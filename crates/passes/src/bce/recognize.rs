@@ -15,6 +15,7 @@
 //! `value + 0`, so every such comparison is a check on *some* base; whether two checks can be
 //! merged is decided later from their bases, bounds and exits.
 
+use crate::edges::brif;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, Inst, InstructionData, Opcode, Value, condcodes::IntCC, types,
@@ -50,14 +51,7 @@ pub struct BoundsCheck {
 pub fn recognize(func: &Function, block: Block) -> Option<BoundsCheck> {
     let dfg = &func.dfg;
     let branch = func.layout.last_inst(block)?;
-    let InstructionData::Brif {
-        arg,
-        blocks: [then_call, else_call],
-        ..
-    } = dfg.insts[branch]
-    else {
-        return None;
-    };
+    let (arg, [then_call, else_call]) = brif(func, branch)?;
     let cmp = defining_inst(func, arg)?;
     let InstructionData::IntCompare { cond, args, .. } = dfg.insts[cmp] else {
         return None;

@@ -27,6 +27,7 @@
 
 use crate::bce::predicate::{edge_args, resolve_copy};
 use crate::bce::recognize::{iconst_value, split_constant};
+use crate::edges::brif;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -96,14 +97,7 @@ impl Prover<'_> {
     /// The facts of the edge from `branch` to `to` (none when both arms lead to `to`).
     fn edge_fact(&self, branch: Inst, to: Block) -> Option<Fact> {
         let dfg = &self.func.dfg;
-        let InstructionData::Brif {
-            arg,
-            blocks: [t, f],
-            ..
-        } = dfg.insts[branch]
-        else {
-            return None;
-        };
+        let (arg, [t, f]) = brif(self.func, branch)?;
         let (t, f) = (t.block(&dfg.value_lists), f.block(&dfg.value_lists));
         match (t == to, f == to) {
             (true, false) => self.fact_of(arg, true),
@@ -235,9 +229,7 @@ impl Prover<'_> {
     /// The known outcome of `brif`'s condition at its block, if there is one.
     fn decide(&self, branch: Inst) -> Option<bool> {
         let dfg = &self.func.dfg;
-        let InstructionData::Brif { arg, .. } = dfg.insts[branch] else {
-            return None;
-        };
+        let (arg, _) = brif(self.func, branch)?;
         let cmp = dfg.value_def(dfg.resolve_aliases(arg)).inst()?;
         let InstructionData::IntCompare { cond, args, .. } = dfg.insts[cmp] else {
             return None;
@@ -277,7 +269,7 @@ pub fn remove_implied_guards(func: &mut Function) -> usize {
     };
     for &(branch, taken) in &decided {
         let dfg = &func.dfg;
-        let InstructionData::Brif { blocks: [t, f], .. } = dfg.insts[branch] else {
+        let Some((_, [t, f])) = brif(func, branch) else {
             continue;
         };
         let call = if taken { t } else { f };
