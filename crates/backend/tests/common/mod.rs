@@ -4,6 +4,7 @@
 
 use schedlab_backend::Target;
 use schedlab_backend::emulate::toolchain_status;
+use schedlab_backend::exec::{map_anonymous, page_size};
 use schedlab_backend::tools::test_can_use;
 use schedlab_kernels::case::Placement as Layout;
 
@@ -24,23 +25,12 @@ pub struct Guarded {
 
 impl Guarded {
     pub fn new(values: &[i32], layout: Layout) -> Self {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let page = page_size();
         let bytes = values.len() * 4;
         let data_pages = bytes.div_ceil(page).max(1);
         let map_len = (data_pages + 2) * page;
-        // SAFETY: anonymous private mapping, checked below.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(map, libc::MAP_FAILED, "mmap failed");
+        let map = map_anonymous(map_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE)
+            .expect("mmap failed");
         let base = map.cast::<u8>();
         // SAFETY: both guard pages lie inside the mapping and are page-aligned.
         unsafe {
