@@ -412,16 +412,25 @@ fn is_return(target: Target, line: &str) -> bool {
     }
 }
 
-/// Splits `mnemonic operands` into the mnemonic and the top-level comma-separated operands.
+/// Splits `mnemonic operands` (after any `;` comment) into the mnemonic and the top-level
+/// comma-separated operands.
 fn operands(line: &str) -> (&str, Vec<&str>) {
-    let line = line.split(';').next().unwrap_or("").trim();
-    let (mnemonic, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    split_operands(line.split(';').next().unwrap_or(""), false)
+}
+
+/// Splits `mnemonic operands` into the mnemonic and its top-level comma-separated operands:
+/// commas inside `(…)`, `[…]` and, when `braces` is set, `{…}` do not split.
+pub fn split_operands(text: &str, braces: bool) -> (&str, Vec<&str>) {
+    let text = text.trim();
+    let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let mut ops = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
     for (i, c) in rest.char_indices() {
         match c {
             '(' | '[' => depth += 1,
             ')' | ']' => depth -= 1,
+            '{' if braces => depth += 1,
+            '}' if braces => depth -= 1,
             ',' if depth == 0 => {
                 ops.push(rest[start..i].trim());
                 start = i + 1;

@@ -253,27 +253,10 @@ pub enum CostError {
     Graph(#[from] RatioError),
 }
 
-/// Splits `mnemonic operands` into the mnemonic and its top-level comma-separated operands.
+/// Splits `mnemonic operands` into the mnemonic and its top-level comma-separated operands
+/// (commas inside `(…)`, `[…]` and `{…}` do not split).
 pub(crate) fn split_operands(text: &str) -> (&str, Vec<&str>) {
-    let text = text.trim();
-    let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
-    let mut ops = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in rest.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                ops.push(rest[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !rest.trim().is_empty() {
-        ops.push(rest[start..].trim());
-    }
-    (mnemonic, ops)
+    schedlab_backend::stats::split_operands(text, true)
 }
 
 pub(crate) use schedlab_backend::stats::parse_imm;
