@@ -88,10 +88,7 @@ pub fn compile_for(
     target: Target,
     choice: IsaChoice,
 ) -> Result<Compiled, CompileError> {
-    let isa = target
-        .isa_with(OptLevel::None, true, choice)
-        .map_err(|message| CompileError::Isa { target, message })?;
-    compile_with_isa(func.clone(), target, isa.as_ref(), true)
+    compile_at(func, target, OptLevel::None, choice)
 }
 
 /// Compiles `func` as stock Cranelift would: `opt_level=speed` (its e-graph optimiser and
@@ -101,8 +98,19 @@ pub fn compile_speed(
     target: Target,
     choice: IsaChoice,
 ) -> Result<Compiled, CompileError> {
+    compile_at(func, target, OptLevel::Speed, choice)
+}
+
+/// Compiles `func` with the target's ISA at `opt` with the features `choice` names, keeping
+/// the VCode listing.
+fn compile_at(
+    func: &Function,
+    target: Target,
+    opt: OptLevel,
+    choice: IsaChoice,
+) -> Result<Compiled, CompileError> {
     let isa = target
-        .isa_with(OptLevel::Speed, true, choice)
+        .isa_with(opt, true, choice)
         .map_err(|message| CompileError::Isa { target, message })?;
     compile_with_isa(func.clone(), target, isa.as_ref(), true)
 }

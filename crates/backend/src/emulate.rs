@@ -340,6 +340,19 @@ pub fn run_harness_source(
     }
 }
 
+/// A thread that reads `pipe` (if any) to its end and returns what it read.
+fn read_to_end_in_thread(
+    mut pipe: Option<impl Read + Send + 'static>,
+) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(p) = pipe.as_mut() {
+            let _ = p.read_to_end(&mut buf);
+        }
+        buf
+    })
+}
+
 /// Runs `cmd` with `input` on stdin; `None` status means it was killed after `timeout`.
 fn run_with_timeout(
     cmd: &mut Command,
@@ -359,22 +372,8 @@ fn run_with_timeout(
             let _ = s.write_all(&input);
         }
     });
-    let mut out_pipe = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(p) = out_pipe.as_mut() {
-            let _ = p.read_to_end(&mut buf);
-        }
-        buf
-    });
-    let mut err_pipe = child.stderr.take();
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(p) = err_pipe.as_mut() {
-            let _ = p.read_to_end(&mut buf);
-        }
-        buf
-    });
+    let reader = read_to_end_in_thread(child.stdout.take());
+    let err_reader = read_to_end_in_thread(child.stderr.take());
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {

@@ -462,34 +462,40 @@ pub fn run(
 
 /// [`run`] with explicit [`StageOptions`].
 pub fn run_with(
-    mut func: Function,
+    func: Function,
     target: Target,
     config: &PipelineConfig,
     options: &StageOptions,
 ) -> Result<Artifact, PipelineError> {
-    let (stages, ir) = run_ir_stages_with(&mut func, target, config, options)?;
-    let compiled = compile_for(&func, target, options.isa)?;
-    let code = code_stats(&compiled);
-    Ok(Artifact {
-        func,
-        stages,
-        ir,
-        compiled,
-        code,
+    run_then_compile(func, target, config, options, |func| {
+        compile_for(func, target, options.isa)
     })
 }
 
 /// [`run_with`] compiling with an ISA the caller built (e.g. from a `.clif` file's `set` and
 /// `target` lines, [`crate::exec::isa`]) instead of the target's default one.
 pub fn run_with_isa(
-    mut func: Function,
+    func: Function,
     target: Target,
     isa: &dyn TargetIsa,
     config: &PipelineConfig,
     options: &StageOptions,
 ) -> Result<Artifact, PipelineError> {
+    run_then_compile(func, target, config, options, |func| {
+        compile_with_isa(func.clone(), target, isa, true)
+    })
+}
+
+/// The IR stages on `func`, then `compile` on their result, and the code's statistics.
+fn run_then_compile(
+    mut func: Function,
+    target: Target,
+    config: &PipelineConfig,
+    options: &StageOptions,
+    compile: impl FnOnce(&Function) -> Result<Compiled, CompileError>,
+) -> Result<Artifact, PipelineError> {
     let (stages, ir) = run_ir_stages_with(&mut func, target, config, options)?;
-    let compiled = compile_with_isa(func.clone(), target, isa, true)?;
+    let compiled = compile(&func)?;
     let code = code_stats(&compiled);
     Ok(Artifact {
         func,

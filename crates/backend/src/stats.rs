@@ -258,27 +258,22 @@ impl<'a> Listing<'a> {
             let Some((&last, data)) = ops.split_last() else {
                 continue;
             };
-            let regs: Vec<String> = match self.target {
-                Target::X86_64 if mnemonic.starts_with("push") => vec![last.to_string()],
+            let stores_data = match self.target {
                 Target::X86_64 => {
-                    let store = mnemonic.starts_with("mov")
+                    mnemonic.starts_with("mov")
                         && last.ends_with("(%rsp)")
-                        && !last.contains("<offset:");
-                    if store {
-                        data.iter().map(|r| r.to_string()).collect()
-                    } else {
-                        Vec::new()
-                    }
+                        && !last.contains("<offset:")
                 }
                 Target::Aarch64 => {
-                    let store =
-                        matches!(mnemonic, "str" | "stp" | "stur") && last.starts_with("[sp");
-                    if store {
-                        data.iter().map(|r| r.to_string()).collect()
-                    } else {
-                        Vec::new()
-                    }
+                    matches!(mnemonic, "str" | "stp" | "stur") && last.starts_with("[sp")
                 }
+                Target::S390x => mnemonic.starts_with("st") && last.ends_with("(%r15)"),
+                Target::Riscv64 => {
+                    matches!(mnemonic, "sd" | "fsd" | "sw" | "fsw") && last.ends_with("(sp)")
+                }
+            };
+            let regs: Vec<String> = match self.target {
+                Target::X86_64 if mnemonic.starts_with("push") => vec![last.to_string()],
                 Target::S390x if matches!(mnemonic, "stmg" | "stm") && ops.len() == 3 => {
                     // `stmg` stores the whole range from the lowest register saved, and
                     // Cranelift's unwind records list each of them (r14/r15: the frame).
@@ -288,23 +283,8 @@ impl<'a> Listing<'a> {
                         _ => Vec::new(),
                     }
                 }
-                Target::S390x => {
-                    let store = mnemonic.starts_with("st") && last.ends_with("(%r15)");
-                    if store {
-                        data.iter().map(|r| r.to_string()).collect()
-                    } else {
-                        Vec::new()
-                    }
-                }
-                Target::Riscv64 => {
-                    let store =
-                        matches!(mnemonic, "sd" | "fsd" | "sw" | "fsw") && last.ends_with("(sp)");
-                    if store {
-                        data.iter().map(|r| r.to_string()).collect()
-                    } else {
-                        Vec::new()
-                    }
-                }
+                _ if stores_data => data.iter().map(|r| r.to_string()).collect(),
+                _ => Vec::new(),
             };
             for r in regs {
                 if !out.contains(&r) {
@@ -412,16 +392,25 @@ fn is_return(target: Target, line: &str) -> bool {
     }
 }
 
-/// Splits `mnemonic operands` into the mnemonic and the top-level comma-separated operands.
+/// Splits `mnemonic operands` (after any `;` comment) into the mnemonic and the top-level
+/// comma-separated operands.
 fn operands(line: &str) -> (&str, Vec<&str>) {
-    let line = line.split(';').next().unwrap_or("").trim();
-    let (mnemonic, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    split_operands(line.split(';').next().unwrap_or(""), false)
+}
+
+/// Splits `mnemonic operands` into the mnemonic and its top-level comma-separated operands:
+/// commas inside `(…)`, `[…]` and, when `braces` is set, `{…}` do not split.
+pub fn split_operands(text: &str, braces: bool) -> (&str, Vec<&str>) {
+    let text = text.trim();
+    let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let mut ops = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
     for (i, c) in rest.char_indices() {
         match c {
             '(' | '[' => depth += 1,
             ')' | ']' => depth -= 1,
+            '{' if braces => depth += 1,
+            '}' if braces => depth -= 1,
             ',' if depth == 0 => {
                 ops.push(rest[start..i].trim());
                 start = i + 1;

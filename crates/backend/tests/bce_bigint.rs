@@ -140,18 +140,25 @@ fn square_once(f: SquareFn, case: &SquareToLenCase, layout: Layout) -> BigIntOut
     }
 }
 
-/// Runs every level on every case and layout; returns how many cases ended out of bounds.
-fn check_mul_add(entry: Entry, cases: &[MulAddCase]) -> usize {
-    let v = variants(entry);
+/// Runs every level of one kernel (`levels`, Off first, each called through `once`) on every
+/// case and layout against the Java model's `expected` outcome; returns how many cases ended out
+/// of bounds.
+fn check_levels<C: std::fmt::Debug, F: Copy>(
+    entry: Entry,
+    levels: &[(String, F)],
+    cases: &[C],
+    expected: impl Fn(&C) -> BigIntOutcome,
+    once: fn(F, &C, Layout) -> BigIntOutcome,
+) -> usize {
     let mut oob = 0;
     for case in cases {
-        let expected = case.expected(entry);
+        let expected = expected(case);
         oob += usize::from(expected.ret == i64::from(OUT_OF_BOUNDS));
         for layout in Layout::ALL {
-            let original = mul_add_once(v.mul_add[0].1, case, layout);
+            let original = once(levels[0].1, case, layout);
             assert_eq!(original, expected, "off {entry:?} {layout:?} {case:?}");
-            for (level, f) in &v.mul_add[1..] {
-                let got = mul_add_once(*f, case, layout);
+            for (level, f) in &levels[1..] {
+                let got = once(*f, case, layout);
                 assert_eq!(got, original, "{level} {entry:?} {layout:?} {case:?}");
             }
         }
@@ -159,22 +166,23 @@ fn check_mul_add(entry: Entry, cases: &[MulAddCase]) -> usize {
     oob
 }
 
+/// [`check_levels`] on `mulAdd`.
+fn check_mul_add(entry: Entry, cases: &[MulAddCase]) -> usize {
+    let levels = &variants(entry).mul_add;
+    check_levels(entry, levels, cases, |c| c.expected(entry), mul_add_once)
+}
+
+/// [`check_levels`] on `squareToLen`.
 fn check_square(entry: Entry, cases: &[SquareToLenCase]) -> usize {
-    let v = variants(entry);
-    let mut oob = 0;
-    for case in cases {
-        let expected = case.expected(entry);
-        oob += usize::from(expected.ret == i64::from(OUT_OF_BOUNDS));
-        for layout in Layout::ALL {
-            let original = square_once(v.square[0].1, case, layout);
-            assert_eq!(original, expected, "off {entry:?} {layout:?} {case:?}");
-            for (level, f) in &v.square[1..] {
-                let got = square_once(*f, case, layout);
-                assert_eq!(got, original, "{level} {entry:?} {layout:?} {case:?}");
-            }
-        }
-    }
-    oob
+    let levels = &variants(entry).square;
+    check_levels(entry, levels, cases, |c| c.expected(entry), square_once)
+}
+
+/// Asserts that of `cases` cases, of which `oob` fail a bounds check, more than 200 take the
+/// checked fallback and more than 200 the fast path.
+fn assert_both_paths_taken(oob: usize, cases: usize) {
+    assert!(oob > 200, "only {oob} cases fail a bounds check");
+    assert!(oob < cases - 200, "only {} pass", cases - oob);
 }
 
 /// A small deterministic generator (splitmix64).
@@ -286,10 +294,8 @@ fn mul_add_levels_agree_on_hostile_arguments() {
 #[test]
 fn mul_add_levels_agree_near_every_boundary() {
     let cases = near_boundary_mul_add_cases(0x5eed, 4000);
-    let oob = check_mul_add(Entry::Impl, &cases);
     // The generator must exercise the checked fallback, not only the fast copy.
-    assert!(oob > 200, "only {oob} cases fail a bounds check");
-    assert!(oob < cases.len() - 200, "only {} pass", cases.len() - oob);
+    assert_both_paths_taken(check_mul_add(Entry::Impl, &cases), cases.len());
 }
 
 #[test]
@@ -310,9 +316,7 @@ fn square_to_len_levels_agree_on_hostile_arguments() {
 #[test]
 fn square_to_len_levels_agree_near_every_boundary() {
     let cases = near_boundary_square_cases(0xfeed, 4000);
-    let oob = check_square(Entry::Impl, &cases);
-    assert!(oob > 200, "only {oob} cases fail a bounds check");
-    assert!(oob < cases.len() - 200, "only {} pass", cases.len() - oob);
+    assert_both_paths_taken(check_square(Entry::Impl, &cases), cases.len());
 }
 
 #[test]

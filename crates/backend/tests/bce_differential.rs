@@ -8,6 +8,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use schedlab_backend::JitFunction;
+use schedlab_backend::exec::{map_anonymous, page_size};
 use schedlab_kernels::{int_sum, md5};
 use schedlab_passes::bce::{self, BceLevel};
 use schedlab_passes::iv;
@@ -66,12 +67,6 @@ struct GuardedBuffer {
     len: usize,
 }
 
-fn page() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(p).expect("page size")
-}
-
 impl GuardedBuffer {
     /// A writable buffer filled from `fill`.
     fn new(len: usize, fill: impl FnMut(usize) -> u8) -> Self {
@@ -89,21 +84,11 @@ impl GuardedBuffer {
     }
 
     fn map(len: usize, prot: i32, extra: i32, fill: Option<impl FnMut(usize) -> u8>) -> Self {
-        let page = page();
+        let page = page_size();
         let data_pages = len.div_ceil(page).max(1);
         let map_len = (data_pages + 2) * page;
-        // SAFETY: a fresh anonymous mapping; nothing else refers to it.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                prot,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | extra,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(map, libc::MAP_FAILED, "mmap of {map_len} bytes failed");
+        let map = map_anonymous(map_len, prot, libc::MAP_PRIVATE | extra)
+            .unwrap_or_else(|e| panic!("mmap of {map_len} bytes failed: {e}"));
         let base = map.cast::<u8>();
         // SAFETY: both guard pages lie inside the mapping.
         unsafe {

@@ -10,9 +10,8 @@
 mod common;
 
 use schedlab_backend::Target;
-use schedlab_backend::check::run_kernel_cases;
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
-use schedlab_kernels::registry::{self, CaseOptions};
+use schedlab_kernels::registry::CaseOptions;
 use schedlab_passes::sched::strategy_names;
 
 const OPTIONS: CaseOptions = CaseOptions {
@@ -24,13 +23,9 @@ fn forwarding_agrees_with_the_models(target: Target) {
     if !common::runnable(target) {
         return;
     }
-    let mut failures = Vec::new();
-    let mut calls = 0;
+    let mut tally = common::CallTally::default();
     let mut forwarded = 0;
-    for kernel in registry::all() {
-        if kernel.needs_simd() && target == Target::Riscv64 {
-            continue;
-        }
+    for kernel in common::kernels_for(target) {
         let strategies: Vec<&str> = if kernel.name().starts_with("sha256") {
             strategy_names()
         } else {
@@ -49,44 +44,20 @@ fn forwarding_agrees_with_the_models(target: Target) {
             if kernel.name().starts_with("sha256") {
                 forwarded += stats.loads_forwarded;
             }
-            let verdicts = run_kernel_cases(kernel, func, target, &cases)
-                .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
-            calls += verdicts.len();
-            failures.extend(verdicts.into_iter().filter_map(|v| {
-                v.mismatch
-                    .map(|m| format!("{} {strategy} {target} {}: {m}", kernel.name(), v.label))
-            }));
+            tally.run(kernel, func, strategy, target, &cases);
         }
     }
-    assert!(calls > 0, "no call ran on {target}");
+    assert!(tally.calls > 0, "no call ran on {target}");
     assert!(
         forwarded > 0,
         "nothing was forwarded in the SHA-256 kernels"
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {calls} calls differ from the Java model on {target}:\n{}",
-        failures.len(),
-        failures[..failures.len().min(20)].join("\n")
-    );
+    tally.assert_all_agree(target);
 }
 
-#[test]
-fn x86_64_forwarding_agrees_with_the_models() {
-    forwarding_agrees_with_the_models(Target::X86_64);
-}
-
-#[test]
-fn aarch64_forwarding_agrees_with_the_models_under_qemu() {
-    forwarding_agrees_with_the_models(Target::Aarch64);
-}
-
-#[test]
-fn s390x_forwarding_agrees_with_the_models_under_qemu() {
-    forwarding_agrees_with_the_models(Target::S390x);
-}
-
-#[test]
-fn riscv64_forwarding_agrees_with_the_models_under_qemu() {
-    forwarding_agrees_with_the_models(Target::Riscv64);
-}
+common::test_on_every_target!(forwarding_agrees_with_the_models:
+    x86_64_forwarding_agrees_with_the_models => X86_64,
+    aarch64_forwarding_agrees_with_the_models_under_qemu => Aarch64,
+    s390x_forwarding_agrees_with_the_models_under_qemu => S390x,
+    riscv64_forwarding_agrees_with_the_models_under_qemu => Riscv64,
+);

@@ -20,7 +20,7 @@ use schedlab_backend::Target;
 use schedlab_backend::check::run_kernel_cases;
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
 use schedlab_kernels::case::{Arg, ArrayArg, Case, Effect};
-use schedlab_kernels::registry::{self, CaseOptions, Kernel};
+use schedlab_kernels::registry::{CaseOptions, Kernel};
 use schedlab_passes::sched::strategy_names;
 
 /// Few random cases per run: every strategy and target multiplies them.
@@ -33,54 +33,25 @@ fn every_kernel_every_strategy(target: Target) {
     if !common::runnable(target) {
         return;
     }
-    let mut failures = Vec::new();
-    let mut calls = 0;
-    for kernel in registry::all() {
-        if kernel.needs_simd() && target == Target::Riscv64 {
-            continue; // RV64GC has no vector lowering in Cranelift (see `schedlab check`).
-        }
+    let mut tally = common::CallTally::default();
+    for kernel in common::kernels_for(target) {
         let cases = kernel.cases(&OPTIONS);
         for strategy in strategy_names() {
             let mut func = kernel.build();
             run_ir_stages(&mut func, target, &PipelineConfig::with_strategy(strategy))
                 .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
-            let verdicts = run_kernel_cases(kernel, func, target, &cases)
-                .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
-            calls += verdicts.len();
-            failures.extend(verdicts.into_iter().filter_map(|v| {
-                v.mismatch
-                    .map(|m| format!("{} {strategy} {target} {}: {m}", kernel.name(), v.label))
-            }));
+            tally.run(kernel, func, strategy, target, &cases);
         }
     }
-    assert!(calls > 0, "no call ran on {target}");
-    assert!(
-        failures.is_empty(),
-        "{} of {calls} calls differ from the Java model on {target}:\n{}",
-        failures.len(),
-        failures[..failures.len().min(20)].join("\n")
-    );
+    tally.assert_all_agree(target);
 }
 
-#[test]
-fn x86_64_every_kernel_every_strategy() {
-    every_kernel_every_strategy(Target::X86_64);
-}
-
-#[test]
-fn aarch64_every_kernel_every_strategy_under_qemu() {
-    every_kernel_every_strategy(Target::Aarch64);
-}
-
-#[test]
-fn s390x_every_kernel_every_strategy_under_qemu() {
-    every_kernel_every_strategy(Target::S390x);
-}
-
-#[test]
-fn riscv64_every_kernel_every_strategy_under_qemu() {
-    every_kernel_every_strategy(Target::Riscv64);
-}
+common::test_on_every_target!(every_kernel_every_strategy:
+    x86_64_every_kernel_every_strategy => X86_64,
+    aarch64_every_kernel_every_strategy_under_qemu => Aarch64,
+    s390x_every_kernel_every_strategy_under_qemu => S390x,
+    riscv64_every_kernel_every_strategy_under_qemu => Riscv64,
+);
 
 /// `int sum(int[] a)` compiled with an off-by-one loop bound: `for (i = 0; i <= a.length;
 /// i++)` without the bounds check Java would have, so it reads one word past the array. Its

@@ -3,6 +3,8 @@
 //! slots, from regalloc2's verbose log (`regalloc_verbose_logs`, one `move p3i -> stack5` line
 //! per edit it inserted), on the MD5 kernel and on functions built to spill.
 
+mod common;
+
 use cranelift_codegen::ir::{
     AbiParam, Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
 };
@@ -258,33 +260,18 @@ fn functions() -> Vec<(Function, bool)> {
     ]
 }
 
-#[test]
-fn x86_64_counts_match_the_allocator() {
+fn counts_match_the_allocator(target: Target) {
     for (f, spills) in functions() {
-        check(&f, Target::X86_64, spills);
+        check(&f, target, spills);
     }
 }
 
-#[test]
-fn aarch64_counts_match_the_allocator() {
-    for (f, spills) in functions() {
-        check(&f, Target::Aarch64, spills);
-    }
-}
-
-#[test]
-fn s390x_counts_match_the_allocator() {
-    for (f, spills) in functions() {
-        check(&f, Target::S390x, spills);
-    }
-}
-
-#[test]
-fn riscv64_counts_match_the_allocator() {
-    for (f, spills) in functions() {
-        check(&f, Target::Riscv64, spills);
-    }
-}
+common::test_on_every_target!(counts_match_the_allocator:
+    x86_64_counts_match_the_allocator => X86_64,
+    aarch64_counts_match_the_allocator => Aarch64,
+    s390x_counts_match_the_allocator => S390x,
+    riscv64_counts_match_the_allocator => Riscv64,
+);
 
 #[test]
 fn small_functions_have_no_spills_and_a_plausible_frame() {

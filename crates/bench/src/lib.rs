@@ -28,6 +28,7 @@ pub mod host;
 pub mod jvm;
 pub mod md5;
 pub mod measure;
+mod openssl;
 mod runner;
 pub mod sha256;
 pub mod stats;

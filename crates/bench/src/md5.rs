@@ -330,22 +330,10 @@ pub fn md5_crate_digest(data: &[u8]) -> [u8; 16] {
     out
 }
 
-mod ffi {
-    // openssl-sys links libcrypto but binds no `MD5()`; declare the one-shot function here.
-    unsafe extern "C" {
-        /// OpenSSL's one-shot MD5 (`crypto/md5/md5_one.c`): init, update, final.
-        pub fn MD5(d: *const u8, n: usize, md: *mut u8) -> *mut u8;
-    }
-}
-
 /// OpenSSL's one-shot `MD5()`.
 #[inline]
 pub fn openssl_digest(data: &[u8]) -> [u8; 16] {
-    let mut out = [0u8; 16];
-    // SAFETY: `data` is readable for `data.len()` bytes and `out` has room for the 16-byte
-    // digest MD5() writes; MD5() keeps no pointer after returning.
-    unsafe { ffi::MD5(data.as_ptr(), data.len(), out.as_mut_ptr()) };
-    out
+    crate::openssl::one_shot(crate::openssl::MD5, data)
 }
 
 /// The benchmark buffer of `size` bytes, identical on the Rust and the JVM side.

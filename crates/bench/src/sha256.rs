@@ -331,22 +331,10 @@ pub fn sha2_digest(data: &[u8]) -> [u8; 32] {
     sha2::Sha256::digest(data).into()
 }
 
-mod ffi {
-    // openssl-sys binds no `SHA256()`; declare the one-shot function here.
-    unsafe extern "C" {
-        /// OpenSSL's one-shot SHA-256 (`crypto/sha/sha256.c`): init, update, final.
-        pub fn SHA256(d: *const u8, n: usize, md: *mut u8) -> *mut u8;
-    }
-}
-
 /// OpenSSL's one-shot `SHA256()`.
 #[inline]
 pub fn openssl_digest(data: &[u8]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    // SAFETY: `data` is readable for `data.len()` bytes and `out` has room for the 32-byte
-    // digest SHA256() writes; SHA256() keeps no pointer after returning.
-    unsafe { ffi::SHA256(data.as_ptr(), data.len(), out.as_mut_ptr()) };
-    out
+    crate::openssl::one_shot(crate::openssl::SHA256, data)
 }
 
 /// The child side of the protocol for an in-process implementation: calibrates each size to

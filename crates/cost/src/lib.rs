@@ -253,27 +253,10 @@ pub enum CostError {
     Graph(#[from] RatioError),
 }
 
-/// Splits `mnemonic operands` into the mnemonic and its top-level comma-separated operands.
+/// Splits `mnemonic operands` into the mnemonic and its top-level comma-separated operands
+/// (commas inside `(…)`, `[…]` and `{…}` do not split).
 pub(crate) fn split_operands(text: &str) -> (&str, Vec<&str>) {
-    let text = text.trim();
-    let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
-    let mut ops = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in rest.char_indices() {
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                ops.push(rest[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !rest.trim().is_empty() {
-        ops.push(rest[start..].trim());
-    }
-    (mnemonic, ops)
+    schedlab_backend::stats::split_operands(text, true)
 }
 
 pub(crate) use schedlab_backend::stats::parse_imm;
@@ -487,6 +470,20 @@ pub(crate) struct DepGraph {
     pub edges: Vec<RatioEdge>,
 }
 
+/// The producer of `key` (a location or a stack slot) and its iteration distance: the last one
+/// so far in this iteration (`so_far`, distance 0), else the last one in the whole body
+/// (`whole_body`, from the previous iteration: distance 1).
+pub(crate) fn producer<K: std::hash::Hash + Eq, D: From<u8>>(
+    key: &K,
+    so_far: &HashMap<K, usize>,
+    whole_body: &HashMap<K, usize>,
+) -> Option<(usize, D)> {
+    so_far
+        .get(key)
+        .map(|&u| (u, D::from(0)))
+        .or_else(|| whole_body.get(key).map(|&u| (u, D::from(1))))
+}
+
 /// Builds the graph of `effects` (one iteration, in execution order) for `model`.
 pub(crate) fn dependence_graph(effects: &[Effects], model: &CoreModel) -> DepGraph {
     let lat: Vec<f64> = effects.iter().map(|fx| latency(model, fx.class)).collect();
@@ -506,14 +503,8 @@ pub(crate) fn dependence_graph(effects: &[Effects], model: &CoreModel) -> DepGra
     let mut store: HashMap<i64, usize> = HashMap::new();
     let mut edges = Vec::new();
     for (v, fx) in effects.iter().enumerate() {
-        let producer = |loc: &Loc, writer: &HashMap<Loc, usize>| {
-            writer
-                .get(loc)
-                .map(|&u| (u, 0))
-                .or_else(|| last_writer.get(loc).map(|&u| (u, 1)))
-        };
         for loc in &fx.reads {
-            if let Some((u, distance)) = producer(loc, &writer) {
+            if let Some((u, distance)) = producer(loc, &writer, &last_writer) {
                 edges.push(RatioEdge {
                     from: u,
                     to: v,
@@ -524,7 +515,7 @@ pub(crate) fn dependence_graph(effects: &[Effects], model: &CoreModel) -> DepGra
         }
         let address_delay = if fx.load.is_some() { model.load } else { 0.0 };
         for loc in &fx.addr_reads {
-            if let Some((u, distance)) = producer(loc, &writer) {
+            if let Some((u, distance)) = producer(loc, &writer, &last_writer) {
                 edges.push(RatioEdge {
                     from: u,
                     to: v,
@@ -533,19 +524,15 @@ pub(crate) fn dependence_graph(effects: &[Effects], model: &CoreModel) -> DepGra
                 });
             }
         }
-        if let Some(MemRef::Stack(k)) = fx.load {
-            let from = store
-                .get(&k)
-                .map(|&u| (u, 0))
-                .or_else(|| last_store.get(&k).map(|&u| (u, 1)));
-            if let Some((u, distance)) = from {
-                edges.push(RatioEdge {
-                    from: u,
-                    to: v,
-                    latency: lat[u] + model.store_forward,
-                    distance,
-                });
-            }
+        if let Some(MemRef::Stack(k)) = fx.load
+            && let Some((u, distance)) = producer(&k, &store, &last_store)
+        {
+            edges.push(RatioEdge {
+                from: u,
+                to: v,
+                latency: lat[u] + model.store_forward,
+                distance,
+            });
         }
         for &w in &fx.writes {
             writer.insert(w, v);

@@ -229,7 +229,7 @@
 
 use super::models::CoreModel;
 use super::ports::{PortLayout, PortMask, UopClass, ZEN_ALU};
-use super::{Address, Effects, Loc, MemRef, OpClass, latency};
+use super::{Address, Effects, Loc, MemRef, OpClass, latency, producer};
 use std::collections::HashMap;
 
 mod schedule;
@@ -666,28 +666,19 @@ fn build_uops(
     let mut writer: HashMap<Loc, usize> = HashMap::new();
     let mut store: HashMap<i64, usize> = HashMap::new();
     for (i, fx) in effects.iter().enumerate() {
-        let producer = |loc: &Loc, writer: &HashMap<Loc, usize>| {
-            writer
-                .get(loc)
-                .map(|&u| (u, 0))
-                .or_else(|| last_writer.get(loc).map(|&u| (u, 1)))
-        };
         let data: Vec<(usize, usize)> = fx
             .reads
             .iter()
-            .filter_map(|l| producer(l, &writer))
+            .filter_map(|l| producer(l, &writer, &last_writer))
             .collect();
         let addr: Vec<(usize, usize)> = fx
             .addr_reads
             .iter()
-            .filter_map(|l| producer(l, &writer))
+            .filter_map(|l| producer(l, &writer, &last_writer))
             .collect();
         let r = &roles[i];
         let forward = match fx.load {
-            Some(MemRef::Stack(k)) => store
-                .get(&k)
-                .map(|&u| (u, 0))
-                .or_else(|| last_store.get(&k).map(|&u| (u, 1))),
+            Some(MemRef::Stack(k)) => producer(&k, &store, &last_store),
             _ => None,
         };
         if let Some(l) = r.load {
@@ -713,7 +704,7 @@ fn build_uops(
                 (None, Some(l)) => vec![(l, 0)],
                 (None, None) => data.clone(),
             };
-            let written_by = |reg: u16| producer(&Loc::Reg(reg), &writer);
+            let written_by = |reg: u16| producer(&Loc::Reg(reg), &writer, &last_writer);
             out[d].store_at = fx.store_address.map(|address| StoreAt {
                 address,
                 base_writer: address.base.and_then(written_by),

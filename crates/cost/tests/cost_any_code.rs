@@ -10,6 +10,7 @@
 //! under `SCHEDLAB_REQUIRE_TOOLS=1` (CI).
 
 use cranelift_codegen::ir::Function;
+use schedlab_backend::tools::test_can_use;
 use schedlab_backend::{Compiled, Target, compile};
 use schedlab_cost::mca::{
     McaError, hot_loop, llvm_tool, mca_cost_source, mca_cpus, mca_cycles, mca_source, mca_tool_for,
@@ -22,18 +23,7 @@ fn tools_available() -> bool {
     let found = llvm_tool("llvm-objdump")
         .and_then(|_| mca_tool_for("znver3"))
         .and_then(|_| mca_tool_for("znver4"));
-    match found {
-        Ok(_) => true,
-        Err(e) => missing(&e),
-    }
-}
-
-fn missing(e: &McaError) -> bool {
-    if std::env::var("SCHEDLAB_REQUIRE_TOOLS").as_deref() == Ok("1") {
-        panic!("SCHEDLAB_REQUIRE_TOOLS=1 but {e}");
-    }
-    eprintln!("skipping: {e}");
-    false
+    test_can_use(found)
 }
 
 fn loop_file(name: &str) -> PathBuf {

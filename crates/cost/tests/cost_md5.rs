@@ -6,25 +6,66 @@
 //! skip with a message, or fail under `SCHEDLAB_REQUIRE_TOOLS=1` (CI).
 
 use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
+use schedlab_backend::tools::test_can_use;
 use schedlab_backend::{Compiled, Target};
-use schedlab_cost::mca::{DisasmInst, McaError, hot_loop, llvm_tool};
-use schedlab_cost::models::{core_model, core_models};
-use schedlab_cost::{LoopCost, bound_of, loop_cost};
+use schedlab_cost::mca::{DisasmInst, HotLoop, hot_loop, llvm_tool};
+use schedlab_cost::models::{CoreModel, core_model, core_models};
+use schedlab_cost::{LoopBound, LoopCost, bound_of, loop_cost};
 use schedlab_kernels::md5::compress_multi_block;
 
 fn objdump_available() -> bool {
-    match llvm_tool("llvm-objdump") {
-        Ok(_) => true,
-        Err(e) => missing(&e),
-    }
+    test_can_use(llvm_tool("llvm-objdump"))
 }
 
-fn missing(e: &McaError) -> bool {
-    if std::env::var("SCHEDLAB_REQUIRE_TOOLS").as_deref() == Ok("1") {
-        panic!("SCHEDLAB_REQUIRE_TOOLS=1 but {e}");
+/// How one target's code names a rotate and spills a register.
+struct RotateSpill {
+    /// Whether an instruction is a rotate.
+    is_rotate: fn(&str) -> bool,
+    /// A rotate's destination register.
+    destination: fn(&str) -> Option<&str>,
+    /// The store of a register to a stack slot and the load back.
+    spill_and_reload: fn(&str) -> [String; 2],
+}
+
+/// Asserts that sending the result of the first rotate on `model`'s critical cycle of `body`
+/// (`clean`) through a stack slot (the spill and reload inserted right after the rotate, at
+/// its address) raises the recurrence bound by at least the forwarding latency.
+fn assert_spill_costs_forwarding(
+    target: Target,
+    body: &HotLoop,
+    model: &CoreModel,
+    clean: &LoopBound,
+    how: &RotateSpill,
+) {
+    let rotate = clean
+        .critical
+        .iter()
+        .find(|t| (how.is_rotate)(t))
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: no rotate on the cycle {:?}",
+                model.name, clean.critical
+            )
+        });
+    let dest = (how.destination)(rotate).expect("a destination");
+    let at = body
+        .insts
+        .iter()
+        .position(|i| &i.text == rotate)
+        .expect("rotate in the body");
+    let mut spilled = body.clone();
+    let addr = spilled.insts[at].addr;
+    for (k, text) in (how.spill_and_reload)(dest).into_iter().enumerate() {
+        spilled.insts.insert(at + 1 + k, DisasmInst { addr, text });
     }
-    eprintln!("skipping: {e}");
-    false
+    let with_spill = bound_of(target, &spilled, model).expect("bound");
+    assert!(
+        with_spill.recurrence + 1e-9 >= clean.recurrence + model.store_forward,
+        "{}: {} with a spill on the chain vs {} without",
+        model.name,
+        with_spill.recurrence,
+        clean.recurrence
+    );
 }
 
 /// MD5 as the library's JIT compiles it (check-free loop alone) with `strategy`.
@@ -121,44 +162,21 @@ fn spills_on_the_chain_do_not_lower_the_bound() {
             start.elapsed()
         );
         // Spill the destination of the first rotate on the critical cycle and reload it.
-        let rotate = clean
-            .critical
-            .iter()
-            .find(|t| t.starts_with("rorx") || t.starts_with("rol"))
-            .unwrap_or_else(|| {
-                panic!(
-                    "{}: no rotate on the cycle {:?}",
-                    model.name, clean.critical
-                )
-            });
-        let dest = rotate
-            .rsplit(", ")
-            .next()
-            .expect("a destination")
-            .to_string();
-        let mut spilled = body.clone();
-        let at = spilled
-            .insts
-            .iter()
-            .position(|i| &i.text == rotate)
-            .expect("rotate in the body");
-        let addr = spilled.insts[at].addr;
-        for (k, text) in [
-            format!("movl {dest}, 0x400(%rsp)"),
-            format!("movl 0x400(%rsp), {dest}"),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            spilled.insts.insert(at + 1 + k, DisasmInst { addr, text });
-        }
-        let with_spill = bound_of(target, &spilled, model).expect("bound");
-        assert!(
-            with_spill.recurrence + 1e-9 >= clean.recurrence + model.store_forward,
-            "{}: {} with a spill on the chain vs {} without",
-            model.name,
-            with_spill.recurrence,
-            clean.recurrence
+        assert_spill_costs_forwarding(
+            target,
+            &body,
+            model,
+            &clean,
+            &RotateSpill {
+                is_rotate: |t| t.starts_with("rorx") || t.starts_with("rol"),
+                destination: |rotate| rotate.rsplit(", ").next(),
+                spill_and_reload: |dest| {
+                    [
+                        format!("movl {dest}, 0x400(%rsp)"),
+                        format!("movl 0x400(%rsp), {dest}"),
+                    ]
+                },
+            },
         );
     }
     let clean = cost(&compiled);
@@ -196,40 +214,22 @@ fn s390x_spills_on_the_chain_cost_store_forwarding() {
     let body = hot_loop(&compiled).expect("loop");
     let model = core_model(target, "z15").expect("z15 modelled");
     let clean = bound_of(target, &body, model).expect("bound");
-    let rotate = clean
-        .critical
-        .iter()
-        .find(|t| t.starts_with("rll "))
-        .unwrap_or_else(|| panic!("no rotate on the cycle {:?}", clean.critical));
-    // s390x names the destination first: `rll %r3, %r3, 7`.
-    let dest = rotate
-        .trim_start_matches("rll ")
-        .split(", ")
-        .next()
-        .expect("a destination")
-        .to_string();
-    let at = body
-        .insts
-        .iter()
-        .position(|i| &i.text == rotate)
-        .expect("rotate in the body");
-    let mut spilled = body.clone();
-    let addr = spilled.insts[at].addr;
-    for (k, text) in [
-        format!("st {dest}, 1024(%r15)"),
-        format!("l {dest}, 1024(%r15)"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        spilled.insts.insert(at + 1 + k, DisasmInst { addr, text });
-    }
-    let with_spill = bound_of(target, &spilled, model).expect("bound");
-    assert!(
-        with_spill.recurrence + 1e-9 >= clean.recurrence + model.store_forward,
-        "z15: {} with a spill on the chain vs {} without",
-        with_spill.recurrence,
-        clean.recurrence
+    assert_spill_costs_forwarding(
+        target,
+        &body,
+        model,
+        &clean,
+        &RotateSpill {
+            is_rotate: |t| t.starts_with("rll "),
+            // s390x names the destination first: `rll %r3, %r3, 7`.
+            destination: |rotate| rotate.trim_start_matches("rll ").split(", ").next(),
+            spill_and_reload: |dest| {
+                [
+                    format!("st {dest}, 1024(%r15)"),
+                    format!("l {dest}, 1024(%r15)"),
+                ]
+            },
+        },
     );
 }
 

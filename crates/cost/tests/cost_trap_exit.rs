@@ -6,6 +6,7 @@
 //! without it these tests skip with a message, or fail under `SCHEDLAB_REQUIRE_TOOLS=1` (CI).
 
 use cranelift_codegen::ir::Function;
+use schedlab_backend::tools::test_can_use;
 use schedlab_backend::{Target, compile};
 use schedlab_cost::mca::{
     McaError, disassemble, disassemble_all, disassemble_batch, hot_loop, llvm_tool,
@@ -13,16 +14,7 @@ use schedlab_cost::mca::{
 use schedlab_cost::{CostError, loop_cost, loop_cost_simulated, loop_costs_simulated};
 
 fn tools_available() -> bool {
-    match llvm_tool("llvm-objdump") {
-        Ok(_) => true,
-        Err(e) => {
-            if std::env::var("SCHEDLAB_REQUIRE_TOOLS").as_deref() == Ok("1") {
-                panic!("SCHEDLAB_REQUIRE_TOOLS=1 but {e}");
-            }
-            eprintln!("skipping: {e}");
-            false
-        }
-    }
+    test_can_use(llvm_tool("llvm-objdump"))
 }
 
 /// `sum += mem[i]` for `i` in `0..n`, every load checked as Wasmtime checks it without

@@ -10,6 +10,7 @@
 //! which is then faster than a mostly idle vector kernel.
 
 use crate::multi::{Lane, MultiCompressor, state_index};
+use schedlab_kernels::digest::split_padded;
 use schedlab_kernels::md5::INITIAL_STATE;
 
 /// Busy lanes at or below which, with no message left to start, the batch finishes on the
@@ -37,15 +38,9 @@ struct LaneJob {
 /// The padded tail of `message` (the bytes after its last whole block, `0x80`, zeros, the bit
 /// length): writes 64 or 128 bytes into `tail` and returns how many blocks that is.
 pub fn padded_tail(message: &[u8], tail: &mut [u8; 128]) -> usize {
-    let whole = message.len() - message.len() % 64;
-    let rest = &message[whole..];
-    tail.fill(0);
-    tail[..rest.len()].copy_from_slice(rest);
-    tail[rest.len()] = 0x80;
-    let blocks = if rest.len() < 56 { 1 } else { 2 };
-    let bits = (message.len() as u64).wrapping_mul(8);
-    tail[64 * blocks - 8..64 * blocks].copy_from_slice(&bits.to_le_bytes());
-    blocks
+    let (_, padded, len) = split_padded(message, u64::to_le_bytes);
+    *tail = padded;
+    len / 64
 }
 
 /// The MD5 of every message, in order, computed `kernel.lanes()` at a time; `single` finishes

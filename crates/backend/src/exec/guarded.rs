@@ -34,8 +34,30 @@ impl GuardedLayout {
     }
 }
 
+/// A fresh anonymous mapping of `len` bytes with protection `prot` (`PROT_*`) and `flags`
+/// (`MAP_PRIVATE` or `MAP_SHARED`, and any other `MAP_*` beyond `MAP_ANONYMOUS`, which is
+/// always set). The caller owns it and unmaps it with `munmap(map, len)`.
+pub fn map_anonymous(len: usize, prot: i32, flags: i32) -> std::io::Result<*mut libc::c_void> {
+    // SAFETY: a new anonymous mapping at an address of the kernel's choosing aliases nothing.
+    let map = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            prot,
+            flags | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if map == libc::MAP_FAILED {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(map)
+    }
+}
+
 /// The system's page size.
-pub(crate) fn page_size() -> usize {
+pub fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     usize::try_from(page)

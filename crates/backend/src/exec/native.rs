@@ -10,7 +10,7 @@
 //! counter names trapped, and a new child continues after it. The child never allocates (the
 //! parent may have other threads, whose locks a forked child must not wait for).
 
-use super::guarded::{GuardedLayout, page_size};
+use super::guarded::{GuardedLayout, map_anonymous, page_size};
 use super::link::Linked;
 use super::{CALL_TIMEOUT, ExecError, RawOutcome, Request, SLOT_BYTES};
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -215,23 +215,8 @@ impl<'a> Shared<'a> {
                 timing,
             });
         }
-        // SAFETY: a fresh anonymous shared mapping; checked for failure below.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(ExecError::Host(format!(
-                "mmap of {len} bytes: {}",
-                std::io::Error::last_os_error()
-            )));
-        }
+        let base = map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED)
+            .map_err(|e| ExecError::Host(format!("mmap of {len} bytes: {e}")))?;
         let shared = Shared {
             base: base.cast(),
             len,
@@ -597,21 +582,9 @@ fn thread_cpu_time() -> Duration {
 /// # Safety
 /// Plain system calls; the result is owned by the caller.
 unsafe fn map_guarded(layout: &GuardedLayout) -> Option<*mut u8> {
-    // SAFETY: a fresh private anonymous mapping; checked below.
-    let map = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            layout.map_len,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if map == libc::MAP_FAILED {
-        return None;
-    }
-    let map = map.cast::<u8>();
+    let map = map_anonymous(layout.map_len, libc::PROT_NONE, libc::MAP_PRIVATE)
+        .ok()?
+        .cast::<u8>();
     if layout.data_pages > 0 {
         let page = layout.map_len / (layout.data_pages + 2);
         // SAFETY: the data pages lie inside the mapping and are page-aligned.

@@ -1,16 +1,85 @@
 //! Test support shared by the backend's test binaries: `int[]`s between guard pages, the
-//! BigInteger kernels' machine-level types, and whether a target's code can run here.
-#![allow(dead_code)] // each test binary uses its own part
+//! BigInteger kernels' machine-level types, whether a target's code can run here, and the
+//! tally of kernel calls against their Java models.
+#![allow(dead_code, unused_macros, unused_imports)] // each test binary uses its own part
 
+use cranelift_codegen::ir::Function;
 use schedlab_backend::Target;
+use schedlab_backend::check::run_kernel_cases;
 use schedlab_backend::emulate::toolchain_status;
+use schedlab_backend::exec::{map_anonymous, page_size};
 use schedlab_backend::tools::test_can_use;
-use schedlab_kernels::case::Placement as Layout;
+use schedlab_kernels::case::{Case, Placement as Layout};
+use schedlab_kernels::registry::{self, Kernel};
 
 /// Whether `target`'s code can run here (natively or under qemu); panics, naming the Debian
 /// packages, when `SCHEDLAB_REQUIRE_TOOLS=1` (as in CI) and it cannot.
 pub fn runnable(target: Target) -> bool {
     test_can_use(toolchain_status(target))
+}
+
+/// One `#[test]` per `test => Target` pair, each calling `$check(target)`.
+macro_rules! test_on_every_target {
+    ($check:ident: $($test:ident => $target:ident),+ $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                $check(schedlab_backend::Target::$target);
+            }
+        )+
+    };
+}
+pub(crate) use test_on_every_target;
+
+/// The registered kernels whose code `target` can lower (RV64GC has no vector lowering in
+/// Cranelift: see `schedlab check`).
+pub fn kernels_for(target: Target) -> impl Iterator<Item = &'static dyn Kernel> {
+    registry::all()
+        .into_iter()
+        .filter(move |kernel| !(kernel.needs_simd() && target == Target::Riscv64))
+}
+
+/// Kernel calls on one target checked against the kernels' Java models: how many ran, and
+/// one line per call whose result differs.
+#[derive(Default)]
+pub struct CallTally {
+    /// Calls run.
+    pub calls: usize,
+    /// `kernel strategy target case: mismatch` for each call that differs.
+    pub failures: Vec<String>,
+}
+
+impl CallTally {
+    /// Runs `kernel`'s `cases` on `func` (scheduled by `strategy`) on `target` and records the
+    /// verdicts; panics when they cannot run.
+    pub fn run(
+        &mut self,
+        kernel: &dyn Kernel,
+        func: Function,
+        strategy: &str,
+        target: Target,
+        cases: &[Case],
+    ) {
+        let verdicts = run_kernel_cases(kernel, func, target, cases)
+            .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
+        self.calls += verdicts.len();
+        self.failures.extend(verdicts.into_iter().filter_map(|v| {
+            v.mismatch
+                .map(|m| format!("{} {strategy} {target} {}: {m}", kernel.name(), v.label))
+        }));
+    }
+
+    /// Asserts that calls ran on `target` and that none differed (naming the first 20 that did).
+    pub fn assert_all_agree(&self, target: Target) {
+        let Self { calls, failures } = self;
+        assert!(*calls > 0, "no call ran on {target}");
+        assert!(
+            failures.is_empty(),
+            "{} of {calls} calls differ from the Java model on {target}:\n{}",
+            failures.len(),
+            failures[..failures.len().min(20)].join("\n")
+        );
+    }
 }
 
 /// `n` ints between two inaccessible pages.
@@ -24,23 +93,16 @@ pub struct Guarded {
 
 impl Guarded {
     pub fn new(values: &[i32], layout: Layout) -> Self {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let page = page_size();
         let bytes = values.len() * 4;
         let data_pages = bytes.div_ceil(page).max(1);
         let map_len = (data_pages + 2) * page;
-        // SAFETY: anonymous private mapping, checked below.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(map, libc::MAP_FAILED, "mmap failed");
+        let map = map_anonymous(
+            map_len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE,
+        )
+        .expect("mmap failed");
         let base = map.cast::<u8>();
         // SAFETY: both guard pages lie inside the mapping and are page-aligned.
         unsafe {

@@ -1,6 +1,8 @@
 //! Test helpers shared by the md5 crate's integration tests.
 #![allow(dead_code)]
 
+use schedlab_backend::exec::{map_anonymous, page_size};
+
 /// `len` readable bytes ending exactly at an inaccessible page.
 pub struct GuardedBuffer {
     page: usize,
@@ -12,22 +14,15 @@ pub struct GuardedBuffer {
 impl GuardedBuffer {
     /// `len` bytes filled by `fill(index)`.
     pub fn new(len: usize, fill: impl Fn(usize) -> u8) -> Self {
-        // SAFETY: sysconf has no preconditions.
-        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize;
+        let page = page_size();
         let data_pages = len.div_ceil(page).max(1);
         let map_len = (data_pages + 1) * page;
-        // SAFETY: anonymous private mapping, checked below.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(map, libc::MAP_FAILED, "mmap failed");
+        let map = map_anonymous(
+            map_len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE,
+        )
+        .expect("mmap failed");
         // SAFETY: the last page lies inside the mapping.
         let guard = unsafe { map.cast::<u8>().add(data_pages * page) };
         // SAFETY: as above; page-aligned.
