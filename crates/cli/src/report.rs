@@ -92,7 +92,8 @@ pub struct ReportArgs {
     /// After the rows, per block the exact optimum (lowest peak pressure; shortest length
     /// within the register budget; proven, or with the gap to a proven bound) beside each
     /// strategy's pressure and length; with `--summary`, each strategy's mean distance from it
-    /// (time limit per block and problem: `SCHEDLAB_OPTIMUM_SECONDS`, default 1).
+    /// (time limit per block and problem: `SCHEDLAB_OPTIMUM_SECONDS`, default 1). CSV stays one
+    /// table: with `--format csv` the optimum's table replaces the rows.
     #[arg(long)]
     optimum: bool,
 }
@@ -277,15 +278,15 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         Format::Jsonl => String::new(),
         Format::Json if args.optimum => String::new(),
         Format::Json => json_text(json.as_ref())?,
-        // CSV is one table: with `--summary` it is the summary's alone.
-        Format::Csv if args.summary => String::new(),
+        // CSV is one table: with `--summary` the summary's, with `--optimum` the optimum's.
+        Format::Csv if args.summary || args.optimum => String::new(),
         Format::Csv => csv(&rows),
         Format::Table => table(&rows, false),
         Format::Markdown => table(&rows, true),
     };
     let printed_with_optimum = args.optimum && args.format == Format::Json;
-    let summary_alone = args.summary && args.format == Format::Csv;
-    if !streaming && !printed_with_optimum && !summary_alone {
+    let csv = args.format == Format::Csv;
+    if !streaming && !printed_with_optimum && !(csv && (args.summary || args.optimum)) {
         println!("{text}");
     }
     let readable = matches!(args.format, Format::Table | Format::Markdown);
@@ -299,10 +300,12 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     for line in problems.lines(args.problems) {
         eprintln!("{line}");
     }
-    // CSV's one table with `--optimum` is the distances from the optimum.
-    let optimum_alone = summary_alone && args.optimum;
-    if args.summary && !matches!(args.format, Format::Json | Format::Jsonl) && !optimum_alone {
-        if !summary_alone {
+    // CSV's one table with `--optimum` is the optimum's (with `--summary`, its distances).
+    if args.summary
+        && !matches!(args.format, Format::Json | Format::Jsonl)
+        && !(csv && args.optimum)
+    {
+        if !csv {
             println!();
         }
         if args.baseline {

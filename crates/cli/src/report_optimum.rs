@@ -124,7 +124,8 @@ pub fn section(
     match rows_document {
         Some(document) => println!("{}", one_document(document, &blocks)?),
         None => {
-            if settings.format != Format::Jsonl && !settings.summary_alone() {
+            // CSV's one table stands alone; the others follow the rows after a blank line.
+            if !matches!(settings.format, Format::Jsonl | Format::Csv) {
                 println!();
             }
             println!("{}", render(&blocks, settings)?);

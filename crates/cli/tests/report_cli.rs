@@ -47,9 +47,15 @@ fn json_has_every_strategy_on_four_targets() {
 /// The lines of `report ARGS --summary --format csv`, checked to be one rectangular table: one
 /// header line (starting with `header_start`) and rows of as many fields.
 fn summary_csv(args: &[&str], header_start: &str) -> Vec<String> {
+    one_csv_table(&[args, &["--summary"]].concat(), header_start)
+}
+
+/// `report ARGS --format csv`: one header line starting `header_start`, every line as many
+/// fields, no rows' table after another; its lines.
+fn one_csv_table(args: &[&str], header_start: &str) -> Vec<String> {
     let mut full = vec!["report"];
     full.extend_from_slice(args);
-    full.extend(["--summary", "--format", "csv"]);
+    full.extend(["--format", "csv"]);
     let out = schedlab(&full);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
@@ -106,6 +112,21 @@ fn optimum_summary_csv_is_one_table() {
         "target,strategy,blocks,pressure gap %,",
     );
     assert_eq!(lines.len(), 1 + 2 * 2, "a row per target and strategy");
+    // Without `--summary` the one table is the optimum per block.
+    let lines = one_csv_table(
+        &[
+            "--kernel",
+            "muladd",
+            "--target",
+            "x86_64",
+            "--strategy",
+            "source,optimal",
+            "--optimum",
+        ],
+        "kernel,target,block,nodes,",
+    );
+    assert!(lines.len() > 1, "a row per block");
+    assert!(lines[1..].iter().all(|l| l.starts_with("muladd,x86_64,")));
 }
 
 #[test]
