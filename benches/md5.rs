@@ -47,11 +47,11 @@ fn compile(c: &mut Criterion) {
     let config = schedlab_backend::pipeline::PipelineConfig::default();
     let mut group = c.benchmark_group("compile");
     for (name, slow) in [
-        ("lazy", schedlab_md5::SlowPath::Lazy),
-        ("eager", schedlab_md5::SlowPath::Eager),
+        ("lazy", schedlab_digests::SlowPath::Lazy),
+        ("eager", schedlab_digests::SlowPath::Eager),
     ] {
         group.bench_function(name, |b| {
-            b.iter(|| schedlab_md5::Compressor::compile_timed(black_box(&config), slow))
+            b.iter(|| schedlab_digests::Compressor::compile_timed(black_box(&config), slow))
         });
     }
     group.finish();

@@ -11,7 +11,7 @@
 #[path = "common/sum.rs"]
 mod sum;
 
-use schedlab_md5::{Digest, LaneEngine, Md5};
+use schedlab_digests::{Digest, LaneEngine, Md5};
 use std::sync::OnceLock;
 
 /// Bytes fed to a stream per `update`, round-robin over a batch's files (the engine's

@@ -1,5 +1,5 @@
 //! `sha256sum` as GNU coreutils 9.1 has it, hashing with schedlab's JIT-compiled SHA-256
-//! (`schedlab_md5::Sha256`, the `sha256` kernel).
+//! (`schedlab_digests::Sha256`, the `sha256` kernel).
 //!
 //! `cargo run --release --example sha256sum -- [OPTION]... [FILE]...` prints byte for byte what
 //! `/usr/bin/sha256sum` prints (stdout, stderr, exit status), `-c`/`--check` included. The
@@ -9,7 +9,7 @@
 #[path = "common/sum.rs"]
 mod sum;
 
-use schedlab_md5::{Digest, Sha256};
+use schedlab_digests::{Digest, Sha256};
 
 /// SHA-256 as `sum` needs it.
 static SHA256: sum::Algorithm = sum::Algorithm {

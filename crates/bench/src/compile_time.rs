@@ -8,7 +8,7 @@ use crate::measure::median;
 use cranelift_codegen::ir::Function;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitFunction, JitOptions, Target};
-use schedlab_md5::{CompileTimings, Compressor, SlowPath};
+use schedlab_digests::{CompileTimings, Compressor, SlowPath};
 use std::time::{Duration, Instant};
 
 /// Median compile time of one configuration, split by phase (microseconds).

@@ -6,8 +6,8 @@
 
 use digest::Digest;
 use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_digests::{Md5Builder, Md5Engine};
 use schedlab_kernels::digest::split_padded;
-use schedlab_md5::{Md5Builder, Md5Engine};
 use schedlab_passes::bce::BceLevel;
 use schedlab_passes::rewrite::ConstantPlacement;
 use schedlab_passes::sched;
@@ -121,7 +121,7 @@ pub fn describe(config: &PipelineConfig) -> String {
     )
 }
 
-/// The configuration `schedlab_md5::Md5` uses (its builder's default), or the pipeline's
+/// The configuration `schedlab_digests::Md5` uses (its builder's default), or the pipeline's
 /// default if the host cannot compile (building the rows then reports why).
 pub fn library_default() -> PipelineConfig {
     Md5Builder::new()

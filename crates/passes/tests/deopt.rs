@@ -1,6 +1,6 @@
 //! Slow-path outlining (predication in place, the failing test calling the slow path) on the
 //! kernels: what it removes, what it refuses. Executing the
-//! outlined code is tested where there is a JIT (`schedlab-md5`'s guard-page tests run the
+//! outlined code is tested where there is a JIT (`schedlab-digests`'s guard-page tests run the
 //! lazily compiled slow path against the Java model).
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};

@@ -14,7 +14,7 @@ use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
-use schedlab_md5::{MultiCompressor, lane_config};
+use schedlab_digests::{MultiCompressor, lane_config};
 use serde_json::json;
 use std::hint::black_box;
 use std::time::Instant;

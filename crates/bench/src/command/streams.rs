@@ -22,7 +22,7 @@ use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
-use schedlab_md5::{
+use schedlab_digests::{
     Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, Md5, MultiCompressor,
     TieredEngine, lane_config,
 };
@@ -270,7 +270,7 @@ fn check_digests(rows: &[Row], buffers: &[Vec<u8>]) -> Result<(), CliError> {
                         schedlab_kernels::md5::reference_compress(&mut want_state, block);
                     }
                     let lane0: [u32; 4] =
-                        std::array::from_fn(|w| state[schedlab_md5::state_index(0, w)]);
+                        std::array::from_fn(|w| state[schedlab_digests::state_index(0, w)]);
                     if lane0 != want_state {
                         return Err(CliError::failure(format!(
                             "{} compresses {} bytes wrongly",
@@ -330,7 +330,7 @@ fn hash_library(data: &[u8]) -> [u8; 16] {
 fn block_function(kernel: &MultiCompressor, state: &mut [u32], whole: &[u8]) {
     for lane in 0..kernel.lanes() {
         for (w, word) in schedlab_kernels::md5::INITIAL_STATE.into_iter().enumerate() {
-            state[schedlab_md5::state_index(lane, w)] = word;
+            state[schedlab_digests::state_index(lane, w)] = word;
         }
     }
     let lanes: Vec<Lane<'_>> = (0..kernel.lanes())

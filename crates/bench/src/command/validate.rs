@@ -44,7 +44,7 @@ use schedlab_backend::pipeline::{self, PipelineConfig, StageOptions};
 use schedlab_backend::{Compiled, Target};
 use schedlab_cost::loop_cost_simulated;
 use schedlab_cost::mca::{mca_cpus, mca_cycles};
-use schedlab_md5::Md5Builder;
+use schedlab_digests::Md5Builder;
 
 /// Message size timed: large enough that the per-hash overhead is well under 1 %.
 const MESSAGE: usize = 1 << 20;

@@ -1,5 +1,5 @@
-//! MD5 whose compression function is schedlab's Java-semantics Cranelift kernel, compiled by
-//! the JIT once per process.
+//! MD5 and SHA-256 whose compression functions are schedlab's Java-semantics Cranelift
+//! kernels, compiled by the JIT once per process ([`Md5`] here, [`Sha256`] in [`sha256`]).
 //!
 //! [`Md5`] implements the RustCrypto [`digest`] traits exactly like `md5::Md5` from the `md-5`
 //! crate: only the block-level core differs. The library is tiered like a JVM
@@ -16,7 +16,7 @@
 //! level) for experiments.
 //!
 //! ```
-//! use schedlab_md5::{Digest, Md5};
+//! use schedlab_digests::{Digest, Md5};
 //! let hash = Md5::digest(b"abc");
 //! let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
 //! assert_eq!(hex, "900150983cd24fb0d6963f7d28e17f72");

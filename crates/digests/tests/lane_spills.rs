@@ -10,8 +10,8 @@
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_with};
 use schedlab_backend::stats::{code_stats, spill_sites};
+use schedlab_digests::lane_config;
 use schedlab_kernels::md5_mb;
-use schedlab_md5::lane_config;
 
 /// Spills and reloads of the x8 kernel as the library configures it, compiled for `target`
 /// with the slow path outlined (the function the JIT compiles), and the spill sites listed.

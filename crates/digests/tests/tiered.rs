@@ -2,7 +2,7 @@
 //! JIT that cannot compile leaves a working, portable library that says why.
 
 use digest::Digest;
-use schedlab_md5::{Backend, Md5, Md5Builder};
+use schedlab_digests::{Backend, Md5, Md5Builder};
 
 fn messages() -> Vec<Vec<u8>> {
     (0..300usize)

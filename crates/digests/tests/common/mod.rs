@@ -1,4 +1,4 @@
-//! Test helpers shared by the md5 crate's integration tests.
+//! Test helpers shared by the digests crate's integration tests.
 #![allow(dead_code)]
 
 use schedlab_backend::exec::{map_anonymous, page_size};

@@ -75,7 +75,7 @@ impl Rounds {
 /// Cloning it gives another handle to the same engine.
 ///
 /// ```
-/// use schedlab_md5::{Digest, LaneEngine, Md5};
+/// use schedlab_digests::{Digest, LaneEngine, Md5};
 /// let engine = LaneEngine::new();
 /// let (mut a, mut b) = (engine.hasher(), engine.hasher());
 /// a.update(b"a");

@@ -2,7 +2,7 @@
 //! checked slow path on first need), for a profile of compile time:
 //!
 //! ```sh
-//! cargo build --release -p schedlab-md5 --example compile_profile
+//! cargo build --release -p schedlab-digests --example compile_profile
 //! target/release/examples/compile_profile 300            # time: thread CPU, allocations
 //! valgrind --tool=callgrind --callgrind-out-file=cg.out \
 //!     target/release/examples/compile_profile 20         # deterministic instruction counts
@@ -21,7 +21,7 @@
 //! Under callgrind the times mean nothing; the allocation counts stay exact.
 
 use schedlab_backend::pipeline::PipelineConfig;
-use schedlab_md5::{CompileTimings, Compressor, SlowPath};
+use schedlab_digests::{CompileTimings, Compressor, SlowPath};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};

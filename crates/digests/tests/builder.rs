@@ -1,6 +1,6 @@
 //! `Md5Builder`: every registered strategy by name, and a clear error for an unknown one.
 
-use schedlab_md5::{Digest, Md5Builder};
+use schedlab_digests::{Digest, Md5Builder};
 
 #[test]
 fn every_strategy_hashes_correctly() {

@@ -7,7 +7,7 @@ use digest::Digest;
 use proptest::prelude::*;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use schedlab_md5::{Backend, LaneEngine, Md5, Md5Builder, TieredEngine};
+use schedlab_digests::{Backend, LaneEngine, Md5, Md5Builder, TieredEngine};
 use std::sync::OnceLock;
 
 /// The default tiered engine with both kernels compiled (once per test binary).

@@ -111,7 +111,7 @@ impl<T: Send + Sync + 'static> Tier<T> {
             return;
         }
         let spawned = std::thread::Builder::new()
-            .name("schedlab-md5-jit".into())
+            .name("schedlab-digests-jit".into())
             .spawn(move || self.compile_now());
         if let Err(e) = spawned {
             let _ = self

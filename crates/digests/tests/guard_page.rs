@@ -2,8 +2,8 @@
 //! against a `PROT_NONE` page: any read past the end crashes the test process.
 
 use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_digests::{Compressor, SlowPath};
 use schedlab_kernels::md5::{INITIAL_STATE, java_compress_multi_block};
-use schedlab_md5::{Compressor, SlowPath};
 
 mod common;
 use common::GuardedBuffer;

@@ -2,7 +2,7 @@
 //! (Its own test binary: the variable is read once, when the default engine is created.)
 
 use digest::Digest;
-use schedlab_md5::{Backend, JIT_ENV, Md5};
+use schedlab_digests::{Backend, JIT_ENV, Md5};
 
 #[test]
 fn the_disabled_jit_is_reported_and_hashing_is_portable() {

@@ -1,7 +1,7 @@
 //! Differential tests against the `md-5` crate.
 
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use schedlab_md5::{Digest, Md5};
+use schedlab_digests::{Digest, Md5};
 
 fn random_bytes(rng: &mut StdRng, len: usize) -> Vec<u8> {
     let mut v = vec![0u8; len];

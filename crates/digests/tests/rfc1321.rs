@@ -1,7 +1,7 @@
 //! RFC 1321 appendix A.5 test suite through the `digest` API.
 
+use schedlab_digests::{Digest, Md5};
 use schedlab_kernels::md5::RFC1321_SUITE as SUITE;
-use schedlab_md5::{Digest, Md5};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -11,8 +11,8 @@ use common::GuardedBuffer;
 use digest::Digest;
 use proptest::prelude::*;
 use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_digests::{MultiCompressor, lane_config};
 use schedlab_kernels::md5::RFC1321_SUITE;
-use schedlab_md5::{MultiCompressor, lane_config};
 use std::sync::OnceLock;
 
 /// The 4- and 8-lane kernels as the library compiles them (word area in memory), compiled once
@@ -109,8 +109,8 @@ fn every_lane_reads_up_to_its_guard_page_and_no_further() {
 #[cfg(not(target_arch = "riscv64"))]
 #[test]
 fn hostile_raw_lanes_fail_without_reading_outside_and_keep_completed_blocks() {
+    use schedlab_digests::{Lane, OUT_OF_BOUNDS};
     use schedlab_kernels::md5_mb::{LaneInput, java_compress_lanes};
-    use schedlab_md5::{Lane, OUT_OF_BOUNDS};
     for kernel in kernels() {
         let lanes = kernel.lanes();
         for (blocks, short_lane, shortfall, ofs) in [
