@@ -115,14 +115,16 @@ fn mul_add_in_place_reads_what_it_wrote() {
     assert_eq!((a, carry), ([1, 1, 4, 4], 0));
 }
 
+/// `square_to_len` entered at `entry` on `x = [5, 6]` and a zeroed `z` of `zsize` words.
+fn square_five_six(entry: Entry, len: i32, zsize: usize, zlen: i32) -> Result<(), JavaException> {
+    let mut z = vec![0; zsize];
+    square_to_len_with(entry, Input::Array(&[5, 6]), len, &mut z, zlen)
+}
+
 #[test]
 fn square_to_len_argument_checks_throw_illegal_argument() {
-    let x = [5, 6];
     let iae = Err(JavaException::IllegalArgument);
-    let call = |len, zsize: usize, zlen| {
-        let mut z = vec![0; zsize];
-        square_to_len_with(Entry::Wrapper, Input::Array(&x), len, &mut z, zlen)
-    };
+    let call = |len, zsize, zlen| square_five_six(Entry::Wrapper, len, zsize, zlen);
     assert_eq!(call(0, 4, 4), iae, "len < 1");
     assert_eq!(call(3, 6, 6), iae, "len > x.length");
     assert_eq!(call(2, 3, 3), iae, "len * 2 > z.length");
@@ -135,12 +137,8 @@ fn square_to_len_argument_checks_throw_illegal_argument() {
 
 #[test]
 fn impl_square_to_len_reaches_the_array_checks() {
-    let x = [5, 6];
     let oob = Err(JavaException::OutOfBounds);
-    let call = |len, zsize: usize, zlen| {
-        let mut z = vec![0; zsize];
-        square_to_len_with(Entry::Impl, Input::Array(&x), len, &mut z, zlen)
-    };
+    let call = |len, zsize, zlen| square_five_six(Entry::Impl, len, zsize, zlen);
     assert_eq!(call(3, 6, 6), oob, "x[2]");
     assert_eq!(call(2, 3, 3), oob, "z[3]");
     assert_eq!(call(2, 4, 5), oob, "z[4] in the shift");

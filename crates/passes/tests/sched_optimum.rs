@@ -14,6 +14,37 @@ use schedlab_passes::sched::optimum::{cp, ideals, timed};
 use schedlab_passes::sched::{self, MachineModel, ScheduleOptions};
 use std::time::Duration;
 
+/// The exact search with issue times under the register cap `cap` agrees with the exhaustive
+/// search's `shortest` length: a legal order within the budget at that length and none below
+/// it; none at all when no order is within the budget (`shortest` is `None`).
+fn assert_timed_search_agrees(problem: &BlockProblem, cap: u32, shortest: Option<u32>, seed: u64) {
+    let proven_none = |target| {
+        matches!(
+            timed::order_within(problem, cap, target, usize::MAX, None),
+            timed::Timed::Proven
+        )
+    };
+    let Some(length) = shortest else {
+        assert!(
+            proven_none(u32::MAX / 2),
+            "seed {seed}: timed search found an order over the budget"
+        );
+        return;
+    };
+    let found = timed::order_within(problem, cap, length, usize::MAX, None);
+    let timed::Timed::Found(order) = found else {
+        panic!("seed {seed}: timed search found no order at the shortest {length}");
+    };
+    assert!(problem.is_legal(&order), "seed {seed}");
+    let f = problem.evaluate(&order);
+    assert!(problem.within_budget(f.pressure), "seed {seed}");
+    assert!(f.length <= length, "seed {seed}");
+    assert!(
+        length == 0 || proven_none(length - 1),
+        "seed {seed}: timed search below the shortest {length}"
+    );
+}
+
 /// Random DAGs checked against exhaustive search (issue 34 asks for at least 5,000).
 const RANDOM_DAGS: u64 = 5_000;
 
@@ -135,35 +166,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         }
         // The exact search with issue times: an order at the shortest length within the
         // budget, none below it; none at all when no order is within the budget.
-        match truth.length {
-            Some(length) => {
-                match timed::order_within(&problem, cap, length, usize::MAX, None) {
-                    timed::Timed::Found(order) => {
-                        assert!(problem.is_legal(&order), "seed {seed}");
-                        let f = problem.evaluate(&order);
-                        assert!(problem.within_budget(f.pressure), "seed {seed}");
-                        assert!(f.length <= length, "seed {seed}");
-                    }
-                    _ => panic!("seed {seed}: timed search found no order at the shortest"),
-                }
-                if length > 0 {
-                    assert!(
-                        matches!(
-                            timed::order_within(&problem, cap, length - 1, usize::MAX, None),
-                            timed::Timed::Proven
-                        ),
-                        "seed {seed}: timed search below the shortest {length}"
-                    );
-                }
-            }
-            None => assert!(
-                matches!(
-                    timed::order_within(&problem, cap, u32::MAX / 2, usize::MAX, None),
-                    timed::Timed::Proven
-                ),
-                "seed {seed}: timed search found an order over the budget"
-            ),
-        }
+        assert_timed_search_agrees(&problem, cap, truth.length, seed);
         // A window of the source order: its points are the order's, so its peak is at most
         // the order's; the window search returns a legal order no worse.
         let source = problem.source_order();
@@ -255,36 +258,7 @@ fn timed_search_under_symmetry_equals_exhaustive_search() {
         with_groups += usize::from(Symmetry::of(&problem).groups() > 0);
         let truth = exhaustive(&problem);
         let cap = problem.register_budget.saturating_add(problem.idle);
-        match truth.length {
-            Some(length) => {
-                let found = timed::order_within(&problem, cap, length, usize::MAX, None);
-                let timed::Timed::Found(order) = found else {
-                    panic!("seed {seed}: no order at the shortest {length}");
-                };
-                assert!(problem.is_legal(&order), "seed {seed}");
-                assert!(problem.length_of(&order) <= length, "seed {seed}");
-                assert!(
-                    problem.within_budget(problem.pressure_of(&order)),
-                    "seed {seed}"
-                );
-                if length > 0 {
-                    assert!(
-                        matches!(
-                            timed::order_within(&problem, cap, length - 1, usize::MAX, None),
-                            timed::Timed::Proven
-                        ),
-                        "seed {seed}: an order below the shortest {length}"
-                    );
-                }
-            }
-            None => assert!(
-                matches!(
-                    timed::order_within(&problem, cap, u32::MAX / 2, usize::MAX, None),
-                    timed::Timed::Proven
-                ),
-                "seed {seed}: an order over the budget"
-            ),
-        }
+        assert_timed_search_agrees(&problem, cap, truth.length, seed);
     }
     // Most of the problems must have had their subtrees recognised, or nothing was folded.
     assert!(with_groups > 800, "{with_groups} of 1000 with a symmetry");

@@ -49,6 +49,26 @@ fn effect(outcome: BigIntOutcome, ret: DataValue, other: Option<&[i32]>) -> Effe
     }
 }
 
+/// The random calls then the hostile ones as cases, labelled `random {i} …` and `hostile {i} …`
+/// with what `random_sizes` and `hostile_sizes` say of each call.
+fn labelled_cases<C>(
+    random: &[C],
+    hostile: &[C],
+    random_sizes: impl Fn(&C) -> String,
+    hostile_sizes: impl Fn(&C) -> String,
+    case: fn(String, &C) -> Case,
+) -> Vec<Case> {
+    let random = random
+        .iter()
+        .enumerate()
+        .map(|(i, c)| case(format!("random {i} {}", random_sizes(c)), c));
+    let hostile = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, c)| case(format!("hostile {i} {}", hostile_sizes(c)), c));
+    random.chain(hostile).collect()
+}
+
 impl MulAddKernel {
     /// The call `mul_add(out, out.length, in, in.length, offset, len, k)`.
     pub fn case(label: String, c: &MulAddCase) -> Case {
@@ -90,17 +110,13 @@ impl Kernel for MulAddKernel {
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {
-        let random = random_mul_add_cases(options.seed, 1..=options.random.max(1));
-        let hostile = hostile_mul_add_cases(options.seed);
-        let random = random.iter().enumerate().map(|(i, c)| {
-            let label = format!("random {i} len={} offset={}", c.len, c.offset);
-            Self::case(label, c)
-        });
-        let hostile = hostile.iter().enumerate().map(|(i, c)| {
-            let label = format!("hostile {i} offset={} len={}", c.offset, c.len);
-            Self::case(label, c)
-        });
-        random.chain(hostile).collect()
+        labelled_cases(
+            &random_mul_add_cases(options.seed, 1..=options.random.max(1)),
+            &hostile_mul_add_cases(options.seed),
+            |c| format!("len={} offset={}", c.len, c.offset),
+            |c| format!("offset={} len={}", c.offset, c.len),
+            Self::case,
+        )
     }
 
     fn expected(&self, case: &Case) -> Result<Effect, String> {
@@ -169,17 +185,14 @@ impl Kernel for SquareToLenKernel {
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {
-        let random = random_square_cases(options.seed, 1..=options.random.max(1));
-        let hostile = hostile_square_cases(options.seed);
-        let random = random.iter().enumerate().map(|(i, c)| {
-            let label = format!("random {i} len={} zlen={}", c.len, c.zlen);
-            Self::case(label, c)
-        });
-        let hostile = hostile.iter().enumerate().map(|(i, c)| {
-            let label = format!("hostile {i} len={} zlen={}", c.len, c.zlen);
-            Self::case(label, c)
-        });
-        random.chain(hostile).collect()
+        let sizes = |c: &SquareToLenCase| format!("len={} zlen={}", c.len, c.zlen);
+        labelled_cases(
+            &random_square_cases(options.seed, 1..=options.random.max(1)),
+            &hostile_square_cases(options.seed),
+            sizes,
+            sizes,
+            Self::case,
+        )
     }
 
     fn expected(&self, case: &Case) -> Result<Effect, String> {

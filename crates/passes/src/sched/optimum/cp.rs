@@ -31,6 +31,7 @@ use pumpkin_conflict_resolvers::resolvers::ResolutionResolver;
 use pumpkin_core::Solver;
 use pumpkin_core::branching::branchers::dynamic_brancher::DynamicBrancher;
 use pumpkin_core::branching::branchers::warm_start::WarmStart;
+use pumpkin_core::constraints::Constraint;
 use pumpkin_core::predicate;
 use pumpkin_core::predicates::Predicate;
 use pumpkin_core::proof::ConstraintTag;
@@ -358,13 +359,9 @@ impl<'a> Model<'a> {
         let var = self.solver.new_bounded_integer(lo, hi);
         let array: Vec<DomainId> = users.iter().map(|&u| self.position[u as usize]).collect();
         if min {
-            self.solver
-                .add_constraint(pumpkin_constraints::minimum(array, var, self.tag))
-                .post();
+            self.post(pumpkin_constraints::minimum(array, var, self.tag));
         } else {
-            self.solver
-                .add_constraint(pumpkin_constraints::maximum(array, var, self.tag))
-                .post();
+            self.post(pumpkin_constraints::maximum(array, var, self.tag));
         }
         End::At(var, lo, hi)
     }
@@ -448,14 +445,12 @@ impl<'a> Model<'a> {
                 }
                 if (lits.len() as i64) > room {
                     let weights = vec![1i32; lits.len()];
-                    self.solver
-                        .add_constraint(pumpkin_constraints::boolean_less_than_or_equals(
-                            weights,
-                            lits,
-                            room as i32,
-                            self.tag,
-                        ))
-                        .post();
+                    self.post(pumpkin_constraints::boolean_less_than_or_equals(
+                        weights,
+                        lits,
+                        room as i32,
+                        self.tag,
+                    ));
                 }
             }
         }
@@ -481,24 +476,20 @@ impl<'a> Model<'a> {
             .collect();
         let tag = self.tag;
         for &(a, b, lat) in &problem.edges {
-            self.solver
-                .add_constraint(pumpkin_constraints::binary_less_than_or_equals(
-                    issue[a as usize].offset(lat as i32),
-                    issue[b as usize].scaled(1),
-                    tag,
-                ))
-                .post();
+            self.post(pumpkin_constraints::binary_less_than_or_equals(
+                issue[a as usize].offset(lat as i32),
+                issue[b as usize].scaled(1),
+                tag,
+            ));
         }
         if n as u32 > problem.issue_width {
-            self.solver
-                .add_constraint(pumpkin_constraints::cumulative(
-                    issue.clone(),
-                    vec![1; n],
-                    vec![1; n],
-                    problem.issue_width as i32,
-                    tag,
-                ))
-                .post();
+            self.post(pumpkin_constraints::cumulative(
+                issue.clone(),
+                vec![1; n],
+                vec![1; n],
+                problem.issue_width as i32,
+                tag,
+            ));
         }
         // The order sorted by position is sorted by issue cycle.
         for i in 0..n {
@@ -542,18 +533,19 @@ impl<'a> Model<'a> {
         Some(true)
     }
 
+    /// Posts `constraint` unconditionally.
+    fn post(&mut self, constraint: impl Constraint) {
+        self.solver.add_constraint(constraint).post();
+    }
+
     /// Posts `a < b` (`strict`) or `a ≤ b`.
     fn post_le(&mut self, a: DomainId, b: DomainId, strict: bool) {
         if strict {
-            self.solver
-                .add_constraint(pumpkin_constraints::binary_less_than(a, b, self.tag))
-                .post();
+            self.post(pumpkin_constraints::binary_less_than(a, b, self.tag));
         } else {
-            self.solver
-                .add_constraint(pumpkin_constraints::binary_less_than_or_equals(
-                    a, b, self.tag,
-                ))
-                .post();
+            self.post(pumpkin_constraints::binary_less_than_or_equals(
+                a, b, self.tag,
+            ));
         }
     }
 }

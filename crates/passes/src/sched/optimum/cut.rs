@@ -64,25 +64,24 @@ impl Network {
             let users = &v.users;
             match (v.def, v.live_out) {
                 (Def::Entry, true) => always += 1,
-                (Def::Entry, false) => match users.as_slice() {
-                    [] => {}
-                    [r] => arcs.push((SOURCE, *r, 1)),
-                    _ => {
-                        let all = aux();
-                        arcs.push((SOURCE, all, 1));
-                        arcs.extend(users.iter().map(|&r| (all, r, INFINITE)));
-                    }
-                },
                 (Def::Node(d), true) => arcs.push((d, SINK, 1)),
-                (Def::Node(d), false) => match users.as_slice() {
-                    [] => {}
-                    [r] => arcs.push((d, *r, 1)),
-                    _ => {
-                        let all = aux();
-                        arcs.push((d, all, 1));
-                        arcs.extend(users.iter().map(|&r| (all, r, INFINITE)));
+                (def @ (Def::Entry | Def::Node(_)), false) => {
+                    // Live from its definition (the source for a live-in) until every reader
+                    // is placed.
+                    let from = match def {
+                        Def::Node(d) => d,
+                        _ => SOURCE,
+                    };
+                    match users.as_slice() {
+                        [] => {}
+                        [r] => arcs.push((from, *r, 1)),
+                        _ => {
+                            let all = aux();
+                            arcs.push((from, all, 1));
+                            arcs.extend(users.iter().map(|&r| (all, r, INFINITE)));
+                        }
                     }
-                },
+                }
                 (Def::FirstUse, live_out) => {
                     // Started once any reader is placed (or is next); live until all are,
                     // or to the end.
