@@ -54,6 +54,23 @@ pub struct ObjectFile {
     pub bytes: Vec<u8>,
 }
 
+impl ObjectFile {
+    /// Emits `module`, whose code is for `target` and exported as `symbol`; `Err` carries
+    /// cranelift-object's message.
+    pub(crate) fn emit(
+        module: ObjectModule,
+        target: Target,
+        symbol: String,
+    ) -> Result<Self, String> {
+        let bytes = module.finish().emit().map_err(|e| e.to_string())?;
+        Ok(Self {
+            target,
+            symbol,
+            bytes,
+        })
+    }
+}
+
 /// The linker symbol for `func`: its test-case name without CLIF's `%`, or `u<ns>_<index>`.
 pub fn symbol_name(func: &Function) -> String {
     match &func.name {
@@ -131,15 +148,7 @@ fn object_with_functions(
             .define_function_bytes(id, 16, &compiled.code, &[])
             .map_err(|e| object_err(e.to_string()))?;
     }
-    let bytes = module
-        .finish()
-        .emit()
-        .map_err(|e| object_err(e.to_string()))?;
-    Ok(ObjectFile {
-        target,
-        symbol,
-        bytes,
-    })
+    ObjectFile::emit(module, target, symbol.clone()).map_err(object_err)
 }
 
 /// The symbol of the `i`-th function of [`object_for_batch_disassembly`] is this prefix and

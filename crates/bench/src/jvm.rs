@@ -5,7 +5,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The harness source, the same file that lives in `benches/java/`.
@@ -115,19 +115,11 @@ impl JavaProgram {
             .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
         let launch = match find_on_path("javac") {
             Some(javac) => {
-                let out = Command::new(&javac)
-                    .arg("-d")
-                    .arg(dir.path())
-                    .arg(&source)
-                    .output()
-                    .map_err(|e| format!("cannot run {}: {e}", javac.display()))?;
-                if !out.status.success() {
-                    return Err(format!(
-                        "javac failed ({}): {}",
-                        out.status,
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    ));
-                }
+                successful_output(
+                    Command::new(&javac).arg("-d").arg(dir.path()).arg(&source),
+                    &javac,
+                    |status| format!("javac failed ({status})"),
+                )?;
                 vec!["-cp".into(), dir.path().display().to_string(), class.into()]
             }
             // JDK 11+ runs a single-file program directly.
@@ -203,21 +195,9 @@ impl Harness {
         warmup: Duration,
         budget: Duration,
     ) -> Result<JvmRun, String> {
-        let size_list = sizes
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        let timeout = warmup
-            + budget * u32::try_from(sizes.len()).unwrap_or(u32::MAX)
-            + Duration::from_secs(60);
-        let args = [
-            "MD5".to_string(),
-            MD5_FLAG.to_string(),
-            size_list,
-            warmup.as_millis().to_string(),
-            budget.as_millis().to_string(),
-        ];
+        let mut args = vec!["MD5".to_string(), MD5_FLAG.to_string()];
+        args.extend(digest_child_args(sizes, warmup, budget));
+        let timeout = digest_child_timeout(sizes, warmup, budget);
         let stdout = self
             .program
             .run(variant.name, variant.flags, &args, timeout)?;
@@ -230,6 +210,47 @@ impl Harness {
         }
         Ok(run)
     }
+}
+
+/// Runs `command` (which starts `program`) to its end. `Err` says that `program` could not be
+/// started, or `failed(status)` followed by its trimmed stderr when it exits unsuccessfully.
+pub fn successful_output(
+    command: &mut Command,
+    program: &Path,
+    failed: impl FnOnce(ExitStatus) -> String,
+) -> Result<Output, String> {
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{}: {}",
+            failed(out.status),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(out)
+}
+
+/// The arguments a digest child takes after its algorithm and flag: `sizes` comma-separated,
+/// then `warmup` and `budget` in milliseconds.
+pub fn digest_child_args(sizes: &[usize], warmup: Duration, budget: Duration) -> [String; 3] {
+    let size_list = sizes
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    [
+        size_list,
+        warmup.as_millis().to_string(),
+        budget.as_millis().to_string(),
+    ]
+}
+
+/// How long a digest child measuring `sizes` may take: the warm-up, `budget` per size and a
+/// minute for the VM to start and stop.
+pub fn digest_child_timeout(sizes: &[usize], warmup: Duration, budget: Duration) -> Duration {
+    warmup + budget * u32::try_from(sizes.len()).unwrap_or(u32::MAX) + Duration::from_secs(60)
 }
 
 fn read_in_background<R: Read + Send + 'static>(

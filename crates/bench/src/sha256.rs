@@ -10,7 +10,9 @@
 //! (what the child saw: the backend, the mask, the VM flag) and one `DIGESTBENCH` line per
 //! size with its MB/s and the digest of the bench buffer, which the caller checks.
 
-use crate::jvm::{JavaProgram, find_on_path};
+use crate::jvm::{
+    JavaProgram, digest_child_args, digest_child_timeout, find_on_path, successful_output,
+};
 use crate::md5::Kind;
 use crate::measure::{calibrate, time_loop};
 use digest::Digest;
@@ -564,41 +566,24 @@ impl ChildRow {
         warmup: Duration,
         budget: Duration,
     ) -> Result<ChildRun, String> {
-        let size_list = sizes
-            .iter()
-            .map(usize::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        let tail = [
-            size_list,
-            warmup.as_millis().to_string(),
-            budget.as_millis().to_string(),
-        ];
+        let tail = digest_child_args(sizes, warmup, budget);
         let stdout = match &self.launch {
             Launch::Jvm(flags) => {
                 let java = context.java.as_ref().map_err(Clone::clone)?;
-                let timeout = warmup
-                    + budget * u32::try_from(sizes.len()).unwrap_or(u32::MAX)
-                    + Duration::from_secs(60);
+                let timeout = digest_child_timeout(sizes, warmup, budget);
                 let mut args = vec!["SHA-256".to_string(), "UseSHA256Intrinsics".to_string()];
                 args.extend(tail);
                 java.run(self.name, flags, &args, timeout)?
             }
             Launch::Process { program, args, env } => {
-                let out = Command::new(program)
-                    .args(args)
-                    .args(&tail)
-                    .envs(env.iter().map(|(k, v)| (k, v)))
-                    .output()
-                    .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
-                if !out.status.success() {
-                    return Err(format!(
-                        "{} exited with {}: {}",
-                        program.display(),
-                        out.status,
-                        String::from_utf8_lossy(&out.stderr).trim()
-                    ));
-                }
+                let out = successful_output(
+                    Command::new(program)
+                        .args(args)
+                        .args(&tail)
+                        .envs(env.iter().map(|(k, v)| (k, v))),
+                    program,
+                    |status| format!("{} exited with {status}", program.display()),
+                )?;
                 String::from_utf8_lossy(&out.stdout).into_owned()
             }
         };
@@ -634,32 +619,27 @@ pub fn build_sha2_soft() -> Result<PathBuf, String> {
         .or_else(|| find_on_path("cargo"))
         .ok_or("cargo not found on PATH (the sha2/soft row is built by cargo)")?;
     let target = dir.join("target");
-    let out = Command::new(&cargo)
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--quiet",
-            "--manifest-path",
-        ])
-        .arg(&manifest)
-        // Cargo reads its configuration from the working directory up: the crate's, not ours.
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .env(
-            "CARGO_ENCODED_RUSTFLAGS",
-            "--cfg\u{1f}sha2_backend=\"soft\"",
-        )
-        .env_remove("RUSTFLAGS")
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", cargo.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "building {} failed: {}",
-            manifest.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
+    successful_output(
+        Command::new(&cargo)
+            .args([
+                "build",
+                "--release",
+                "--locked",
+                "--quiet",
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            // Cargo reads its configuration from the working directory up: the crate's, not ours.
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .env(
+                "CARGO_ENCODED_RUSTFLAGS",
+                "--cfg\u{1f}sha2_backend=\"soft\"",
+            )
+            .env_remove("RUSTFLAGS"),
+        &cargo,
+        |_| format!("building {} failed", manifest.display()),
+    )?;
     Ok(target.join("release").join("sha2-soft-bench"))
 }
 

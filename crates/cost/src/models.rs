@@ -158,6 +158,20 @@ pub struct FpModel {
     pub ports: f64,
 }
 
+/// Zen 3's and Zen 4's floating-point latencies, the same on both: [LLVM-ZN3] (LLVM 14) and
+/// [LLVM-ZN4] (`llvm-mca-19 -mcpu=znver4 -instruction-tables`): VADDSD/VMULSD 3 (adds on
+/// FP2/FP3, multiplies on FP0/FP1), VFMADD*SD 4, VDIVSD 13, VCVTSS2SD 3, logic 1 on any of
+/// FP0-3; [AF-IT] Zen 3 alike, Zen 4: ADDSD/MULSD 3, FMA 4, DIVSD 13-15 (lower end).
+const ZEN_FP: FpModel = FpModel {
+    add: 3.0,
+    mul: 3.0,
+    fma: 4.0,
+    div: 13.0,
+    cvt: 3.0,
+    misc: 1.0,
+    ports: 4.0,
+};
+
 /// x86_64, AArch64 and s390x cores with a latency table, in report order per target.
 pub const MODELS: &[CoreModel] = &[
     // Intel Skylake.
@@ -209,17 +223,7 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
         move_fusion_queue: 0,
-        // [LLVM-ZN3] (LLVM 14): VADDSD/VMULSD 3 (adds on FP2/FP3, multiplies on FP0/FP1),
-        // VFMADD*SD 4, VDIVSD 13, VCVTSS2SD 3, logic 1 on any of FP0-3; [AF-IT] Zen 3 alike.
-        fp: FpModel {
-            add: 3.0,
-            mul: 3.0,
-            fma: 4.0,
-            div: 13.0,
-            cvt: 3.0,
-            misc: 1.0,
-            ports: 4.0,
-        },
+        fp: ZEN_FP,
     },
     // AMD Zen 4 (LLVM 19's znver4); also the closest table for Zen 5.
     CoreModel {
@@ -239,18 +243,7 @@ pub const MODELS: &[CoreModel] = &[
         eliminates_moves: true,
         unlaminates_indexed_stores: false, // [AMD-SOG]: one macro-op
         move_fusion_queue: 0,
-        // [LLVM-ZN4] (`llvm-mca-19 -mcpu=znver4 -instruction-tables`): VADDSD/VMULSD 3 (adds on
-        // FP2/FP3, multiplies on FP0/FP1), VFMADD*SD 4, VDIVSD 13, VCVTSS2SD 3, logic 1;
-        // [AF-IT] Zen 4: ADDSD/MULSD 3, FMA 4, DIVSD 13-15 (lower end).
-        fp: FpModel {
-            add: 3.0,
-            mul: 3.0,
-            fma: 4.0,
-            div: 13.0,
-            cvt: 3.0,
-            misc: 1.0,
-            ports: 4.0,
-        },
+        fp: ZEN_FP,
     },
     // Intel Sapphire Rapids (Golden Cove cores).
     CoreModel {

@@ -225,20 +225,29 @@ const ZEN_PORTS: &[&str] = &[
     "ALU0", "ALU1", "ALU2", "ALU3", "BRU1", "AGU0", "AGU1", "AGU2", "ST0", "ST1", "FP0", "FP1",
     "FP2", "FP3", "FPSt",
 ];
-/// Zen 3/4's store of a float/vector register: its data on the FP unit's one store-data pipe
-/// ([LLVM-ZN3]/[LLVM-ZN4]: `Zn3FPSt`/`Zn4FPSt`, one per `vmovsd`/`movdqu` store; [EXP-ZFS]).
-const ZEN_FP_STORE: (UopClass, PortMask) = (UopClass::FpStoreData, ports(&[14]));
-/// Zen 3/4 floating-point classes ([LLVM-ZN3]/[LLVM-ZN4], `-instruction-tables`: VMULSD and
-/// VFMADD*SD on FP0/FP1, VADDSD on FP2/FP3, VDIVSD/VSQRTSD on FP1, VCVTSI2SD on FP2/FP3,
-/// logic on any of FP0-3; [AMD-SOG] four FP pipes, two multiply, two add).
-const ZEN_FP: [(UopClass, PortMask); 5] = [
-    (UopClass::FpMul, ports(&[10, 11])),
-    (UopClass::FpAdd, ports(&[12, 13])),
-    (UopClass::FpDiv, ports(&[11])),
-    (UopClass::FpCvt, ports(&[12, 13])),
-    (UopClass::FpMisc, ports(&[10, 11, 12, 13])),
-];
-const ZEN_CLASSES: &[(UopClass, PortMask)] = &[
+/// A Zen 3/4 class table: the integer classes given, then the floating-point classes the two
+/// cores share.
+macro_rules! zen_classes {
+    ($($integer:expr,)*) => {
+        &[
+            $($integer,)*
+            // The store of a float/vector register: its data on the FP unit's one store-data
+            // pipe ([LLVM-ZN3]/[LLVM-ZN4]: `Zn3FPSt`/`Zn4FPSt`, one per `vmovsd`/`movdqu`
+            // store; [EXP-ZFS]).
+            (UopClass::FpStoreData, ports(&[14])),
+            // [LLVM-ZN3]/[LLVM-ZN4], `-instruction-tables`: VMULSD and VFMADD*SD on FP0/FP1,
+            // VADDSD on FP2/FP3, VDIVSD/VSQRTSD on FP1, VCVTSI2SD on FP2/FP3, logic on any of
+            // FP0-3; [AMD-SOG] four FP pipes, two multiply, two add.
+            (UopClass::FpMul, ports(&[10, 11])),
+            (UopClass::FpAdd, ports(&[12, 13])),
+            (UopClass::FpDiv, ports(&[11])),
+            (UopClass::FpCvt, ports(&[12, 13])),
+            (UopClass::FpMisc, ports(&[10, 11, 12, 13])),
+        ]
+    };
+}
+
+const ZEN_CLASSES: &[(UopClass, PortMask)] = zen_classes![
     (UopClass::Alu, ZEN_ALU),              // [AMD-SOG] 4 integer ALUs
     (UopClass::Shift, ports(&[1, 2])),     // [LLVM-ZN3]/[LLVM-ZN4] ALU1, ALU2
     (UopClass::Lea, ZEN_ALU | ZEN_AGU),    // [LLVM-ZN4] 2-component LEA on the AGUs (floor: either)
@@ -252,18 +261,12 @@ const ZEN_CLASSES: &[(UopClass, PortMask)] = &[
     (UopClass::Load, ZEN_AGU),             // [AMD-SOG] 3 AGUs, 3 loads per cycle
     (UopClass::StoreAddress, ZEN_AGU),     // [AMD-SOG] stores use an AGU too
     (UopClass::StoreData, ports(&[8, 9])), // [AMD-SOG] 2 stores per cycle
-    ZEN_FP_STORE,
-    ZEN_FP[0],
-    ZEN_FP[1],
-    ZEN_FP[2],
-    ZEN_FP[3],
-    ZEN_FP[4],
 ];
 
 // Zen 4: as Zen 3, except for what [EXP-Z4Q] measured: an indexed store's data takes one of
 // the four ALU pipes (a base+displacement store's does not), a fused `dec`/`sub`+`jcc` takes an
 // ALU slot, and a lone `jcc` or a fused `test`/`cmp`+`jcc` takes none.
-const ZEN4_CLASSES: &[(UopClass, PortMask)] = &[
+const ZEN4_CLASSES: &[(UopClass, PortMask)] = zen_classes![
     (UopClass::Alu, ZEN_ALU),              // [AMD-SOG] 4 integer ALUs
     (UopClass::Shift, ports(&[1, 2])),     // [LLVM-ZN4] ALU1, ALU2
     (UopClass::Lea, ZEN_ALU | ZEN_AGU),    // [LLVM-ZN4] (floor: either)
@@ -279,12 +282,6 @@ const ZEN4_CLASSES: &[(UopClass, PortMask)] = &[
     (UopClass::StoreAddress, ZEN_AGU),     // [AMD-SOG] stores use an AGU too
     (UopClass::StoreData, ports(&[8, 9])), // [EXP-Z4Q] base+displacement: no ALU slot
     (UopClass::IndexedStoreData, ZEN_ALU), // [EXP-ZST], [EXP-Z4Q] an ALU slot per indexed store
-    ZEN_FP_STORE,
-    ZEN_FP[0],
-    ZEN_FP[1],
-    ZEN_FP[2],
-    ZEN_FP[3],
-    ZEN_FP[4],
 ];
 
 /// The port layouts, one per x86 core of [`super::models::MODELS`].

@@ -801,15 +801,9 @@ mod tests {
         // [ZEN-Q], [EXP-Z4]: measured 2.90; idealised port choice 2.33 (9 ALU-pipe uops / 4
         // and the 2-cycle chain leave room), bound at dispatch the chain waits behind older
         // uops in its queue.
-        let bound = sim_of(MUL_ADD_JIT, "znver4", SimOptions::CITED);
-        let free = sim_of(
-            MUL_ADD_JIT,
-            "znver4",
-            SimOptions {
-                bind_ports_at_allocation: false,
-                ..SimOptions::CITED
-            },
-        );
+        let (bound, free) = sim_with_and_without(MUL_ADD_JIT, "znver4", |o| {
+            o.bind_ports_at_allocation = false;
+        });
         assert!(free < 2.4, "free choice {free}");
         assert!((2.75..3.05).contains(&bound), "bound at dispatch {bound}");
         // Zen 3 keeps the idealised choice.
@@ -895,6 +889,20 @@ mod tests {
     fn sim_of(lines: &[&str], cpu: &str, options: SimOptions) -> f64 {
         let m = core_model(Target::X86_64, cpu).expect("model");
         crate::simulated_with(Target::X86_64, &body(lines), m, options).expect("simulated")
+    }
+
+    /// [`sim_of`] with [`SimOptions::CITED`], and with the mechanism `turn_off` turns off.
+    fn sim_with_and_without(
+        lines: &[&str],
+        cpu: &str,
+        turn_off: fn(&mut SimOptions),
+    ) -> (f64, f64) {
+        let mut off = SimOptions::CITED;
+        turn_off(&mut off);
+        (
+            sim_of(lines, cpu, SimOptions::CITED),
+            sim_of(lines, cpu, off),
+        )
     }
 
     #[test]
@@ -1171,15 +1179,9 @@ mod tests {
         let b = bound_of(Target::X86_64, &body(MUL_ADD_JIT), m)
             .expect("bound")
             .bound();
-        let with = sim_of(MUL_ADD_JIT, "sapphirerapids", SimOptions::CITED);
-        let without = sim_of(
-            MUL_ADD_JIT,
-            "sapphirerapids",
-            SimOptions {
-                immediate_add_elimination: false,
-                ..SimOptions::CITED
-            },
-        );
+        let (with, without) = sim_with_and_without(MUL_ADD_JIT, "sapphirerapids", |o| {
+            o.immediate_add_elimination = false;
+        });
         // Bound to a port, the 1-cycle chain waits behind older uops and slows the loop.
         assert!(with < without - 0.1, "with {with}, without {without}");
         assert!(with >= b.floor() - 1e-9, "{with} under the bound {b}");

@@ -16,7 +16,7 @@ use schedlab_cost::mca::{
     McaError, hot_loop, llvm_tool, mca_cost_source, mca_cpus, mca_cycles, mca_source, mca_tool_for,
 };
 use schedlab_cost::models::core_models;
-use schedlab_cost::{CostError, loop_cost};
+use schedlab_cost::{CostError, LoopBound, loop_cost};
 use std::path::PathBuf;
 
 fn tools_available() -> bool {
@@ -71,6 +71,16 @@ fn float_mul_add(target: Target) -> &'static [&'static str] {
 /// folds the constant of `acc * x + 1.0` into `addsd 31(%rip), %xmm0` and llvm-mca puts that
 /// load's latency on the chain: 10.03 cycles on znver3/4, measured 6.01 on Zen 4 against
 /// schedlab's 6.00 — notes/figures.md; the x86 bound of that loop is checked to be the chain).
+/// Asserts that `b`'s bound is within 15 % of llvm-mca's `mca` cycles; `note` ends the message.
+fn assert_near_mca(b: &LoopBound, mca: f64, note: &str) {
+    assert!(
+        (b.bound() - mca).abs() <= 0.15 * mca,
+        "{}: bound {} against llvm-mca {mca}{note}",
+        b.cpu,
+        b.bound()
+    );
+}
+
 #[test]
 fn float_loops_are_bound_by_their_float_chain_within_15_percent_of_llvm_mca() {
     if !tools_available() {
@@ -175,12 +185,7 @@ fn x86_float_loop_with_the_constant_in_a_register_costs_as_schedlab_bounds_it() 
             b.cpu,
             b.bound()
         );
-        assert!(
-            (b.bound() - in_register).abs() <= 0.15 * in_register,
-            "{}: bound {} against llvm-mca {in_register} (constant in a register)",
-            b.cpu,
-            b.bound()
-        );
+        assert_near_mca(b, in_register, " (constant in a register)");
         assert!(as_emitted + 1e-9 >= in_register, "{}", b.cpu);
     }
 }
@@ -218,12 +223,7 @@ block0(v0: f64, v1: f64):
             b.cpu,
             b.bound()
         );
-        assert!(
-            (b.bound() - mca).abs() <= 0.15 * mca,
-            "{}: bound {} against llvm-mca {mca}",
-            b.cpu,
-            b.bound()
-        );
+        assert_near_mca(b, mca, "");
     }
 }
 

@@ -27,6 +27,30 @@ struct RotateSpill {
     spill_and_reload: fn(&str) -> [String; 2],
 }
 
+/// x86-64: a `rorx`/`rol` names its destination last; a 32-bit slot at `0x400(%rsp)`.
+const X86_64_ROTATE_SPILL: RotateSpill = RotateSpill {
+    is_rotate: |t| t.starts_with("rorx") || t.starts_with("rol"),
+    destination: |rotate| rotate.rsplit(", ").next(),
+    spill_and_reload: |dest| {
+        [
+            format!("movl {dest}, 0x400(%rsp)"),
+            format!("movl 0x400(%rsp), {dest}"),
+        ]
+    },
+};
+
+/// s390x: `rll %r3, %r3, 7` names its destination first; a 32-bit slot at `1024(%r15)`.
+const S390X_ROTATE_SPILL: RotateSpill = RotateSpill {
+    is_rotate: |t| t.starts_with("rll "),
+    destination: |rotate| rotate.trim_start_matches("rll ").split(", ").next(),
+    spill_and_reload: |dest| {
+        [
+            format!("st {dest}, 1024(%r15)"),
+            format!("l {dest}, 1024(%r15)"),
+        ]
+    },
+};
+
 /// Asserts that sending the result of the first rotate on `model`'s critical cycle of `body`
 /// (`clean`) through a stack slot (the spill and reload inserted right after the rotate, at
 /// its address) raises the recurrence bound by at least the forwarding latency.
@@ -79,6 +103,17 @@ fn md5(target: Target, strategy: &str) -> Compiled {
     )
     .unwrap_or_else(|e| panic!("{target} {strategy}: {e}"))
     .compiled
+}
+
+/// MD5 compiled for `target` with `remat-loads` (no spill in its loop) and that hot loop;
+/// `None` without llvm-objdump (see [`objdump_available`]).
+fn remat_loads_loop(target: Target) -> Option<(Compiled, HotLoop)> {
+    if !objdump_available() {
+        return None;
+    }
+    let compiled = md5(target, "remat-loads");
+    let body = hot_loop(&compiled).expect("loop");
+    Some((compiled, body))
 }
 
 fn cost(compiled: &Compiled) -> LoopCost {
@@ -145,12 +180,10 @@ fn md5_bound_is_at_least_the_chain_on_every_modelled_core() {
 /// runs through a stack slot is bounded no lower than the non-spilling loop.
 #[test]
 fn spills_on_the_chain_do_not_lower_the_bound() {
-    if !objdump_available() {
-        return;
-    }
     let target = Target::X86_64;
-    let compiled = md5(target, "remat-loads");
-    let body = hot_loop(&compiled).expect("loop");
+    let Some((compiled, body)) = remat_loads_loop(target) else {
+        return;
+    };
     for model in core_models(target) {
         // Printed for the notes, not asserted (no timed assertions).
         let start = std::time::Instant::now();
@@ -162,22 +195,7 @@ fn spills_on_the_chain_do_not_lower_the_bound() {
             start.elapsed()
         );
         // Spill the destination of the first rotate on the critical cycle and reload it.
-        assert_spill_costs_forwarding(
-            target,
-            &body,
-            model,
-            &clean,
-            &RotateSpill {
-                is_rotate: |t| t.starts_with("rorx") || t.starts_with("rol"),
-                destination: |rotate| rotate.rsplit(", ").next(),
-                spill_and_reload: |dest| {
-                    [
-                        format!("movl {dest}, 0x400(%rsp)"),
-                        format!("movl 0x400(%rsp), {dest}"),
-                    ]
-                },
-            },
-        );
+        assert_spill_costs_forwarding(target, &body, model, &clean, &X86_64_ROTATE_SPILL);
     }
     let clean = cost(&compiled);
     for strategy in schedlab_passes::sched::strategy_names() {
@@ -206,31 +224,13 @@ fn spills_on_the_chain_do_not_lower_the_bound() {
 /// allocator spills a 32-bit value) lengthens the critical cycle by the forwarding latency.
 #[test]
 fn s390x_spills_on_the_chain_cost_store_forwarding() {
-    if !objdump_available() {
-        return;
-    }
     let target = Target::S390x;
-    let compiled = md5(target, "remat-loads");
-    let body = hot_loop(&compiled).expect("loop");
+    let Some((_, body)) = remat_loads_loop(target) else {
+        return;
+    };
     let model = core_model(target, "z15").expect("z15 modelled");
     let clean = bound_of(target, &body, model).expect("bound");
-    assert_spill_costs_forwarding(
-        target,
-        &body,
-        model,
-        &clean,
-        &RotateSpill {
-            is_rotate: |t| t.starts_with("rll "),
-            // s390x names the destination first: `rll %r3, %r3, 7`.
-            destination: |rotate| rotate.trim_start_matches("rll ").split(", ").next(),
-            spill_and_reload: |dest| {
-                [
-                    format!("st {dest}, 1024(%r15)"),
-                    format!("l {dest}, 1024(%r15)"),
-                ]
-            },
-        },
-    );
+    assert_spill_costs_forwarding(target, &body, model, &clean, &S390X_ROTATE_SPILL);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use schedlab_backend::stats::code_stats;
 use schedlab_backend::tools::test_can_use;
-use schedlab_backend::{Target, compile};
+use schedlab_backend::{Compiled, Target, compile};
 use schedlab_cost::mca::{
     McaError, hot_loop, llvm_tool, mca_cpus, mca_cycles, mca_report, mca_tool_for,
 };
@@ -17,14 +17,25 @@ fn llvm_available() -> bool {
     test_can_use(llvm_tool("llvm-mca").and_then(|_| llvm_tool("llvm-objdump")))
 }
 
-#[test]
-fn md5_hot_loop_is_one_block_of_64_steps() {
+/// The MD5 kernel compiled for every target; `None` without the tools ([`llvm_available`]).
+fn md5_on_every_target() -> Option<Vec<(Target, Compiled)>> {
     if !llvm_available() {
-        return;
+        return None;
     }
     let func = compress_multi_block();
-    for target in Target::ALL {
-        let compiled = compile(&func, target).expect("compiles");
+    let compiled = Target::ALL
+        .into_iter()
+        .map(|target| (target, compile(&func, target).expect("compiles")))
+        .collect();
+    Some(compiled)
+}
+
+#[test]
+fn md5_hot_loop_is_one_block_of_64_steps() {
+    let Some(compiled_md5) = md5_on_every_target() else {
+        return;
+    };
+    for (target, compiled) in compiled_md5 {
         let stats = code_stats(&compiled);
         let body = hot_loop(&compiled).unwrap_or_else(|e| panic!("{target}: {e}"));
         assert!(body.is_loop, "{target}: no loop found");
@@ -64,12 +75,10 @@ fn md5_hot_loop_is_one_block_of_64_steps() {
 
 #[test]
 fn md5_cycles_per_block_are_plausible() {
-    if !llvm_available() {
+    let Some(compiled_md5) = md5_on_every_target() else {
         return;
-    }
-    let func = compress_multi_block();
-    for target in Target::ALL {
-        let compiled = compile(&func, target).expect("compiles");
+    };
+    for (target, compiled) in compiled_md5 {
         assert!(!mca_cpus(target).is_empty());
         for cpu in mca_cpus(target) {
             if !test_can_use(mca_tool_for(cpu)) {

@@ -135,15 +135,7 @@ fn build_object(
     .map_err(|e| host_err(e.to_string()))?;
     let mut module = ObjectModule::new(builder);
     linked.define_in(&mut module).map_err(host_err)?;
-    let bytes = module
-        .finish()
-        .emit()
-        .map_err(|e| host_err(e.to_string()))?;
-    Ok(ObjectFile {
-        target,
-        symbol: "schedlab_exec".to_string(),
-        bytes,
-    })
+    ObjectFile::emit(module, target, "schedlab_exec".to_string()).map_err(host_err)
 }
 
 /// The generic harness with the table of trampolines appended.

@@ -169,22 +169,16 @@ mod tests {
     #[test]
     fn the_host_lacks_no_flag_of_its_own_isa_and_every_flag_of_another_architecture_is_ignored() {
         let Some(host) = Target::host() else { return };
-        let native = host
-            .isa_builder(crate::target::IsaChoice::Native)
-            .and_then(|b| {
+        let isa_of = |target: Target, choice| {
+            target.isa_builder(choice).and_then(|b| {
                 b.finish(Flags::new(settings::builder()))
                     .map_err(|e| e.to_string())
             })
-            .expect("the host's ISA");
+        };
+        let native = isa_of(host, crate::target::IsaChoice::Native).expect("the host's ISA");
         assert_eq!(flags_the_host_lacks(native.as_ref()), Vec::<&str>::new());
         for other in Target::ALL.into_iter().filter(|t| *t != host) {
-            let isa = other
-                .isa_builder(crate::target::IsaChoice::Level)
-                .and_then(|b| {
-                    b.finish(Flags::new(settings::builder()))
-                        .map_err(|e| e.to_string())
-                })
-                .expect("a foreign ISA");
+            let isa = isa_of(other, crate::target::IsaChoice::Level).expect("a foreign ISA");
             assert!(flags_the_host_lacks(isa.as_ref()).is_empty(), "{other}");
         }
     }

@@ -123,23 +123,19 @@ fn instructions(
     blocks: u64,
 ) -> Result<u64, CliError> {
     let out_file = dir.join(format!("callgrind.{}.{blocks}", sanitize(name)));
-    let out = Command::new(valgrind)
-        .arg("--tool=callgrind")
-        .arg("-q")
-        .arg(format!("--callgrind-out-file={}", out_file.display()))
-        .arg("--collect-atstart=no")
-        .arg("--toggle-collect=schedlab_callgrind_region")
-        .arg(exe)
-        .args(["bench", "--worker", name, "--blocks", &blocks.to_string()])
-        .output()
-        .map_err(|e| CliError::failure(format!("cannot run {}: {e}", valgrind.display())))?;
-    if !out.status.success() {
-        return Err(CliError::failure(format!(
-            "callgrind run of {name} ({blocks} blocks) failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
+    super::java::successful_output(
+        Command::new(valgrind)
+            .arg("--tool=callgrind")
+            .arg("-q")
+            .arg(format!("--callgrind-out-file={}", out_file.display()))
+            .arg("--collect-atstart=no")
+            .arg("--toggle-collect=schedlab_callgrind_region")
+            .arg(exe)
+            .args(["bench", "--worker", name, "--blocks", &blocks.to_string()]),
+        valgrind,
+        |status| format!("callgrind run of {name} ({blocks} blocks) failed ({status})"),
+    )
+    .map_err(CliError::failure)?;
     let text = std::fs::read_to_string(&out_file)
         .map_err(|e| CliError::failure(format!("cannot read {}: {e}", out_file.display())))?;
     let total = parse_total(&text).ok_or_else(|| {

@@ -126,28 +126,41 @@ fn throughput_table(report: &BenchReport) -> (Vec<String>, Vec<Vec<String>>) {
         .rows
         .iter()
         .map(|row| {
-            let mut line = vec![row.name.clone(), row.kind.as_str().to_string()];
-            for cell in &row.cells {
-                line.push(match (&row.absent, cell.mb_per_s, cell.ratio_to_openssl) {
-                    (Some(_), _, _) | (None, None, _) => "absent".into(),
-                    (None, Some(m), Some(r)) => format!("{m:.1} ({r:.3}×)"),
-                    (None, Some(m), None) => format!("{m:.1}"),
-                });
-            }
+            let mut line = row_line(row, |cell| {
+                cell.mb_per_s.map(|m| match cell.ratio_to_openssl {
+                    Some(r) => format!("{m:.1} ({r:.3}×)"),
+                    None => format!("{m:.1}"),
+                })
+            });
             if largest.is_some() {
-                let cyc = row
-                    .cells
-                    .iter()
-                    .max_by_key(|c| c.size)
-                    .and_then(|c| c.cycles_per_block)
-                    .filter(|_| row.absent.is_none());
-                line.push(cyc.map_or("—".into(), |c| format!("{c:.0}")));
+                let largest_cell = row.cells.iter().max_by_key(|c| c.size);
+                let cycles = largest_cell.and_then(|c| c.cycles_per_block);
+                line.push(cycles_cell(row, cycles, 0));
             }
             line.push(compile_ms(row.compile.as_ref()));
             line
         })
         .collect();
     (headers, body)
+}
+
+/// A table line's name, kind and one cell per size: `figure` of the cell, or `absent` when the
+/// row is absent or the cell has no figure.
+pub fn row_line<C>(row: &Row<C>, figure: impl Fn(&C) -> Option<String>) -> Vec<String> {
+    let mut line = vec![row.name.clone(), row.kind.as_str().to_string()];
+    for cell in &row.cells {
+        let shown = figure(cell).filter(|_| row.absent.is_none());
+        line.push(shown.unwrap_or_else(|| "absent".into()));
+    }
+    line
+}
+
+/// A row's cycles figure with `decimals` digits, or `—` when the row is absent or the figure
+/// missing.
+pub fn cycles_cell<C>(row: &Row<C>, cycles: Option<f64>, decimals: usize) -> String {
+    cycles
+        .filter(|_| row.absent.is_none())
+        .map_or("—".into(), |c| format!("{c:.decimals$}"))
 }
 
 /// A row's compile time in milliseconds, or `—`.

@@ -4,8 +4,8 @@
 use super::super::Format;
 use super::super::impls::Kind;
 use super::super::output::{
-    Meta, Row, compile_ms, document, json_text, jvm_note, machine_line, quick_note, row_notes,
-    table,
+    Meta, Row, compile_ms, cycles_cell, document, json_text, jvm_note, machine_line, quick_note,
+    row_line, row_notes, table,
 };
 use super::super::plot::{Bars, bars, series_of};
 use super::Reference;
@@ -113,20 +113,14 @@ pub fn render(report: &BigReport, format: Format) -> String {
         .rows
         .iter()
         .map(|row| {
-            let mut line = vec![row.name.clone(), row.kind.as_str().to_string()];
-            for c in &row.cells {
-                line.push(match (&row.absent, c.ns_per_op, c.ratios[pi]) {
-                    (Some(_), _, _) | (None, None, _) => "absent".into(),
-                    (None, Some(t), Some(r)) => format!("{} ({r:.2}×)", ns(t)),
-                    (None, Some(t), None) => ns(t),
-                });
-            }
-            let cyc = row
-                .cells
-                .last()
-                .and_then(|c| c.cycles_per_step)
-                .filter(|_| row.absent.is_none());
-            line.push(cyc.map_or("—".into(), |c| format!("{c:.2}")));
+            let mut line = row_line(row, |c| {
+                c.ns_per_op.map(|t| match c.ratios[pi] {
+                    Some(r) => format!("{} ({r:.2}×)", ns(t)),
+                    None => ns(t),
+                })
+            });
+            let cycles = row.cells.last().and_then(|c| c.cycles_per_step);
+            line.push(cycles_cell(row, cycles, 2));
             line.push(compile_ms(row.compile.as_ref()));
             line
         })
