@@ -27,6 +27,9 @@ impl Symmetry {
         let preds = problem.preds();
         let shape = shapes(problem, &preds);
         let problem_values = value_multiset(problem, &(0..n as u32).collect::<Vec<_>>());
+        let mut edges = problem.edges.clone();
+        edges.sort_unstable();
+        let mut in_members = vec![false; n];
         let mut groups = Vec::new();
         // Indices are a topological order: inner trees come first.
         for x in 0..n {
@@ -38,16 +41,25 @@ impl Symmetry {
                     continue;
                 }
                 let first = tree_in_order(same[0], &preds, &shape);
+                for &u in &first {
+                    in_members[u as usize] = true;
+                }
                 let mut members = vec![first.clone()];
                 for &other in &same[1..] {
                     let tree = tree_in_order(other, &preds, &shape);
-                    let disjoint = members.iter().flatten().all(|u| !tree.contains(u));
+                    let disjoint = tree.iter().all(|&u| !in_members[u as usize]);
                     if disjoint
                         && tree.len() == first.len()
-                        && swaps_onto_itself(problem, &first, &tree, &problem_values)
+                        && swaps_onto_itself(problem, &first, &tree, &edges, &problem_values)
                     {
+                        for &u in &tree {
+                            in_members[u as usize] = true;
+                        }
                         members.push(tree);
                     }
+                }
+                for &u in members.iter().flatten() {
+                    in_members[u as usize] = false;
                 }
                 if members.len() >= 2 {
                     groups.push(members);
@@ -64,6 +76,9 @@ impl Symmetry {
 
     /// Rewrites `per_node` (one code per node) into the canonical form of its state.
     pub fn canonicalise(&self, per_node: &mut [u32]) {
+        if self.groups.is_empty() {
+            return;
+        }
         let from = self.canonical_order(per_node);
         let codes: Vec<u32> = from.iter().map(|&u| per_node[u as usize]).collect();
         per_node.copy_from_slice(&codes);
@@ -74,6 +89,9 @@ impl Symmetry {
     /// first, the members are sorted by their codes.
     pub fn canonical_order(&self, per_node: &[u32]) -> Vec<u32> {
         let mut from: Vec<u32> = (0..per_node.len() as u32).collect();
+        if self.groups.is_empty() {
+            return from;
+        }
         let mut ranked: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
         for members in &self.groups {
             ranked.clear();
@@ -129,9 +147,10 @@ fn mix(h: u64, w: u64) -> u64 {
 /// `root` and every node above it, depth first, operands in shape order.
 fn tree_in_order(root: u32, preds: &[Vec<(u32, u32)>], shape: &[u64]) -> Vec<u32> {
     let mut order = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut stack = vec![root];
     while let Some(u) = stack.pop() {
-        if order.contains(&u) {
+        if !seen.insert(u) {
             continue;
         }
         order.push(u);
@@ -142,11 +161,13 @@ fn tree_in_order(root: u32, preds: &[Vec<(u32, u32)>], shape: &[u64]) -> Vec<u32
     order
 }
 
-/// Whether exchanging `a[i]` with `b[i]` for every `i` maps the problem onto itself.
+/// Whether exchanging `a[i]` with `b[i]` for every `i` maps the problem (its `edges` sorted)
+/// onto itself.
 fn swaps_onto_itself(
     problem: &BlockProblem,
     a: &[u32],
     b: &[u32],
+    edges: &[(u32, u32, u32)],
     values: &HashMap<(Def, Vec<u32>, bool), u32>,
 ) -> bool {
     let mut image: Vec<u32> = (0..problem.len() as u32).collect();
@@ -156,8 +177,6 @@ fn swaps_onto_itself(
     }
     let latencies =
         (0..problem.len()).all(|u| problem.latency[u] == problem.latency[image[u] as usize]);
-    let mut edges = problem.edges.clone();
-    edges.sort_unstable();
     let edges_kept = problem.edges.iter().all(|&(f, t, l)| {
         edges
             .binary_search(&(image[f as usize], image[t as usize], l))
