@@ -753,6 +753,13 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         }
     }
     let large = problem.len() > IDEALS_MAX_NODES;
+    // Eighths of the limit the windows and the search over ideals may reach on a large block:
+    // the last eighth is the CP model's, unless the block is too large to model.
+    let (windows_until, ideals_until) = if problem.len() > cp::MAX_NODES {
+        (7, 8)
+    } else {
+        (6, 7)
+    };
     // An order built from the cuts (up to a quarter of the time) may beat every heuristic.
     if !large && problem.len() > GUIDED_MIN_NODES {
         let guided =
@@ -841,7 +848,8 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         .min(best_p)
     };
     // Large blocks with a gap left: the order built from the cuts, then windows of the best
-    // order re-ordered exactly (to three quarters of the time).
+    // order re-ordered exactly (to three quarters of the time; seven eighths where the block
+    // is too large for the CP model).
     if large && p_bound < best_p {
         let guided = cut::cut_guided_order(
             problem,
@@ -856,7 +864,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             problem,
             best_p_order.clone(),
             LNS_WINDOW,
-            start + limits.per_problem * 3 / 4,
+            start + limits.per_problem * windows_until / 8,
         );
         if problem.is_legal(&improved) && problem.pressure_of(&improved) < best_p {
             best_p = problem.pressure_of(&improved);
@@ -864,11 +872,12 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         }
     }
     // The exact search over ideals (up to half the time on small blocks, to seven eighths on
-    // large ones), the solver after; a question the dive gave up on is not asked again.
+    // large ones, all of it on those too large for the CP model), the solver after; a question
+    // the dive gave up on is not asked again.
     let deadline = if !large {
         start + limits.per_problem / 2
     } else {
-        start + limits.per_problem * 7 / 8
+        start + limits.per_problem * ideals_until / 8
     };
     while p_bound < best_p && dive_gave_up_at != Some(best_p - 1) && Instant::now() < deadline {
         ideal_steps += 1;
