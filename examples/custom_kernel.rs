@@ -29,7 +29,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use schedlab_kernels::case::{Arg, ArrayArg, Case, Effect};
 use schedlab_kernels::ir_build::frontend_config;
 use schedlab_kernels::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
-use schedlab_kernels::registry::{self, CaseOptions, Kernel};
+use schedlab_kernels::registry::{self, CaseOptions, Kernel, KernelInfo};
 use std::process::ExitCode;
 
 /// `int-dot`: the dot product of two `int[]`, every read checked.
@@ -63,18 +63,9 @@ impl IntDot {
         }
         s
     }
-}
 
-impl Kernel for IntDot {
-    fn name(&self) -> &'static str {
-        "int-dot"
-    }
-
-    fn summary(&self) -> &'static str {
-        "example: a checked int[] dot product registered from outside the crates"
-    }
-
-    fn build(&self) -> Function {
+    /// The function, as a JVM front end hands it over.
+    fn function() -> Function {
         // fn(a: i64, a_len: i32, b: i64, b_len: i32) -> i32
         let mut sig = Signature::new(CallConv::SystemV);
         for ty in [types::I64, types::I32, types::I64, types::I32] {
@@ -140,6 +131,17 @@ impl Kernel for IntDot {
         fb.seal_all_blocks();
         fb.finalize(frontend_config());
         func
+    }
+}
+
+impl Kernel for IntDot {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "int-dot",
+            summary: "example: a checked int[] dot product registered from outside the crates",
+            aliases: &[],
+            build: Self::function,
+        }
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {

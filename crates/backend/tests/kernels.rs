@@ -20,7 +20,7 @@ use schedlab_backend::Target;
 use schedlab_backend::check::run_kernel_cases;
 use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
 use schedlab_kernels::case::{Arg, ArrayArg, Case, Effect};
-use schedlab_kernels::registry::{CaseOptions, Kernel};
+use schedlab_kernels::registry::{CaseOptions, Kernel, KernelInfo};
 use schedlab_passes::sched::strategy_names;
 
 /// Few random cases per run: every strategy and target multiplies them.
@@ -58,16 +58,9 @@ common::test_on_every_target!(every_kernel_every_strategy:
 /// model is the correct Java sum.
 struct ReadsPastTheEnd;
 
-impl Kernel for ReadsPastTheEnd {
-    fn name(&self) -> &'static str {
-        "test-reads-past-the-end"
-    }
-
-    fn summary(&self) -> &'static str {
-        "sums a[0..=length]: one word too many"
-    }
-
-    fn build(&self) -> Function {
+impl ReadsPastTheEnd {
+    /// The function with the off-by-one bound.
+    fn function() -> Function {
         let mut sig = Signature::new(CallConv::SystemV);
         sig.params.push(AbiParam::new(types::I64));
         sig.params.push(AbiParam::new(types::I32));
@@ -109,6 +102,17 @@ impl Kernel for ReadsPastTheEnd {
         b.seal_all_blocks();
         b.finalize(schedlab_kernels::ir_build::frontend_config());
         func
+    }
+}
+
+impl Kernel for ReadsPastTheEnd {
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "test-reads-past-the-end",
+            summary: "sums a[0..=length]: one word too many",
+            aliases: &[],
+            build: Self::function,
+        }
     }
 
     fn cases(&self, _: &CaseOptions) -> Vec<Case> {

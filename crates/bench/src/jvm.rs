@@ -284,18 +284,9 @@ pub fn parse(stdout: &str, flag: &str) -> Result<JvmRun, String> {
                 run.intrinsic_flag = field(flag).unwrap_or_else(|| "unknown".into());
             }
             Some("DIGESTBENCH") => {
-                let bad = || format!("malformed harness line `{line}`");
-                let size = field("size").and_then(|s| s.parse().ok()).ok_or_else(bad)?;
-                let mb_per_s = field("mb_per_s")
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(bad)?;
-                let digest = field("digest").ok_or_else(bad)?;
-                run.samples.push(JvmSample {
-                    size,
-                    mb_per_s,
-                    digest,
-                });
+                let sample = digest_sample(line)
+                    .ok_or_else(|| format!("malformed harness line `{line}`"))?;
+                run.samples.push(sample);
             }
             _ => {}
         }
@@ -304,6 +295,21 @@ pub fn parse(stdout: &str, flag: &str) -> Result<JvmRun, String> {
         return Err(no_results(stdout));
     }
     Ok(run)
+}
+
+/// The figures of a `DIGESTBENCH size=… mb_per_s=… digest=…` line (the protocol of the Java
+/// harness and of `bench`'s child processes); `None` where one is missing, or the size or a
+/// finite rate does not parse.
+pub fn digest_sample(line: &str) -> Option<JvmSample> {
+    let field = |key: &str| harness_field(line, key);
+    Some(JvmSample {
+        size: field("size")?.parse().ok()?,
+        mb_per_s: field("mb_per_s")?
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())?,
+        digest: field("digest")?,
+    })
 }
 
 /// The value of `key=value` among the words after a harness line's tag.

@@ -11,7 +11,8 @@
 //! size with its MB/s and the digest of the bench buffer, which the caller checks.
 
 use crate::jvm::{
-    JavaProgram, digest_child_args, digest_child_timeout, find_on_path, successful_output,
+    JavaProgram, digest_child_args, digest_child_timeout, digest_sample, find_on_path,
+    successful_output,
 };
 use crate::md5::Kind;
 use crate::measure::{calibrate, time_loop};
@@ -417,21 +418,13 @@ pub fn parse_child(stdout: &str) -> Result<ChildRun, String> {
                     .collect();
             }
             Some("DIGESTBENCH") => {
-                let bad = || format!("malformed line `{line}`");
-                let size = fields
-                    .get("size")
-                    .and_then(|s| s.parse().ok())
-                    .ok_or_else(bad)?;
-                let mb_per_s = fields
-                    .get("mb_per_s")
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .filter(|x| x.is_finite() && *x > 0.0)
-                    .ok_or_else(bad)?;
-                let digest = fields.get("digest").ok_or_else(bad)?.to_string();
+                let sample = digest_sample(line)
+                    .filter(|s| s.mb_per_s > 0.0)
+                    .ok_or_else(|| format!("malformed line `{line}`"))?;
                 run.samples.push(ChildSample {
-                    size,
-                    mb_per_s,
-                    digest,
+                    size: sample.size,
+                    mb_per_s: sample.mb_per_s,
+                    digest: sample.digest,
                 });
             }
             _ => {}

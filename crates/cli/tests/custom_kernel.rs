@@ -11,22 +11,19 @@ mod common;
 #[path = "../../../examples/custom_kernel.rs"]
 mod example;
 
-use common::{checkable_targets, cli_child, run_in_child, run_registered, stderr};
+use common::{
+    assert_has_line, assert_refused_unregistered, check_registered, cli_child, run_registered,
+};
 use schedlab_backend::Target;
 use schedlab_kernels::registry::Kernel;
-use std::process::{ExitCode, Output};
+use std::process::ExitCode;
 
-/// The child: a no-op unless a parent test runs it ([`run`]).
+/// The child: a no-op unless a parent test runs it ([`run_in_child`]).
 #[test]
 fn run_cli_child() -> ExitCode {
     cli_child(|| {
         schedlab_kernels::registry::register(&example::KERNEL).expect("the name is free");
     })
-}
-
-/// Runs `schedlab args` in a child of this test binary, with or without the registration.
-fn run(args: &str, register: bool) -> Output {
-    run_in_child(args, register)
 }
 
 fn name() -> &'static str {
@@ -41,26 +38,14 @@ fn report_has_the_registered_kernel_on_every_target() {
     ));
     for strategy in ["source", "balanced"] {
         for target in Target::ALL {
-            let prefix = format!("{},{strategy},{target},", name());
-            assert!(
-                text.lines().any(|l| l.starts_with(&prefix)),
-                "no {prefix} row:\n{text}"
-            );
+            assert_has_line(&text, &format!("{},{strategy},{target},", name()));
         }
     }
 }
 
 #[test]
 fn check_runs_the_registered_kernel_on_every_target() {
-    let targets = checkable_targets();
-    let list: Vec<&str> = targets.iter().map(|t| t.name()).collect();
-    let text = run_registered(&format!(
-        "check --kernel {} --strategy balanced --target {} --quiet",
-        name(),
-        list.join(",")
-    ));
-    let summary = text.lines().find(|l| l.ends_with(" passed, 0 failed"));
-    assert!(summary.is_some_and(|l| !l.starts_with("0 ")), "{text}");
+    check_registered(&format!("--kernel {} --strategy balanced --quiet", name()));
 }
 
 #[test]
@@ -89,11 +74,6 @@ fn bench_times_the_registered_kernel_beside_stock() {
 
 #[test]
 fn without_registration_the_name_is_refused() {
-    let out = run(&format!("report --kernel {}", name()), false);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains(&format!("unknown kernel `{}`", name())),
-        "{err}"
-    );
+    let args = format!("report --kernel {}", name());
+    assert_refused_unregistered(&args, "kernel", name());
 }

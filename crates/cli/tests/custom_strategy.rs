@@ -11,21 +11,19 @@ mod common;
 #[path = "../../../examples/custom_strategy.rs"]
 mod example;
 
-use common::{checkable_targets, cli_child, run_in_child, run_registered, stderr, tool_usable};
+use common::{
+    assert_has_line, assert_refused_unregistered, check_registered, cli_child, run_registered,
+    tool_usable,
+};
 use schedlab_backend::Target;
-use std::process::{ExitCode, Output};
+use std::process::ExitCode;
 
-/// The child: a no-op unless a parent test runs it ([`run`]).
+/// The child: a no-op unless a parent test runs it ([`run_in_child`]).
 #[test]
 fn run_cli_child() -> ExitCode {
     cli_child(|| {
         schedlab_passes::sched::register(example::ENTRY).expect("the example's name is free");
     })
-}
-
-/// Runs `schedlab args` in a child of this test binary, with or without the registration.
-fn run(args: &str, register: bool) -> Output {
-    run_in_child(args, register)
 }
 
 fn name() -> &'static str {
@@ -81,22 +79,10 @@ fn report_mca_costs_the_registered_strategy() {
 
 #[test]
 fn check_runs_the_registered_strategy() {
-    let targets = checkable_targets();
-    let list: Vec<&str> = targets.iter().map(|t| t.name()).collect();
-    let text = run_registered(&format!(
-        "check --kernel md5 --strategy {} --target {}",
-        name(),
-        list.join(",")
-    ));
+    let (list, text) = check_registered(&format!("--kernel md5 --strategy {}", name()));
     for target in list {
-        let prefix = format!("md5 {} {target} ", name());
-        assert!(
-            text.lines().any(|l| l.starts_with(&prefix)),
-            "no {prefix}lines:\n{text}"
-        );
+        assert_has_line(&text, &format!("md5 {} {target} ", name()));
     }
-    let summary = text.lines().find(|l| l.ends_with(" passed, 0 failed"));
-    assert!(summary.is_some_and(|l| !l.starts_with("0 ")), "{text}");
 }
 
 #[test]
@@ -113,11 +99,6 @@ fn list_shows_the_registered_strategy() {
 
 #[test]
 fn without_registration_the_name_is_refused() {
-    let out = run(&format!("report --kernel md5 --strategy {}", name()), false);
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(
-        err.contains(&format!("unknown strategy `{}`", name())),
-        "{err}"
-    );
+    let args = format!("report --kernel md5 --strategy {}", name());
+    assert_refused_unregistered(&args, "strategy", name());
 }

@@ -71,12 +71,14 @@ fn validate_model_json_has_measured_and_static_figures_per_strategy() {
     );
     let rows = doc["rows"].as_array().expect("rows");
     let strategies = schedlab_passes::sched::strategy_names();
-    for kernel in KERNELS {
-        let of_kernel: Vec<&str> = rows
-            .iter()
+    let strategies_of = |kernel: &str| -> Vec<&str> {
+        rows.iter()
             .filter(|r| r["kernel"] == kernel)
             .filter_map(|r| r["strategy"].as_str())
-            .collect();
+            .collect()
+    };
+    for kernel in KERNELS {
+        let of_kernel = strategies_of(kernel);
         let want: Vec<&str> = strategies
             .iter()
             .copied()
@@ -85,13 +87,8 @@ fn validate_model_json_has_measured_and_static_figures_per_strategy() {
         assert_eq!(of_kernel, want, "{kernel}: every strategy but shuffle");
     }
     for l in LOOPS {
-        let of_loop: Vec<&str> = rows
-            .iter()
-            .filter(|r| r["kernel"] == l)
-            .filter_map(|r| r["strategy"].as_str())
-            .collect();
         assert_eq!(
-            of_loop,
+            strategies_of(l),
             ["as written"],
             "{l}: one row, the file's own order"
         );

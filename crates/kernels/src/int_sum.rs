@@ -15,7 +15,7 @@ use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::ir_build::frontend_config;
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::signature;
-use crate::registry::{CaseOptions, Kernel};
+use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
     Block, BlockArg, Function, InstBuilder, MemFlagsData, UserFuncName, Value, condcodes::IntCC,
@@ -218,16 +218,13 @@ impl IntSumKernel {
 }
 
 impl Kernel for IntSumKernel {
-    fn name(&self) -> &'static str {
-        "int-sum"
-    }
-
-    fn summary(&self) -> &'static str {
-        "an order-sensitive hash over int[] groups of eight: the smallest predicable loop"
-    }
-
-    fn build(&self) -> Function {
-        multi_block()
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "int-sum",
+            summary: "an order-sensitive hash over int[] groups of eight: the smallest predicable loop",
+            aliases: &[],
+            build: multi_block,
+        }
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {

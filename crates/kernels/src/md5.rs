@@ -24,7 +24,7 @@ use crate::ir_build::{
     DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
 };
 use crate::java::{CheckedArray, alias_region};
-use crate::registry::{CaseOptions, Kernel};
+use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
     Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
@@ -354,16 +354,13 @@ impl Md5Kernel {
 }
 
 impl Kernel for Md5Kernel {
-    fn name(&self) -> &'static str {
-        "md5"
-    }
-
-    fn summary(&self) -> &'static str {
-        "MD5's multi-block compression (DigestBase.implCompressMultiBlock + MD5.implCompress0), 16 checked reads per block"
-    }
-
-    fn build(&self) -> Function {
-        compress_multi_block()
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "md5",
+            summary: "MD5's multi-block compression (DigestBase.implCompressMultiBlock + MD5.implCompress0), 16 checked reads per block",
+            aliases: &[],
+            build: compress_multi_block,
+        }
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {

@@ -52,7 +52,7 @@ use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{
     BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, pad_message, reference_compress, step,
 };
-use crate::registry::{CaseOptions, Kernel};
+use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
     BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
@@ -484,39 +484,41 @@ impl MultiBufferKernel {
     }
 }
 
+/// The names and builders of the four lane widths, indexed by `groups - 1`. The wide variants
+/// measure the lane count (`bench --kernel md5-streams`); the library runs eight lanes, so
+/// `md5-mb` (report, check under qemu) names the two it can use.
+const INFO: [KernelInfo; MAX_GROUPS] = [
+    KernelInfo {
+        name: "md5-mb-x4",
+        summary: "multi-buffer MD5, four messages in i32x4 lanes, 16 checked vector reads per block",
+        aliases: &["md5-mb"],
+        build: || compress_lanes(1),
+    },
+    KernelInfo {
+        name: "md5-mb-x8",
+        summary: "multi-buffer MD5, eight messages: two interleaved i32x4 groups",
+        aliases: &["md5-mb"],
+        build: || compress_lanes(2),
+    },
+    KernelInfo {
+        name: "md5-mb-x12",
+        summary: "multi-buffer MD5, twelve messages: three interleaved i32x4 groups",
+        aliases: &["md5-mb-wide"],
+        build: || compress_lanes(3),
+    },
+    KernelInfo {
+        name: "md5-mb-x16",
+        summary: "multi-buffer MD5, sixteen messages: four interleaved i32x4 groups",
+        aliases: &["md5-mb-wide"],
+        build: || compress_lanes(4),
+    },
+];
+
 impl Kernel for MultiBufferKernel {
-    fn name(&self) -> &'static str {
-        match self.groups {
-            1 => "md5-mb-x4",
-            2 => "md5-mb-x8",
-            3 => "md5-mb-x12",
-            _ => "md5-mb-x16",
-        }
-    }
-
-    fn summary(&self) -> &'static str {
-        match self.groups {
-            1 => {
-                "multi-buffer MD5, four messages in i32x4 lanes, 16 checked vector reads per block"
-            }
-            2 => "multi-buffer MD5, eight messages: two interleaved i32x4 groups",
-            3 => "multi-buffer MD5, twelve messages: three interleaved i32x4 groups",
-            _ => "multi-buffer MD5, sixteen messages: four interleaved i32x4 groups",
-        }
-    }
-
-    fn aliases(&self) -> &'static [&'static str] {
-        // The wide variants measure the lane count (`bench --kernel md5-streams`); the library
-        // runs eight lanes, so `md5-mb` (report, check under qemu) names the two it can use.
-        if self.groups <= 2 {
-            &["md5-mb"]
-        } else {
-            &["md5-mb-wide"]
-        }
-    }
-
-    fn build(&self) -> Function {
-        compress_lanes(self.groups)
+    /// A `groups` outside 1 to [`MAX_GROUPS`] reads as the widest.
+    fn info(&self) -> KernelInfo {
+        let widest = INFO[MAX_GROUPS - 1];
+        *INFO.get(self.groups.wrapping_sub(1)).unwrap_or(&widest)
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {

@@ -28,22 +28,46 @@ impl Default for CaseOptions {
     }
 }
 
+/// What names a kernel and builds its function: the data behind [`Kernel::name`],
+/// [`Kernel::summary`], [`Kernel::aliases`] and [`Kernel::build`].
+#[derive(Clone, Copy, Debug)]
+pub struct KernelInfo {
+    /// The name `--kernel` selects it by (lower-case, `-` separated).
+    pub name: &'static str,
+    /// One line for `schedlab list` and help texts.
+    pub summary: &'static str,
+    /// Other names that select it, and names of the groups it belongs to (`md5-mb` selects
+    /// both lane widths).
+    pub aliases: &'static [&'static str],
+    /// Builds the function as the JVM front end would hand it over: every array access checked.
+    pub build: fn() -> Function,
+}
+
 /// A kernel schedlab can build, report, check and time.
 pub trait Kernel: Sync {
+    /// Its names, summary and builder.
+    fn info(&self) -> KernelInfo;
+
     /// The name `--kernel` selects it by (lower-case, `-` separated).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
 
     /// One line for `schedlab list` and help texts.
-    fn summary(&self) -> &'static str;
+    fn summary(&self) -> &'static str {
+        self.info().summary
+    }
 
     /// Other names that select it, and names of the groups it belongs to (`md5-mb` selects
     /// both lane widths).
     fn aliases(&self) -> &'static [&'static str] {
-        &[]
+        self.info().aliases
     }
 
     /// The function as the JVM front end would hand it over: every array access checked.
-    fn build(&self) -> Function;
+    fn build(&self) -> Function {
+        (self.info().build)()
+    }
 
     /// Test vectors, `options.random` random cases and hostile ones (offsets, lengths and
     /// limits that must make the Java code fail cleanly).
@@ -169,14 +193,13 @@ mod tests {
         );
         struct Named(&'static str);
         impl Kernel for Named {
-            fn name(&self) -> &'static str {
-                self.0
-            }
-            fn summary(&self) -> &'static str {
-                "test"
-            }
-            fn build(&self) -> Function {
-                crate::md5::compress_multi_block()
+            fn info(&self) -> KernelInfo {
+                KernelInfo {
+                    name: self.0,
+                    summary: "test",
+                    aliases: &[],
+                    build: crate::md5::compress_multi_block,
+                }
             }
             fn cases(&self, _: &CaseOptions) -> Vec<Case> {
                 Vec::new()

@@ -36,7 +36,7 @@ use crate::ir_build::{
     DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
 };
 use crate::java::{CheckedArray, alias_region};
-use crate::registry::{CaseOptions, Kernel};
+use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
     Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, UserFuncName,
@@ -410,16 +410,13 @@ impl Sha256Kernel {
 }
 
 impl Kernel for Sha256Kernel {
-    fn name(&self) -> &'static str {
-        "sha256"
-    }
-
-    fn summary(&self) -> &'static str {
-        "SHA-256's multi-block compression (DigestBase.implCompressMultiBlock + SHA2.implCompress0), 16 big-endian checked reads and a checked int[64] W per block"
-    }
-
-    fn build(&self) -> Function {
-        compress_multi_block()
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "sha256",
+            summary: "SHA-256's multi-block compression (DigestBase.implCompressMultiBlock + SHA2.implCompress0), 16 big-endian checked reads and a checked int[64] W per block",
+            aliases: &[],
+            build: compress_multi_block,
+        }
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {

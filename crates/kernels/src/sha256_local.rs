@@ -14,9 +14,8 @@
 //! [`crate::sha256`]'s without the `W` effect.
 
 use crate::case::{Arg, Case, Effect};
-use crate::registry::{CaseOptions, Kernel};
+use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use crate::sha256::{self, SCHEDULE_WORDS, Schedule, Sha256Kernel};
-use cranelift_codegen::ir::Function;
 
 /// The registry entry of the private-`W` variant (`sha256-local`).
 pub static KERNEL: Sha256LocalKernel = Sha256LocalKernel;
@@ -26,16 +25,13 @@ pub static KERNEL: Sha256LocalKernel = Sha256LocalKernel;
 pub struct Sha256LocalKernel;
 
 impl Kernel for Sha256LocalKernel {
-    fn name(&self) -> &'static str {
-        "sha256-local"
-    }
-
-    fn summary(&self) -> &'static str {
-        "sha256 with W a private 256-byte stack slot (as the sha2 crate and OpenSSL keep it): no sixth argument, no W effect"
-    }
-
-    fn build(&self) -> Function {
-        sha256::compress_multi_block_with(Schedule::Private)
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "sha256-local",
+            summary: "sha256 with W a private 256-byte stack slot (as the sha2 crate and OpenSSL keep it): no sixth argument, no W effect",
+            aliases: &[],
+            build: || sha256::compress_multi_block_with(Schedule::Private),
+        }
     }
 
     /// `sha256`'s cases without their `W` argument (the stale `W` contents they carry cannot

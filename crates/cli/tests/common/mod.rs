@@ -28,9 +28,9 @@ pub fn tool_usable(program: &str, package: &str) -> bool {
     test_can_use(require_program(program, package))
 }
 
-/// The targets a `check` in a test runs on: all four when the cross compilers and qemu are
-/// installed (required in CI, see [`tool_usable`]), else the host alone.
-pub fn checkable_targets() -> Vec<schedlab_backend::Target> {
+/// The names of the targets a `check` in a test runs on: all four when the cross compilers
+/// and qemu are installed (required in CI, see [`tool_usable`]), else the host alone.
+pub fn checkable_targets() -> Vec<&'static str> {
     let foreign = [
         ("qemu-aarch64", "qemu-user"),
         ("qemu-s390x", "qemu-user"),
@@ -39,11 +39,12 @@ pub fn checkable_targets() -> Vec<schedlab_backend::Target> {
         ("s390x-linux-gnu-gcc", "gcc-s390x-linux-gnu"),
         ("riscv64-linux-gnu-gcc", "gcc-riscv64-linux-gnu"),
     ];
-    if foreign.iter().all(|(p, package)| tool_usable(p, package)) {
+    let targets = if foreign.iter().all(|(p, package)| tool_usable(p, package)) {
         schedlab_backend::Target::ALL.to_vec()
     } else {
         schedlab_backend::Target::host().into_iter().collect()
-    }
+    };
+    targets.into_iter().map(|t| t.name()).collect()
 }
 
 /// The command line a [`cli_child`] runs (space-separated).
@@ -81,6 +82,32 @@ pub fn run_registered(args: &str) -> String {
     let text = stdout(&out);
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
     text
+}
+
+/// [`run_in_child`] without the registration, which must fail saying ``unknown {what} `{name}` ``.
+pub fn assert_refused_unregistered(args: &str, what: &str, name: &str) {
+    let out = run_in_child(args, false);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains(&format!("unknown {what} `{name}`")), "{err}");
+}
+
+/// Some line of `text` starts with `prefix`.
+pub fn assert_has_line(text: &str, prefix: &str) {
+    assert!(
+        text.lines().any(|l| l.starts_with(prefix)),
+        "no line starts with `{prefix}`:\n{text}"
+    );
+}
+
+/// [`run_registered`] of `check ARGS --target …` on the [`checkable_targets`], whose
+/// `N passed, 0 failed` summary must count at least one case: the targets and the output.
+pub fn check_registered(args: &str) -> (Vec<&'static str>, String) {
+    let targets = checkable_targets();
+    let text = run_registered(&format!("check {args} --target {}", targets.join(",")));
+    let summary = text.lines().find(|l| l.ends_with(" passed, 0 failed"));
+    assert!(summary.is_some_and(|l| !l.starts_with("0 ")), "{text}");
+    (targets, text)
 }
 
 /// Runs this test binary again, only its test `child_test`, with `vars` set: how a test

@@ -167,24 +167,23 @@ pub fn hostile_ints(n: i32) -> Vec<i32> {
     v
 }
 
-/// `mul_add` calls on small arrays with every combination of [`hostile_ints`] offsets and
-/// lengths, `in` separate and `in` = `out`.
-pub fn hostile_mul_add_cases(seed: u64) -> Vec<MulAddCase> {
+/// For each `(a_len, b_len)` of `sizes`, two random arrays `a` and `b` of those lengths and
+/// a case `make(a, b, i, j, same)` for every [`hostile_ints`] `i` of `a_len`, `j` of `b_len`
+/// and `same` false (separate arrays) and true (one array passed twice).
+fn hostile_grid<T>(
+    seed: u64,
+    sizes: [(usize, usize); 5],
+    make: impl Fn(&[i32], &[i32], i32, i32, bool) -> T,
+) -> Vec<T> {
     let mut rng = Words::new(seed);
     let mut cases = Vec::new();
-    for (out_len, in_len) in [(0, 0), (1, 1), (4, 3), (3, 5), (6, 6)] {
-        let out = rng.words(out_len);
-        let input = rng.words(in_len);
-        for offset in hostile_ints(int(out_len)) {
-            for len in hostile_ints(int(in_len)) {
+    for (a_len, b_len) in sizes {
+        let a = rng.words(a_len);
+        let b = rng.words(b_len);
+        for i in hostile_ints(int(a_len)) {
+            for j in hostile_ints(int(b_len)) {
                 for same in [false, true] {
-                    cases.push(MulAddCase {
-                        out: out.clone(),
-                        input: (!same).then(|| input.clone()),
-                        offset,
-                        len,
-                        k: -1,
-                    });
+                    cases.push(make(&a, &b, i, j, same));
                 }
             }
         }
@@ -192,26 +191,27 @@ pub fn hostile_mul_add_cases(seed: u64) -> Vec<MulAddCase> {
     cases
 }
 
+/// `mul_add` calls on small arrays with every combination of [`hostile_ints`] offsets and
+/// lengths, `in` separate and `in` = `out`.
+pub fn hostile_mul_add_cases(seed: u64) -> Vec<MulAddCase> {
+    let sizes = [(0, 0), (1, 1), (4, 3), (3, 5), (6, 6)];
+    hostile_grid(seed, sizes, |out, input, offset, len, same| MulAddCase {
+        out: out.to_vec(),
+        input: (!same).then(|| input.to_vec()),
+        offset,
+        len,
+        k: -1,
+    })
+}
+
 /// `square_to_len` calls on small arrays with every combination of [`hostile_ints`] `len`
 /// and `zlen`, `x` separate and `x` = `z`.
 pub fn hostile_square_cases(seed: u64) -> Vec<SquareToLenCase> {
-    let mut rng = Words::new(seed);
-    let mut cases = Vec::new();
-    for (x_len, z_len) in [(0, 0), (1, 2), (2, 3), (3, 6), (4, 9)] {
-        let x = rng.words(x_len);
-        let z = rng.words(z_len);
-        for len in hostile_ints(int(x_len)) {
-            for zlen in hostile_ints(int(z_len)) {
-                for same in [false, true] {
-                    cases.push(SquareToLenCase {
-                        x: (!same).then(|| x.clone()),
-                        len,
-                        z: z.clone(),
-                        zlen,
-                    });
-                }
-            }
-        }
-    }
-    cases
+    let sizes = [(0, 0), (1, 2), (2, 3), (3, 6), (4, 9)];
+    hostile_grid(seed, sizes, |x, z, len, zlen, same| SquareToLenCase {
+        x: (!same).then(|| x.to_vec()),
+        len,
+        z: z.to_vec(),
+        zlen,
+    })
 }

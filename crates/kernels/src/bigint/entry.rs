@@ -7,9 +7,8 @@ use super::cases::{
 };
 use super::{Entry, mul_add, square_to_len};
 use crate::case::{Arg, ArrayArg, Case, Effect};
-use crate::registry::{CaseOptions, Kernel};
+use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
-use cranelift_codegen::ir::Function;
 
 /// `muladd`: `BigInteger.mulAdd` (`implMulAddCheck` + `implMulAdd`).
 pub static MUL_ADD: MulAddKernel = MulAddKernel;
@@ -93,20 +92,13 @@ impl MulAddKernel {
 }
 
 impl Kernel for MulAddKernel {
-    fn name(&self) -> &'static str {
-        "muladd"
-    }
-
-    fn summary(&self) -> &'static str {
-        "BigInteger.mulAdd: out[offset..] += in[..len] * k, its checks and carry chain"
-    }
-
-    fn aliases(&self) -> &'static [&'static str] {
-        &["mul-add", "bigint"]
-    }
-
-    fn build(&self) -> Function {
-        mul_add()
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "muladd",
+            summary: "BigInteger.mulAdd: out[offset..] += in[..len] * k, its checks and carry chain",
+            aliases: &["mul-add", "bigint"],
+            build: mul_add,
+        }
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {
@@ -168,20 +160,13 @@ impl SquareToLenKernel {
 }
 
 impl Kernel for SquareToLenKernel {
-    fn name(&self) -> &'static str {
-        "square-to-len"
-    }
-
-    fn summary(&self) -> &'static str {
-        "BigInteger.squareToLen: the squares loop, mulAdd rows, the left shift and addOne"
-    }
-
-    fn aliases(&self) -> &'static [&'static str] {
-        &["squaretolen", "bigint"]
-    }
-
-    fn build(&self) -> Function {
-        square_to_len()
+    fn info(&self) -> KernelInfo {
+        KernelInfo {
+            name: "square-to-len",
+            summary: "BigInteger.squareToLen: the squares loop, mulAdd rows, the left shift and addOne",
+            aliases: &["squaretolen", "bigint"],
+            build: square_to_len,
+        }
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {

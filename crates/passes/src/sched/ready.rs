@@ -3,7 +3,7 @@
 use super::dag::{DepDag, NodeId};
 use super::latency::MachineModel;
 use super::pressure::PressureTracker;
-use super::strategy::Reason;
+use super::strategy::{Pick, Reason};
 use cranelift_codegen::ir::Function;
 use std::cmp::Ordering;
 
@@ -79,6 +79,31 @@ impl ReadySet {
             });
         }
         best
+    }
+
+    /// The pick [`ReadySet::select`] makes with `better`, for the criterion that decided it.
+    ///
+    /// # Panics
+    /// If nothing is ready (the driver never offers an empty ready set).
+    pub fn pick_by(
+        &self,
+        better: impl FnMut(NodeId, NodeId) -> Option<(Ordering, Reason)>,
+    ) -> Pick {
+        let (node, reason) = self
+            .select(better)
+            .expect("the driver never offers an empty ready set");
+        Pick::new(node, reason)
+    }
+
+    /// The earliest node in source order, picked for `reason`.
+    ///
+    /// # Panics
+    /// If nothing is ready (the driver never offers an empty ready set).
+    pub fn pick_first(&self, reason: Reason) -> Pick {
+        let node = self
+            .first()
+            .expect("the driver never offers an empty ready set");
+        Pick::new(node, reason)
     }
 }
 

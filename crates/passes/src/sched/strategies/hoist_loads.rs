@@ -43,10 +43,7 @@ impl Strategy for HoistLoads {
         {
             return Pick::new(feeder, Reason::FeedsLoad);
         }
-        let node = ready
-            .first()
-            .expect("the driver never offers an empty ready set");
-        Pick::new(node, Reason::SourceOrder)
+        ready.pick_first(Reason::SourceOrder)
     }
 }
 

@@ -12,10 +12,7 @@ pub struct ListLatency;
 
 impl Strategy for ListLatency {
     fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick {
-        let (node, reason) = ready
-            .select(|a, b| latency_criteria(view, a, b))
-            .expect("the driver never offers an empty ready set");
-        Pick::new(node, reason)
+        ready.pick_by(|a, b| latency_criteria(view, a, b))
     }
 }
 

@@ -113,10 +113,7 @@ impl Strategy for Optimal {
 
     fn pick(&mut self, ready: &ReadySet, _view: &SchedView<'_>) -> Pick {
         // Not called: `static_priority` decides every pick.
-        let node = ready
-            .first()
-            .expect("the driver never offers an empty ready set");
-        Pick::new(node, REASON)
+        ready.pick_first(REASON)
     }
 }
 

@@ -52,10 +52,7 @@ impl Strategy for Pressure {
     }
 
     fn pick(&mut self, ready: &ReadySet, view: &SchedView<'_>) -> Pick {
-        let (node, reason) = ready
-            .select(|a, b| pressure_criteria(view, a, b))
-            .expect("the driver never offers an empty ready set");
-        Pick::new(node, reason)
+        ready.pick_by(|a, b| pressure_criteria(view, a, b))
     }
 }
 

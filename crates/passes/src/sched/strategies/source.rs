@@ -10,10 +10,7 @@ pub struct Source;
 
 impl Strategy for Source {
     fn pick(&mut self, ready: &ReadySet, _view: &SchedView<'_>) -> Pick {
-        let node = ready
-            .first()
-            .expect("the driver never offers an empty ready set");
-        Pick::new(node, Reason::SourceOrder)
+        ready.pick_first(Reason::SourceOrder)
     }
 }
 
