@@ -64,7 +64,8 @@ enum Opening {
 
 /// Opens `name` if it is a regular file. `stat` comes first, so that a FIFO is never opened
 /// here (opening one blocks until a writer comes) and every other name is left to the
-/// hashing thread, whose own `open` reports exactly what coreutils reports.
+/// hashing thread, whose own `open` reports exactly what coreutils reports; so is a file the
+/// process has no descriptor left for.
 fn open_regular(name: &[u8]) -> Opening {
     if name == b"-" {
         return Opening::Own;
@@ -76,6 +77,11 @@ fn open_regular(name: &[u8]) -> Opening {
     }
     let file = match File::open(path) {
         Ok(file) => file,
+        // Out of descriptors with the window open: the hashing thread, which opens one file
+        // at a time as coreutils does, tries again when the file's turn comes.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => {
+            return Opening::Own;
+        }
         Err(e) => return Opening::Failed(e),
     };
     match file.metadata() {

@@ -124,6 +124,8 @@ fn hashes_like_coreutils() {
             .env("SCHEDLAB_MD5_JIT", "eager"),
     );
     cases.push(Case::new("unreadable operands among pieces, default", &mixed).stdin(&data));
+    // Fewer descriptors than the reader's window of open files needs.
+    cases.push(Case::new("files read in pieces, 8 descriptors", &all_pieces).fd_limit(8));
     cases.push(Case::new(
         "/proc files among files",
         &[b"one", b"/proc/self/mem", b"mib", b"/proc/version", b"b55"],

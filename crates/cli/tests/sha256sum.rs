@@ -33,6 +33,8 @@ fn hashes_like_coreutils() {
         "/proc files among files",
         &[b"one", b"/proc/self/mem", b"mib", b"/proc/version", b"b55"],
     ));
+    // Fewer descriptors than the reader's window of open files needs.
+    cases.push(Case::new("all files, 8 descriptors", &all_files()).fd_limit(8));
     cases.push(Case::new("stdout write error", &[b"one", b"b55"]).dev_full());
     cases.push(Case::new("bad option", &[b"-x"]));
     cases.push(Case::new("--tag with --check", &[b"--tag", b"-c", b"one"]));
