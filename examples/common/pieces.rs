@@ -108,9 +108,10 @@ struct Reading {
 }
 
 /// The reader thread's body: sends every operand's events to `pieces` (each operand's in
-/// order, different operands' interleaved: a piece of each open file in turn); takes buffers back from
-/// `spare` (allocating at most [`POOL`]). Calls `start_jit` once when the files opened so far
-/// hold [`JIT_BYTES`]. Returns when every operand is done or the hashing thread has gone.
+/// order, different operands' interleaved: a piece of each open file in turn); takes buffers
+/// back from `spare` (allocating at most [`POOL`]). Calls `start_jit` once when the files
+/// opened so far hold [`JIT_BYTES`]. Returns when every operand is done or the hashing thread
+/// has gone.
 pub fn read_operands(
     operands: &[Vec<u8>],
     pieces: &Sender<Message>,

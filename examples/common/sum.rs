@@ -33,8 +33,8 @@ pub struct Algorithm {
     pub version: &'static str,
     /// A fresh incremental hasher.
     pub hasher: fn() -> Box<dyn Hasher>,
-    /// A hasher for one of several files read together, fed a [`pieces::PIECE`] of each file in turn:
-    /// hashers alive at the same time may share work (the SIMD lanes of one engine).
+    /// A hasher for one of several files read together, fed a [`pieces::PIECE`] of each file
+    /// in turn: hashers alive at the same time may share work (the SIMD lanes of one engine).
     pub batch_hasher: fn() -> Box<dyn Hasher>,
     /// Starts compiling whatever makes hashing several files fast, without waiting (may do
     /// nothing).
