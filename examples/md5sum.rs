@@ -5,33 +5,30 @@
 //! backslash escaping, `--tag`, `-z`, `-c` with its `OK`/`FAILED` lines and warnings, getopt's
 //! option errors and coreutils' quoting of file names in messages. Only `--version` and the
 //! footer of `--help` say what this program really is. The program is `examples/common/sum.rs`,
-//! shared with `sha256sum`: a reader thread reads the files ahead, and each batch of small files
-//! is hashed as concurrent streams of one [`LaneEngine`] (their blocks share the SIMD lanes).
+//! shared with `sha256sum`: a reader thread reads the files in pieces, a window of files at a
+//! time, and the files of a window are hashed as concurrent streams of one [`LaneEngine`]
+//! (their blocks share the SIMD lanes).
 
 #[path = "common/sum.rs"]
 mod sum;
 
-use schedlab_digests::{Digest, LaneEngine, Md5};
+use schedlab_digests::{Digest, LaneEngine, Md5, TieredEngine};
 use std::sync::OnceLock;
 
-/// Bytes fed to a stream per `update`, round-robin over a batch's files (the engine's
-/// default hold-back: a round then runs full lanes of 256 blocks).
-const PIECE: usize = 16 << 10;
+/// Bytes in an MD5 block.
+const MD5_BLOCK: usize = 64;
 
-/// Every message of a batch as one stream of the process's lane engine, fed round-robin.
-fn digest_streams(messages: &[&[u8]]) -> Vec<Vec<u8>> {
+/// A hasher of the process's lane engine, whose streams hold back one piece each
+/// ([`sum::pieces::PIECE`]): fed a piece of each file in turn, a round runs one piece per lane.
+fn lane_hasher() -> Box<dyn sum::Hasher> {
     static ENGINE: OnceLock<LaneEngine> = OnceLock::new();
-    let engine = ENGINE.get_or_init(LaneEngine::new);
-    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
-    let longest = messages.iter().map(|m| m.len()).max().unwrap_or(0);
-    for start in (0..longest).step_by(PIECE) {
-        for (h, m) in hashers.iter_mut().zip(messages) {
-            if let Some(piece) = m.get(start..m.len().min(start + PIECE)) {
-                h.update(piece);
-            }
-        }
-    }
-    hashers.into_iter().map(|h| h.finalize().to_vec()).collect()
+    let engine = ENGINE.get_or_init(|| {
+        LaneEngine::with_tiered(
+            TieredEngine::default_instance(),
+            sum::pieces::PIECE / MD5_BLOCK,
+        )
+    });
+    Box::new(engine.hasher())
 }
 
 /// MD5 as `sum` needs it.
@@ -44,7 +41,7 @@ static MD5: sum::Algorithm = sum::Algorithm {
     version: "MD5 by schedlab's JIT-compiled compression function; output compatible with GNU \
               coreutils md5sum.",
     hasher: || Box::new(Md5::new()),
-    digest_many: digest_streams,
+    batch_hasher: lane_hasher,
     start_batch_jit: Md5::start_batch_jit,
 };
 

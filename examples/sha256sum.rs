@@ -21,13 +21,8 @@ static SHA256: sum::Algorithm = sum::Algorithm {
     version: "SHA-256 by schedlab's JIT-compiled compression function; output compatible with \
               GNU coreutils sha256sum.",
     hasher: || Box::new(Sha256::new()),
-    // No multi-buffer SHA-256 kernel: a batch is hashed one message after the other.
-    digest_many: |messages| {
-        messages
-            .iter()
-            .map(|m| Sha256::digest(m).to_vec())
-            .collect()
-    },
+    // No multi-buffer SHA-256 kernel: every file has a hasher of its own.
+    batch_hasher: || Box::new(Sha256::new()),
     start_batch_jit: || {},
 };
 

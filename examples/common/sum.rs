@@ -6,12 +6,16 @@
 //! lines and warnings, getopt's option errors and coreutils' quoting of file names in messages.
 //! Only `--version` and the footer of `--help` say what the program really is.
 
+use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::fd::AsFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::process;
+
+#[path = "pieces.rs"]
+pub mod pieces;
 
 /// What differs between `md5sum` and `sha256sum`.
 pub struct Algorithm {
@@ -29,9 +33,11 @@ pub struct Algorithm {
     pub version: &'static str,
     /// A fresh incremental hasher.
     pub hasher: fn() -> Box<dyn Hasher>,
-    /// Hashes several whole messages at once (a batch of small files).
-    pub digest_many: fn(&[&[u8]]) -> Vec<Vec<u8>>,
-    /// Starts compiling whatever makes batches fast, without waiting (may do nothing).
+    /// A hasher for one of several files read together, fed a [`pieces::PIECE`] of each file
+    /// in turn: hashers alive at the same time may share work (the SIMD lanes of one engine).
+    pub batch_hasher: fn() -> Box<dyn Hasher>,
+    /// Starts compiling whatever makes hashing several files fast, without waiting (may do
+    /// nothing).
     pub start_batch_jit: fn(),
 }
 
@@ -68,7 +74,7 @@ static UNSET: Algorithm = Algorithm {
     standard: "",
     version: "",
     hasher: || panic!("no algorithm set"),
-    digest_many: |_| Vec::new(),
+    batch_hasher: || panic!("no algorithm set"),
     start_batch_jit: || {},
 };
 
@@ -119,47 +125,82 @@ fn hex_len() -> usize {
 }
 /// Bytes read from a file per `update` (coreutils' `BLOCKSIZE`).
 const CHUNK: usize = 32 * 1024;
-/// Largest regular file read whole and hashed in a batch; larger ones are streamed.
-const BATCH_FILE_MAX: u64 = 16 << 20;
-/// Bytes read ahead into one batch before it is hashed (small enough that the buffers are
-/// reused from batch to batch instead of faulting in fresh memory).
-const BATCH_BYTES: u64 = 8 << 20;
-/// Bytes in the first two files of a batch from which the lanes kernel is worth compiling.
-const BATCH_JIT_BYTES: u64 = 256 << 10;
-/// Files in one batch (a multiple of the kernel's 8 lanes).
-const BATCH_FILES: usize = 16;
 /// Size of stdio's stdout buffer, flushed when full even without a newline.
 const STDOUT_BUF: usize = 4096;
 
-/// A file operand read for a batch.
-enum Opened {
-    /// Its contents.
-    Read(Vec<u8>),
-    /// Missing, and `--ignore-missing`: no output.
-    Missing,
-    /// The error to report for it.
+/// An operand between the reader thread's first word on it and its line or message.
+enum Progress {
+    /// Nothing heard yet.
+    Waiting,
+    /// Pieces arriving.
+    Hashing(Box<dyn Hasher>),
+    /// Hashed: its digest.
+    Done(Vec<u8>),
+    /// Could not be read: the error to report.
     Failed(io::Error),
+    /// For this thread to read when its turn comes ([`pieces::Event::Own`]).
+    Own,
 }
 
-/// File operands read ahead, hashed together with [`Algorithm::digest_many`].
+/// The operands not printed yet, from the first one on, as the reader's events leave them.
 #[derive(Default)]
-struct Batch {
-    files: Vec<(Vec<u8>, Opened)>,
-    bytes: u64,
-    /// Buffers of hashed files, reused for the next ones.
-    spare: Vec<Vec<u8>>,
+struct InOrder {
+    /// Index of the first operand in `progress`.
+    first: usize,
+    progress: VecDeque<Progress>,
 }
 
-impl Batch {
-    fn push(&mut self, name: &[u8], opened: Opened) {
-        if let Opened::Read(data) = &opened {
-            self.bytes += data.len() as u64;
+impl InOrder {
+    /// The progress of `operand`, unless it is printed already.
+    fn get(&mut self, operand: usize) -> Option<&mut Progress> {
+        let at = operand.checked_sub(self.first)?;
+        if at >= self.progress.len() {
+            self.progress.resize_with(at + 1, || Progress::Waiting);
         }
-        self.files.push((name.to_vec(), opened));
+        self.progress.get_mut(at)
     }
 
-    fn is_full(&self) -> bool {
-        self.bytes >= BATCH_BYTES || self.files.len() >= BATCH_FILES
+    /// Applies the reader's `event` for `operand`; gives a piece's buffer back.
+    fn apply(&mut self, operand: usize, event: pieces::Event) -> Option<pieces::Buffer> {
+        let Some(progress) = self.get(operand) else {
+            // Never happens: an operand is printed only after its last event.
+            return match event {
+                pieces::Event::Piece { buffer, .. } => Some(buffer),
+                _ => None,
+            };
+        };
+        match event {
+            pieces::Event::Piece { buffer, len } => {
+                if let Progress::Waiting = progress {
+                    *progress = Progress::Hashing((alg().batch_hasher)());
+                }
+                if let Progress::Hashing(hasher) = progress {
+                    hasher.update(&buffer[..len]);
+                }
+                return Some(buffer);
+            }
+            pieces::Event::End => {
+                *progress = match std::mem::replace(progress, Progress::Waiting) {
+                    Progress::Hashing(hasher) => Progress::Done(hasher.finalize()),
+                    Progress::Waiting => Progress::Done((alg().batch_hasher)().finalize()),
+                    other => other,
+                }
+            }
+            pieces::Event::Failed(e) => *progress = Progress::Failed(e),
+            pieces::Event::Own => *progress = Progress::Own,
+        }
+        None
+    }
+
+    /// Takes the first operand's progress if it is final (not waiting for the reader).
+    fn pop_settled(&mut self) -> Option<(usize, Progress)> {
+        let front = self.progress.front()?;
+        if matches!(front, Progress::Waiting | Progress::Hashing(_)) {
+            return None;
+        }
+        let progress = self.progress.pop_front()?;
+        self.first += 1;
+        Some((self.first - 1, progress))
     }
 }
 
@@ -288,117 +329,81 @@ impl Ctx {
     }
 
     /// Hashes every operand and prints its line or error, in operand order; true if every
-    /// file was read. With several operands a reader thread opens and reads the files ahead
-    /// ([`READ_AHEAD_BYTES`]) while this thread hashes them in batches.
+    /// file was read. With several operands a reader thread reads the regular files in pieces
+    /// ([`pieces`]) while this thread hashes them, a stream per file.
     fn hash_operands(&mut self, operands: &[Vec<u8>]) -> bool {
-        let ignore_missing = self.ignore_missing;
         if operands.len() < 2 {
-            let mut batch = Batch::default();
-            let mut ok = true;
-            for name in operands {
-                let opened = open_for_batch(name, Vec::new(), ignore_missing, None);
-                ok &= self.take_operand(&mut batch, name, opened);
-            }
-            return ok & self.flush_batch(&mut batch);
+            return self.hash_each(operands);
         }
-        let budget = ReadAhead::default();
-        let (files_tx, files_rx) = std::sync::mpsc::channel::<Option<Opened>>();
-        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let (pieces_tx, pieces_rx) = std::sync::mpsc::channel::<pieces::Message>();
+        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<pieces::Buffer>();
         std::thread::scope(|scope| {
-            let budget = &budget;
             let reader = std::thread::Builder::new()
                 .name("read-ahead".into())
                 .spawn_scoped(scope, move || {
-                    for name in operands {
-                        let spare = spare_rx.try_recv().unwrap_or_default();
-                        let opened = open_for_batch(name, spare, ignore_missing, Some(budget));
-                        if files_tx.send(opened).is_err() {
-                            return;
-                        }
-                    }
+                    pieces::read_operands(operands, &pieces_tx, &spare_rx, alg().start_batch_jit);
                 });
-            let mut batch = Batch::default();
-            let mut ok = true;
             if reader.is_err() {
                 // No thread: read each file when its turn comes.
-                for name in operands {
-                    let spare = batch.spare.pop().unwrap_or_default();
-                    let opened = open_for_batch(name, spare, ignore_missing, None);
-                    ok &= self.take_operand(&mut batch, name, opened);
+                return self.hash_each(operands);
+            }
+            let mut in_order = InOrder::default();
+            let mut ok = true;
+            for pieces::Message { operand, event } in pieces_rx.iter() {
+                if let Some(buffer) = in_order.apply(operand, event) {
+                    let _ = spare_tx.send(buffer);
                 }
-                return ok & self.flush_batch(&mut batch);
+                ok &= self.print_settled(&mut in_order, operands);
             }
-            for (name, opened) in operands.iter().zip(files_rx.iter()) {
-                ok &= self.take_operand(&mut batch, name, opened);
-                for data in batch.spare.drain(..) {
-                    budget.release(data.len() as u64);
-                    let _ = spare_tx.send(data);
+            // The reader is done; anything it left unsettled is read here.
+            for progress in &mut in_order.progress {
+                if matches!(progress, Progress::Waiting | Progress::Hashing(_)) {
+                    *progress = Progress::Own;
                 }
             }
-            ok &= self.flush_batch(&mut batch);
-            for data in batch.spare.drain(..) {
-                budget.release(data.len() as u64);
-            }
-            ok
+            ok &= self.print_settled(&mut in_order, operands);
+            ok & self.hash_each(&operands[in_order.first.min(operands.len())..])
         })
     }
 
-    /// Adds an operand read for a batch (`Some`) to `batch`, hashing the batch when it is full;
-    /// hashes an operand left to [`Ctx::digest_file`] (`None`) after the batch before it. True
-    /// unless a file could not be read.
-    fn take_operand(&mut self, batch: &mut Batch, name: &[u8], opened: Option<Opened>) -> bool {
-        match opened {
-            Some(opened) => {
-                batch.push(name, opened);
-                if batch.files.len() == 2 && batch.bytes >= BATCH_JIT_BYTES {
-                    // Several files to hash: compile the lanes kernel while reading.
-                    (alg().start_batch_jit)();
-                }
-                if batch.is_full() {
-                    return self.flush_batch(batch);
-                }
+    /// Hashes `operands` one after the other on this thread; true if every file was read.
+    fn hash_each(&mut self, operands: &[Vec<u8>]) -> bool {
+        let mut ok = true;
+        for name in operands {
+            ok &= self.hash_own(name);
+        }
+        ok
+    }
+
+    /// Hashes `name` on this thread and prints its line; true unless it could not be read.
+    fn hash_own(&mut self, name: &[u8]) -> bool {
+        match self.digest_file(name) {
+            Ok(Some(digest)) => {
+                self.output_line(name, &digest);
                 true
             }
-            None => {
-                let mut ok = self.flush_batch(batch);
-                if let Ok(Some(digest)) = self.digest_file(name) {
-                    self.output_line(name, &digest);
-                } else {
-                    ok = false;
-                }
-                ok
-            }
+            Ok(None) => true,
+            Err(()) => false,
         }
     }
 
-    /// Hashes the batch's files together ([`Algorithm::digest_many`]) and prints their lines and
-    /// errors in operand order; true if every file was read.
-    fn flush_batch(&mut self, batch: &mut Batch) -> bool {
-        let files = std::mem::take(&mut batch.files);
-        batch.bytes = 0;
-        let messages: Vec<&[u8]> = files
-            .iter()
-            .filter_map(|(_, opened)| match opened {
-                Opened::Read(data) => Some(data.as_slice()),
-                _ => None,
-            })
-            .collect();
-        let mut digests = (alg().digest_many)(&messages).into_iter();
+    /// Prints the lines and messages of the operands settled at the front of `in_order`,
+    /// hashing those left to this thread; true unless one of them could not be read.
+    fn print_settled(&mut self, in_order: &mut InOrder, operands: &[Vec<u8>]) -> bool {
         let mut ok = true;
-        for (name, opened) in files {
-            match opened {
-                Opened::Read(data) => {
-                    if let Some(digest) = digests.next() {
-                        self.output_line(&name, &digest);
-                    }
-                    batch.spare.push(data);
-                }
-                Opened::Missing => {}
-                Opened::Failed(e) => {
-                    let quoted = quotef(&name, self.utf8);
+        while let Some((operand, progress)) = in_order.pop_settled() {
+            let Some(name) = operands.get(operand) else {
+                continue;
+            };
+            match progress {
+                Progress::Done(digest) => self.output_line(name, &digest),
+                Progress::Failed(e) => {
+                    let quoted = quotef(name, self.utf8);
                     self.error(&quoted, Some(&e));
                     ok = false;
                 }
+                Progress::Own => ok &= self.hash_own(name),
+                Progress::Waiting | Progress::Hashing(_) => {}
             }
         }
         ok
@@ -944,77 +949,6 @@ fn hex_equal(hex: &[u8], digest: &[u8]) -> bool {
     let mut expected = Vec::with_capacity(hex_len());
     push_hex(&mut expected, digest);
     hex.eq_ignore_ascii_case(&expected)
-}
-
-/// Bytes the reader thread may hold ahead of the hashing (read, not yet hashed): the batch
-/// being hashed and the next one. Every buffer beyond the first two batches' is a recycled
-/// one, so this bounds the fresh memory the process faults in (each fresh page costs a
-/// kernel fault and zeroing: the system time GNU's one 32 KiB buffer does not have).
-const READ_AHEAD_BYTES: u64 = 2 * BATCH_BYTES;
-
-/// The reader thread's budget of bytes held ahead.
-#[derive(Default)]
-struct ReadAhead {
-    held: std::sync::Mutex<u64>,
-    freed: std::sync::Condvar,
-}
-
-impl ReadAhead {
-    /// Waits until `bytes` more fit (a lone file always does), then holds them.
-    fn acquire(&self, bytes: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        while *held > 0 && *held + bytes > READ_AHEAD_BYTES {
-            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
-        }
-        *held += bytes;
-    }
-
-    /// Gives `bytes` back.
-    fn release(&self, bytes: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        *held = held.saturating_sub(bytes);
-        self.freed.notify_all();
-    }
-}
-
-/// Opens and reads `name` for a batch if it is a small enough regular file (`Some`), or leaves
-/// it to [`Ctx::digest_file`] (`None`: stdin, anything not a regular file, large files).
-/// Opening errors are kept for the batch to report in order. With a `budget`, the bytes read
-/// are held from it (waiting for room first) until the hashing side releases them.
-fn open_for_batch(
-    name: &[u8],
-    mut data: Vec<u8>,
-    ignore_missing: bool,
-    budget: Option<&ReadAhead>,
-) -> Option<Opened> {
-    if name == b"-" {
-        return None;
-    }
-    let mut file = match File::open(OsStr::from_bytes(name)) {
-        Ok(file) => file,
-        Err(e) if ignore_missing && e.kind() == io::ErrorKind::NotFound => {
-            return Some(Opened::Missing);
-        }
-        Err(e) => return Some(Opened::Failed(e)),
-    };
-    let size = match file.metadata() {
-        Ok(meta) if meta.is_file() && meta.len() <= BATCH_FILE_MAX => meta.len(),
-        _ => return None,
-    };
-    data.clear();
-    data.reserve(size as usize + 1);
-    loop {
-        match file.read_to_end(&mut data) {
-            Ok(_) => {
-                if let Some(budget) = budget {
-                    budget.acquire(data.len() as u64);
-                }
-                return Some(Opened::Read(data));
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Some(Opened::Failed(e)),
-        }
-    }
 }
 
 /// Hashes everything `reader` yields, `CHUNK` bytes at a time.

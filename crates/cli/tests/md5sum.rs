@@ -84,6 +84,52 @@ fn hashes_like_coreutils() {
         )
         .env("SCHEDLAB_MD5_JIT", "eager"),
     );
+    // More files than the reader keeps open, of sizes around its 64 KiB pieces, then the same
+    // with stdin, a directory, a missing file, a file whose `read` fails (/proc/self/mem) and
+    // one whose size `stat` does not tell (/proc/version) among them.
+    let piece_files: Vec<Vec<u8>> = (0..40)
+        .map(|i| {
+            let name = format!("piece{i}").into_bytes();
+            write(
+                dir.path(),
+                &name,
+                &bytes(i * 20_000 + (i % 3) * 65_536, 300 + i as u64),
+            );
+            name
+        })
+        .collect();
+    let mut mixed: Vec<&[u8]> = Vec::new();
+    let odd: [&[u8]; 6] = [
+        b"-",
+        b"subdir",
+        b"missing",
+        b"/proc/self/mem",
+        b"/proc/version",
+        b"b65",
+    ];
+    for (i, name) in piece_files.iter().enumerate() {
+        mixed.push(name);
+        if i % 7 == 3 {
+            mixed.push(odd[i / 7]);
+        }
+    }
+    let all_pieces: Vec<&[u8]> = piece_files.iter().map(Vec::as_slice).collect();
+    cases.push(Case::new("files read in pieces", &all_pieces).env("SCHEDLAB_MD5_JIT", "eager"));
+    cases.push(
+        Case::new("files read in pieces, portable", &all_pieces).env("SCHEDLAB_MD5_JIT", "off"),
+    );
+    cases.push(
+        Case::new("unreadable operands among pieces", &mixed)
+            .stdin(&data)
+            .env("SCHEDLAB_MD5_JIT", "eager"),
+    );
+    cases.push(Case::new("unreadable operands among pieces, default", &mixed).stdin(&data));
+    // Fewer descriptors than the reader's window of open files needs.
+    cases.push(Case::new("files read in pieces, 8 descriptors", &all_pieces).fd_limit(8));
+    cases.push(Case::new(
+        "/proc files among files",
+        &[b"one", b"/proc/self/mem", b"mib", b"/proc/version", b"b55"],
+    ));
     cases.push(Case::new("stdout write error", &[b"one", b"b55"]).dev_full());
     cases.push(Case::new("stdout write error, missing file", &[b"one", b"nope"]).dev_full());
     cases.push(Case::new("stdout write error with -z", &[b"-z", b"one"]).dev_full());

@@ -27,6 +27,14 @@ fn hashes_like_coreutils() {
         &[b"one", b"missing", b"b55", b"subdir", b"mib"],
     ));
     cases.push(Case::new("C locale quoting", &[b"--", "é".as_bytes()]).env("LC_ALL", "C"));
+    // A file whose `read` fails (/proc/self/mem) and one whose size `stat` does not tell
+    // (/proc/version) among files read in pieces.
+    cases.push(Case::new(
+        "/proc files among files",
+        &[b"one", b"/proc/self/mem", b"mib", b"/proc/version", b"b55"],
+    ));
+    // Fewer descriptors than the reader's window of open files needs.
+    cases.push(Case::new("all files, 8 descriptors", &all_files()).fd_limit(8));
     cases.push(Case::new("stdout write error", &[b"one", b"b55"]).dev_full());
     cases.push(Case::new("bad option", &[b"-x"]));
     cases.push(Case::new("--tag with --check", &[b"--tag", b"-c", b"one"]));

@@ -80,6 +80,8 @@ struct Case {
     stdin: Option<Vec<u8>>,
     env: Vec<(&'static str, &'static str)>,
     stdout_to_dev_full: bool,
+    /// A lower soft limit on open file descriptors (`RLIMIT_NOFILE`).
+    fd_limit: Option<u64>,
 }
 
 impl Case {
@@ -93,6 +95,7 @@ impl Case {
             stdin: None,
             env: Vec::new(),
             stdout_to_dev_full: false,
+            fd_limit: None,
         }
     }
 
@@ -108,6 +111,11 @@ impl Case {
 
     fn dev_full(mut self) -> Self {
         self.stdout_to_dev_full = true;
+        self
+    }
+
+    fn fd_limit(mut self, limit: u64) -> Self {
+        self.fd_limit = Some(limit);
         self
     }
 }
@@ -129,6 +137,29 @@ fn run(program: &Path, dir: &Path, case: &Case) -> Output {
         .stderr(Stdio::piped());
     for (key, value) in &case.env {
         cmd.env(key, value);
+    }
+    if let Some(limit) = case.fd_limit {
+        let set_limit = move || {
+            let mut rlim = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: getrlimit/setrlimit only read and write `rlim`, which outlives the calls;
+            // both are async-signal-safe, as code between fork and exec must be.
+            if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rlim) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            rlim.rlim_cur = limit.min(rlim.rlim_max);
+            // SAFETY: as above.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &rlim) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        };
+        // SAFETY: the closure only calls async-signal-safe functions and allocates nothing.
+        unsafe {
+            cmd.pre_exec(set_limit);
+        }
     }
     if case.stdout_to_dev_full {
         let full = fs::OpenOptions::new().write(true).open("/dev/full");
