@@ -19,45 +19,42 @@ mod x86 {
     fn mul_add(mov_on_chain: bool, input: &[u32], out: &mut [u32], k: u64) -> u64 {
         assert_eq!(input.len(), out.len());
         let mut carry: u64 = 0;
+        // The loop around `$carry_step`, the lines that add the product into the carry,
+        // store the low half and shift the carry down.
+        macro_rules! word_loop {
+            ($($carry_step:literal),+ $(,)?) => {
+                asm!(
+                    "2:",
+                    "mov {t:e}, dword ptr [{inp} + {i}*4]",
+                    "imul {t}, {k}",
+                    "mov {o:e}, dword ptr [{out} + {i}*4]",
+                    "add {c}, {o}",
+                    $($carry_step,)+
+                    "add {i}, 1",
+                    "cmp {i}, {n}",
+                    "jl 2b",
+                    inp = in(reg) input.as_ptr(), out = in(reg) out.as_mut_ptr(), k = in(reg) k,
+                    n = in(reg) input.len(), i = inout(reg) 0usize => _, t = out(reg) _,
+                    o = out(reg) _, c = inout(reg) carry,
+                    options(nostack),
+                )
+            };
+        }
         // SAFETY: both loops read input[0..n] and read/write out[0..n], n = input.len() =
         // out.len() ≥ 1 (checked by the caller's sizes); no stack or other memory is touched.
         unsafe {
             if mov_on_chain {
-                asm!(
-                    "2:",
-                    "mov {t:e}, dword ptr [{inp} + {i}*4]",
-                    "imul {t}, {k}",
-                    "mov {o:e}, dword ptr [{out} + {i}*4]",
-                    "add {c}, {o}",
+                word_loop!(
                     "add {t}, {c}",
                     "mov {c}, {t}",
                     "shr {c}, 32",
                     "mov dword ptr [{out} + {i}*4], {t:e}",
-                    "add {i}, 1",
-                    "cmp {i}, {n}",
-                    "jl 2b",
-                    inp = in(reg) input.as_ptr(), out = in(reg) out.as_mut_ptr(), k = in(reg) k,
-                    n = in(reg) input.len(), i = inout(reg) 0usize => _, t = out(reg) _,
-                    o = out(reg) _, c = inout(reg) carry,
-                    options(nostack),
                 );
             } else {
-                asm!(
-                    "2:",
-                    "mov {t:e}, dword ptr [{inp} + {i}*4]",
-                    "imul {t}, {k}",
-                    "mov {o:e}, dword ptr [{out} + {i}*4]",
-                    "add {c}, {o}",
+                word_loop!(
                     "add {c}, {t}",
                     "mov dword ptr [{out} + {i}*4], {c:e}",
                     "shr {c}, 32",
-                    "add {i}, 1",
-                    "cmp {i}, {n}",
-                    "jl 2b",
-                    inp = in(reg) input.as_ptr(), out = in(reg) out.as_mut_ptr(), k = in(reg) k,
-                    n = in(reg) input.len(), i = inout(reg) 0usize => _, t = out(reg) _,
-                    o = out(reg) _, c = inout(reg) carry,
-                    options(nostack),
                 );
             }
         }
