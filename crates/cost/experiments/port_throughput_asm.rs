@@ -18,9 +18,9 @@ mod x86 {
     use std::arch::asm;
     use std::time::Instant;
 
-    /// 1000 iterations of 12 copies of `$inst` (with `{d}` the destination index) + loop test.
+    /// 1000 iterations of the 12 instructions `$inst` + loop test.
     macro_rules! block {
-        ($($inst:literal),+ $(,)?) => {{
+        ($($inst:expr),+ $(,)?) => {{
             let start = Instant::now();
             // SAFETY: register-only instructions on the named scratch registers and the
             // counter; no memory or stack is touched.
@@ -43,129 +43,67 @@ mod x86 {
         }};
     }
 
+    /// 12 independent `$op`s, one into each scratch register, all reading `$sources`.
+    macro_rules! independent {
+        ($op:literal, $sources:literal) => {
+            block!(
+                concat!($op, " eax, ", $sources),
+                concat!($op, " ecx, ", $sources),
+                concat!($op, " edx, ", $sources),
+                concat!($op, " esi, ", $sources),
+                concat!($op, " edi, ", $sources),
+                concat!($op, " r8d, ", $sources),
+                concat!($op, " r9d, ", $sources),
+                concat!($op, " r10d, ", $sources),
+                concat!($op, " r11d, ", $sources),
+                concat!($op, " r12d, ", $sources),
+                concat!($op, " r13d, ", $sources),
+                concat!($op, " r14d, ", $sources),
+            )
+        };
+    }
+
+    /// 12 copies of `$inst`: one dependent chain when it reads its destination.
+    macro_rules! chain {
+        ($inst:literal) => {
+            block!(
+                $inst, $inst, $inst, $inst, $inst, $inst, $inst, $inst, $inst, $inst, $inst, $inst
+            )
+        };
+    }
+
     type Kernel = fn() -> f64;
 
     fn lea2() -> f64 {
-        block!(
-            "lea eax, [r15 + r15]",
-            "lea ecx, [r15 + r15]",
-            "lea edx, [r15 + r15]",
-            "lea esi, [r15 + r15]",
-            "lea edi, [r15 + r15]",
-            "lea r8d, [r15 + r15]",
-            "lea r9d, [r15 + r15]",
-            "lea r10d, [r15 + r15]",
-            "lea r11d, [r15 + r15]",
-            "lea r12d, [r15 + r15]",
-            "lea r13d, [r15 + r15]",
-            "lea r14d, [r15 + r15]",
-        )
+        independent!("lea", "[r15 + r15]")
     }
 
     fn lea3() -> f64 {
-        block!(
-            "lea eax, [r15 + r15 + 0x5a827999]",
-            "lea ecx, [r15 + r15 + 0x5a827999]",
-            "lea edx, [r15 + r15 + 0x5a827999]",
-            "lea esi, [r15 + r15 + 0x5a827999]",
-            "lea edi, [r15 + r15 + 0x5a827999]",
-            "lea r8d, [r15 + r15 + 0x5a827999]",
-            "lea r9d, [r15 + r15 + 0x5a827999]",
-            "lea r10d, [r15 + r15 + 0x5a827999]",
-            "lea r11d, [r15 + r15 + 0x5a827999]",
-            "lea r12d, [r15 + r15 + 0x5a827999]",
-            "lea r13d, [r15 + r15 + 0x5a827999]",
-            "lea r14d, [r15 + r15 + 0x5a827999]",
-        )
+        independent!("lea", "[r15 + r15 + 0x5a827999]")
     }
 
     fn rorx() -> f64 {
-        block!(
-            "rorx eax, r15d, 6",
-            "rorx ecx, r15d, 6",
-            "rorx edx, r15d, 6",
-            "rorx esi, r15d, 6",
-            "rorx edi, r15d, 6",
-            "rorx r8d, r15d, 6",
-            "rorx r9d, r15d, 6",
-            "rorx r10d, r15d, 6",
-            "rorx r11d, r15d, 6",
-            "rorx r12d, r15d, 6",
-            "rorx r13d, r15d, 6",
-            "rorx r14d, r15d, 6",
-        )
+        independent!("rorx", "r15d, 6")
     }
 
     fn andn() -> f64 {
-        block!(
-            "andn eax, r15d, r15d",
-            "andn ecx, r15d, r15d",
-            "andn edx, r15d, r15d",
-            "andn esi, r15d, r15d",
-            "andn edi, r15d, r15d",
-            "andn r8d, r15d, r15d",
-            "andn r9d, r15d, r15d",
-            "andn r10d, r15d, r15d",
-            "andn r11d, r15d, r15d",
-            "andn r12d, r15d, r15d",
-            "andn r13d, r15d, r15d",
-            "andn r14d, r15d, r15d",
-        )
+        independent!("andn", "r15d, r15d")
     }
 
     fn mov_add() -> f64 {
         // `mov r, imm` + nothing else would be eliminated; `add r, r15` reads its destination,
         // so each register's chain is 1000 long: 12 chains in parallel, 1 cycle each.
-        block!(
-            "add eax, r15d",
-            "add ecx, r15d",
-            "add edx, r15d",
-            "add esi, r15d",
-            "add edi, r15d",
-            "add r8d, r15d",
-            "add r9d, r15d",
-            "add r10d, r15d",
-            "add r11d, r15d",
-            "add r12d, r15d",
-            "add r13d, r15d",
-            "add r14d, r15d",
-        )
+        independent!("add", "r15d")
     }
 
     fn lea3_chain() -> f64 {
         // One dependent chain: cycles per instruction = the 3-component `lea`'s latency.
-        block!(
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-            "lea eax, [rax + r15 + 0x5a827999]",
-        )
+        chain!("lea eax, [rax + r15 + 0x5a827999]")
     }
 
     fn add_chain() -> f64 {
         // The same chain with `add`: 1 cycle per instruction, the reference for the one above.
-        block!(
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-            "add eax, r15d",
-        )
+        chain!("add eax, r15d")
     }
 
     pub fn run() {
