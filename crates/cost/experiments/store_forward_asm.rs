@@ -17,6 +17,22 @@ mod x86 {
 
     const LINKS: u64 = 8;
 
+    /// `iterations` × 8 links (each the three lines `$link`) through `[base + 0xe4]`, `base`
+    /// the buffer `$buf`.
+    macro_rules! pointer_chain {
+        ($iterations:expr, $buf:expr, $x:ident, [$($link:literal),+]) => {
+            asm!(
+                "2:",
+                $($link,)+ $($link,)+ $($link,)+ $($link,)+
+                $($link,)+ $($link,)+ $($link,)+ $($link,)+
+                "sub {n}, 1",
+                "jnz 2b",
+                x = inout(reg) $x, n = inout(reg) $iterations => _, b = in(reg) $buf.as_mut_ptr(),
+                options(nostack),
+            )
+        };
+    }
+
     /// `iterations` × 8 links through `[rsp + 8]`.
     fn via_stack(iterations: u64) -> u32 {
         let mut x: u32 = 1;
@@ -47,20 +63,15 @@ mod x86 {
         let mut x: u32 = 1;
         // SAFETY: touches only buf[57] (offset 0xe4 < 256 bytes).
         unsafe {
-            asm!(
-                "2:",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, dword ptr [{b} + 0xe4]", "add {x:e}, 1",
-                "sub {n}, 1",
-                "jnz 2b",
-                x = inout(reg) x, n = inout(reg) iterations => _, b = in(reg) buf.as_mut_ptr(),
-                options(nostack),
+            pointer_chain!(
+                iterations,
+                buf,
+                x,
+                [
+                    "mov dword ptr [{b} + 0xe4], {x:e}",
+                    "mov {x:e}, dword ptr [{b} + 0xe4]",
+                    "add {x:e}, 1"
+                ]
             );
         }
         x
@@ -72,20 +83,15 @@ mod x86 {
         let mut x: u32 = 1;
         // SAFETY: touches only buf[57].
         unsafe {
-            asm!(
-                "2:",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "mov dword ptr [{b} + 0xe4], {x:e}", "mov {x:e}, 1", "add {x:e}, dword ptr [{b} + 0xe4]",
-                "sub {n}, 1",
-                "jnz 2b",
-                x = inout(reg) x, n = inout(reg) iterations => _, b = in(reg) buf.as_mut_ptr(),
-                options(nostack),
+            pointer_chain!(
+                iterations,
+                buf,
+                x,
+                [
+                    "mov dword ptr [{b} + 0xe4], {x:e}",
+                    "mov {x:e}, 1",
+                    "add {x:e}, dword ptr [{b} + 0xe4]"
+                ]
             );
         }
         x
