@@ -182,97 +182,83 @@ mod x86 {
         }};
     }
 
+    /// `$iterations` × 100 groups of the register-only `$line`s, which write only the
+    /// registers `$clobber`s name.
+    macro_rules! hundred_groups {
+        ($iterations:expr, [$($line:literal),+ $(,)?], $($clobber:tt)+) => {{
+            // SAFETY: register-only.
+            unsafe {
+                asm!(
+                    "2:",
+                    ".rept 100",
+                    $($line,)+
+                    ".endr",
+                    "sub {n}, 1",
+                    "jnz 2b",
+                    n = inout(reg) $iterations => _,
+                    $($clobber)+
+                    options(nomem, nostack),
+                );
+            }
+        }};
+    }
+
     /// Register moves beside ALU work, `$reps` groups per iteration: 4 independent `add`s and
     /// 2 moves per group. `indep`: the moves copy registers nobody writes; `fresh`: each move
     /// copies the result of an `add` of the same group (as the kernel's copies do); `chain`:
     /// one dependent `add` → `mov` → `add` → `mov` chain (2 adds + 2 moves per group).
     macro_rules! move_loop {
-        ($iterations:expr, indep) => {{
-            // SAFETY: register-only.
-            unsafe {
-                asm!(
-                    "2:",
-                    ".rept 100",
+        ($iterations:expr, indep) => {
+            hundred_groups!(
+                $iterations,
+                [
                     "add eax, 1", "add ecx, 1", "add edx, 1", "add esi, 1",
                     "mov r8, rdi", "mov r9, r10",
-                    ".endr",
-                    "sub {n}, 1",
-                    "jnz 2b",
-                    n = inout(reg) $iterations => _,
-                    out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _, out("rdi") _,
-                    out("r8") _, out("r9") _, out("r10") _,
-                    options(nomem, nostack),
-                );
-            }
-        }};
-        ($iterations:expr, fresh) => {{
-            // SAFETY: register-only.
-            unsafe {
-                asm!(
-                    "2:",
-                    ".rept 100",
+                ],
+                out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _, out("rdi") _,
+                out("r8") _, out("r9") _, out("r10") _,
+            )
+        };
+        ($iterations:expr, fresh) => {
+            hundred_groups!(
+                $iterations,
+                [
                     "add eax, 1", "add ecx, 1", "add edx, 1", "add esi, 1",
                     "mov r8, rax", "mov r9, rcx",
-                    ".endr",
-                    "sub {n}, 1",
-                    "jnz 2b",
-                    n = inout(reg) $iterations => _,
-                    out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _,
-                    out("r8") _, out("r9") _,
-                    options(nomem, nostack),
-                );
-            }
-        }};
-        ($iterations:expr, fresh32) => {{
-            // SAFETY: register-only.
-            unsafe {
-                asm!(
-                    "2:",
-                    ".rept 100",
+                ],
+                out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _,
+                out("r8") _, out("r9") _,
+            )
+        };
+        ($iterations:expr, fresh32) => {
+            hundred_groups!(
+                $iterations,
+                [
                     "add eax, 1", "add ecx, 1", "add edx, 1", "add esi, 1",
                     "mov r8d, eax", "mov r9d, ecx",
-                    ".endr",
-                    "sub {n}, 1",
-                    "jnz 2b",
-                    n = inout(reg) $iterations => _,
-                    out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _,
-                    out("r8") _, out("r9") _,
-                    options(nomem, nostack),
-                );
-            }
-        }};
-        ($iterations:expr, chain) => {{
-            // SAFETY: register-only.
-            unsafe {
-                asm!(
-                    "2:",
-                    ".rept 100",
+                ],
+                out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _,
+                out("r8") _, out("r9") _,
+            )
+        };
+        ($iterations:expr, chain) => {
+            hundred_groups!(
+                $iterations,
+                [
                     "add eax, 1", "mov rcx, rax", "add ecx, 1", "mov rax, rcx",
-                    ".endr",
-                    "sub {n}, 1",
-                    "jnz 2b",
-                    n = inout(reg) $iterations => _,
-                    out("rax") _, out("rcx") _,
-                    options(nomem, nostack),
-                );
-            }
-        }};
-        ($iterations:expr, noadd) => {{
-            // SAFETY: register-only.
-            unsafe {
-                asm!(
-                    "2:",
-                    ".rept 100",
+                ],
+                out("rax") _, out("rcx") _,
+            )
+        };
+        ($iterations:expr, noadd) => {
+            hundred_groups!(
+                $iterations,
+                [
                     "add eax, 1", "add ecx, 1", "add edx, 1", "add esi, 1",
-                    ".endr",
-                    "sub {n}, 1",
-                    "jnz 2b",
-                    n = inout(reg) $iterations => _,
-                    out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _,
-                    options(nomem, nostack),
-                );
-            }
-        }};
+                ],
+                out("rax") _, out("rcx") _, out("rdx") _, out("rsi") _,
+            )
+        };
     }
 
     /// `C` chains through `C` stack slots (64-bit, as Cranelift spills): per iteration every
