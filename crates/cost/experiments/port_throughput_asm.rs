@@ -46,20 +46,13 @@ mod x86 {
     /// 12 independent `$op`s, one into each scratch register, all reading `$sources`.
     macro_rules! independent {
         ($op:literal, $sources:literal) => {
-            block!(
-                concat!($op, " eax, ", $sources),
-                concat!($op, " ecx, ", $sources),
-                concat!($op, " edx, ", $sources),
-                concat!($op, " esi, ", $sources),
-                concat!($op, " edi, ", $sources),
-                concat!($op, " r8d, ", $sources),
-                concat!($op, " r9d, ", $sources),
-                concat!($op, " r10d, ", $sources),
-                concat!($op, " r11d, ", $sources),
-                concat!($op, " r12d, ", $sources),
-                concat!($op, " r13d, ", $sources),
-                concat!($op, " r14d, ", $sources),
+            independent!(
+                @into $op, $sources,
+                "eax" "ecx" "edx" "esi" "edi" "r8d" "r9d" "r10d" "r11d" "r12d" "r13d" "r14d"
             )
+        };
+        (@into $op:literal, $sources:literal, $($dest:literal)+) => {
+            block!($(concat!($op, " ", $dest, ", ", $sources)),+)
         };
     }
 

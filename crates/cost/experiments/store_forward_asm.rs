@@ -17,19 +17,28 @@ mod x86 {
 
     const LINKS: u64 = 8;
 
-    /// `iterations` × 8 links (each the three lines `$link`) through `[base + 0xe4]`, `base`
-    /// the buffer `$buf`.
+    /// A function `$name(iterations, buf)` running `iterations` × 8 links (each the lines
+    /// `$link`) through `[base + 0xe4]`, `base` the heap buffer `buf`.
     macro_rules! pointer_chain {
-        ($iterations:expr, $buf:expr, $x:ident, [$($link:literal),+]) => {
-            asm!(
-                "2:",
-                $($link,)+ $($link,)+ $($link,)+ $($link,)+
-                $($link,)+ $($link,)+ $($link,)+ $($link,)+
-                "sub {n}, 1",
-                "jnz 2b",
-                x = inout(reg) $x, n = inout(reg) $iterations => _, b = in(reg) $buf.as_mut_ptr(),
-                options(nostack),
-            )
+        ($(#[$doc:meta])* $name:ident: [$($link:literal),+ $(,)?]) => {
+            $(#[$doc])*
+            fn $name(iterations: u64, buf: &mut [u32; 64]) -> u32 {
+                let mut x: u32 = 1;
+                // SAFETY: touches only buf[57] (offset 0xe4 < 256 bytes).
+                unsafe {
+                    asm!(
+                        "2:",
+                        $($link,)+ $($link,)+ $($link,)+ $($link,)+
+                        $($link,)+ $($link,)+ $($link,)+ $($link,)+
+                        "sub {n}, 1",
+                        "jnz 2b",
+                        x = inout(reg) x, n = inout(reg) iterations => _,
+                        b = in(reg) buf.as_mut_ptr(),
+                        options(nostack),
+                    );
+                }
+                x
+            }
         };
     }
 
@@ -58,43 +67,23 @@ mod x86 {
         x
     }
 
-    /// `iterations` × 8 links through `[base + 0xe4]`, `base` a heap buffer.
-    fn via_pointer(iterations: u64, buf: &mut [u32; 64]) -> u32 {
-        let mut x: u32 = 1;
-        // SAFETY: touches only buf[57] (offset 0xe4 < 256 bytes).
-        unsafe {
-            pointer_chain!(
-                iterations,
-                buf,
-                x,
-                [
-                    "mov dword ptr [{b} + 0xe4], {x:e}",
-                    "mov {x:e}, dword ptr [{b} + 0xe4]",
-                    "add {x:e}, 1"
-                ]
-            );
-        }
-        x
+    pointer_chain! {
+        /// `iterations` × 8 links through `[base + 0xe4]`, `base` a heap buffer.
+        via_pointer: [
+            "mov dword ptr [{b} + 0xe4], {x:e}",
+            "mov {x:e}, dword ptr [{b} + 0xe4]",
+            "add {x:e}, 1",
+        ]
     }
 
-    /// Like [`via_pointer`], the load folded into the `add` (`add x, [b + k]` after a store of
-    /// another value), as the kernel's `W[t-16] + W[t-7]` terms are.
-    fn via_pointer_folded(iterations: u64, buf: &mut [u32; 64]) -> u32 {
-        let mut x: u32 = 1;
-        // SAFETY: touches only buf[57].
-        unsafe {
-            pointer_chain!(
-                iterations,
-                buf,
-                x,
-                [
-                    "mov dword ptr [{b} + 0xe4], {x:e}",
-                    "mov {x:e}, 1",
-                    "add {x:e}, dword ptr [{b} + 0xe4]"
-                ]
-            );
-        }
-        x
+    pointer_chain! {
+        /// Like [`via_pointer`], the load folded into the `add` (`add x, [b + k]` after a store
+        /// of another value), as the kernel's `W[t-16] + W[t-7]` terms are.
+        via_pointer_folded: [
+            "mov dword ptr [{b} + 0xe4], {x:e}",
+            "mov {x:e}, 1",
+            "add {x:e}, dword ptr [{b} + 0xe4]",
+        ]
     }
 
     pub fn run() {
