@@ -162,8 +162,11 @@ mod x86 {
     /// One sweep: its label, filler kind and the filler counts it times.
     type Sweep = (&'static str, usize, Vec<(usize, Probe)>);
 
-    macro_rules! probes {
-        ($kind:expr; $($n:literal)*) => { vec![$((($n), chase::<{ $kind }, $n> as Probe)),*] };
+    /// The sweep `$label` of the fillers `$kind`, one probe per filler count `$n`.
+    macro_rules! sweep {
+        ($label:literal, $kind:expr; $($n:literal)*) => {
+            ($label, $kind, vec![$((($n), chase::<{ $kind }, $n> as Probe)),*])
+        };
     }
 
     /// The loop of `kind` with `n` fillers in AT&T syntax, for the simulation.
@@ -286,65 +289,53 @@ mod x86 {
             1e-9 / cycle
         );
         let sweeps: Vec<Sweep> = vec![
-            (
+            sweep!(
                 "nop fillers (reorder buffer)",
-                NOP,
-                probes!(NOP; 100 300 450 460 470 480 485 490 495 500 505 510 520 600),
+                NOP; 100 300 450 460 470 480 485 490 495 500 505 510 520 600
             ),
-            (
+            sweep!(
                 "mov $1, %r32 fillers (reorder buffer, integer registers)",
-                REGISTER,
-                probes!(REGISTER; 20 100 150 200 210 220 225 230 235 240 245 250 255 260 270 300),
+                REGISTER; 20 100 150 200 210 220 225 230 235 240 245 250 255 260 270 300
             ),
-            (
+            sweep!(
                 "add $1, %r32 fillers (reorder buffer, integer registers, flags)",
-                FLAG_WRITES,
-                probes!(FLAG_WRITES; 20 100 120 130 140 150 160 180 200 220 240 250 260 270 300),
+                FLAG_WRITES; 20 100 120 130 140 150 160 180 200 220 240 250 260 270 300
             ),
-            (
+            sweep!(
                 "cmp $1, %r32 fillers (reorder buffer, flags only)",
-                FLAGS_ONLY,
-                probes!(FLAGS_ONLY; 20 100 120 130 140 150 160 180 200 220 240 250 260 270 300 400 500),
+                FLAGS_ONLY; 20 100 120 130 140 150 160 180 200 220 240 250 260 270 300 400 500
             ),
-            (
+            sweep!(
                 "register moves of the miss (eliminated at rename, or a scheduler entry each)",
-                MOVES,
-                probes!(MOVES; 10 50 90 100 104 108 112 116 120 150 200 250 300 400 480 500 520),
+                MOVES; 10 50 90 100 104 108 112 116 120 150 200 250 300 400 480 500 520
             ),
-            (
+            sweep!(
                 "units of a lea and a load reading the miss (whether loads take computation-scheduler entries)",
-                LEA_AND_LOAD,
-                probes!(LEA_AND_LOAD; 10 30 40 48 52 56 60 64 68 72 76 80 100),
+                LEA_AND_LOAD; 10 30 40 48 52 56 60 64 68 72 76 80 100
             ),
-            (
+            sweep!(
                 "units of two leas and a store of the miss (whether store data takes computation-scheduler entries)",
-                TWO_LEAS_AND_STORE,
-                probes!(TWO_LEAS_AND_STORE; 10 20 30 34 36 38 40 44 48 52 56 60 80),
+                TWO_LEAS_AND_STORE; 10 20 30 34 36 38 40 44 48 52 56 60 80
             ),
-            (
+            sweep!(
                 "lea fillers reading the miss (scheduler, registers, reorder buffer)",
-                SCHEDULED,
-                probes!(SCHEDULED; 10 50 90 96 98 100 102 104 106 108 110 112 116 120 150),
+                SCHEDULED; 10 50 90 96 98 100 102 104 106 108 110 112 116 120 150
             ),
-            (
+            sweep!(
                 "rorx fillers reading the miss (ports 0 and 6 only: the scheduler's share of two ports)",
-                ROTATES,
-                probes!(ROTATES; 10 30 40 44 48 52 56 60 64 70 80 90 100 104 108 112 116 120 150),
+                ROTATES; 10 30 40 44 48 52 56 60 64 70 80 90 100 104 108 112 116 120 150
             ),
-            (
+            sweep!(
                 "imul fillers reading the miss (port 1 only: the scheduler's share of one port)",
-                MULTIPLIES,
-                probes!(MULTIPLIES; 10 20 24 28 32 36 40 48 56 64 80 90 100 104 108 112 116 120 150),
+                MULTIPLIES; 10 20 24 28 32 36 40 48 56 64 80 90 100 104 108 112 116 120 150
             ),
-            (
+            sweep!(
                 "loads reading the miss (memory scheduler, load buffer)",
-                LOADS,
-                probes!(LOADS; 10 30 50 60 64 68 70 72 74 76 80 90 100 120 150 200),
+                LOADS; 10 30 50 60 64 68 70 72 74 76 80 90 100 120 150 200
             ),
-            (
+            sweep!(
                 "stores of the miss (store-data scheduler, store buffer)",
-                STORES,
-                probes!(STORES; 10 20 30 36 40 44 48 52 56 60 70 80 100 120 150),
+                STORES; 10 20 30 36 40 44 48 52 56 60 70 80 100 120 150
             ),
         ];
         for (label, kind, probes) in &sweeps {
