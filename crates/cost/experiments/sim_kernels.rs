@@ -144,38 +144,26 @@ fn simulation_of_the_validated_kernels() {
                     f(&mut o);
                     sim(o)
                 };
+                // The cited options with the one named rule switched.
+                macro_rules! flipped {
+                    ($rule:ident) => {
+                        with(|o| o.$rule = !o.$rule)
+                    };
+                }
                 let columns: [(&str, f64); 15] = [
                     ("cited", sim(SimOptions::cited(m.name))),
                     ("none", sim(SimOptions::NONE)),
                     ("all", sim(SimOptions::ALL)),
-                    (
-                        "bind",
-                        with(|o| o.bind_ports_at_allocation = !o.bind_ports_at_allocation),
-                    ),
-                    (
-                        "wb",
-                        with(|o| o.writeback_conflicts = !o.writeback_conflicts),
-                    ),
-                    (
-                        "delay",
-                        with(|o| o.issue_dispatch_delay = !o.issue_dispatch_delay),
-                    ),
-                    ("split", with(|o| o.split_schedulers = !o.split_schedulers)),
-                    ("slots", with(|o| o.issue_slot_rule = !o.issue_slot_rule)),
-                    (
-                        "late",
-                        with(|o| o.late_operand_penalty = !o.late_operand_penalty),
-                    ),
-                    (
-                        "imm",
-                        with(|o| o.immediate_add_elimination = !o.immediate_add_elimination),
-                    ),
-                    (
-                        "group",
-                        with(|o| o.whole_group_allocation = !o.whole_group_allocation),
-                    ),
-                    ("pair", with(|o| o.paired_stores = !o.paired_stores)),
-                    ("regs", with(|o| o.register_file = !o.register_file)),
+                    ("bind", flipped!(bind_ports_at_allocation)),
+                    ("wb", flipped!(writeback_conflicts)),
+                    ("delay", flipped!(issue_dispatch_delay)),
+                    ("split", flipped!(split_schedulers)),
+                    ("slots", flipped!(issue_slot_rule)),
+                    ("late", flipped!(late_operand_penalty)),
+                    ("imm", flipped!(immediate_add_elimination)),
+                    ("group", flipped!(whole_group_allocation)),
+                    ("pair", flipped!(paired_stores)),
+                    ("regs", flipped!(register_file)),
                     (
                         "uica",
                         with(|o| {
