@@ -104,6 +104,23 @@ impl ValidationRow {
             figures,
         }
     }
+
+    /// The row of `strategy` on `kernel` timed directly: the median of the per-iteration
+    /// `samples`, no fit.
+    fn timed(
+        kernel: (&'static str, &'static str),
+        strategy: &str,
+        compiled: &Compiled,
+        samples: &[f64],
+    ) -> Self {
+        Self::new(
+            kernel,
+            strategy,
+            Ok(compiled),
+            measure::median(samples),
+            None,
+        )
+    }
 }
 
 /// What MD5's hot-loop iteration is.

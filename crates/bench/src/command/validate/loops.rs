@@ -12,7 +12,7 @@
 //!
 //! **Static**: the very code timed, costed by every model ([`super::static_figures`]).
 
-use super::super::{Budgets, measure};
+use super::super::Budgets;
 use super::{ValidationRow, clocked_samples, quiet::Contention};
 use crate::CliError;
 use cranelift_codegen::data_value::DataValue;
@@ -225,13 +225,7 @@ pub fn rows(
         .zip(&compiled)
         .zip(&samples)
         .map(|((l, c), samples)| {
-            ValidationRow::new(
-                (l.name, l.iteration),
-                AS_WRITTEN,
-                Ok(c.jit.compiled()),
-                measure::median(samples),
-                None,
-            )
+            ValidationRow::timed((l.name, l.iteration), AS_WRITTEN, c.jit.compiled(), samples)
         })
         .collect();
     Ok((rows, clocks))

@@ -8,7 +8,7 @@
 //! effective clock probed right before the row; the median over repetitions is reported.
 //! **Static**: the very code timed (host features), costed by every model.
 
-use super::super::{Budgets, measure};
+use super::super::Budgets;
 use super::{BLOCKS, MESSAGE, SINGLE_HASHES, ValidationRow, clocked_samples};
 use crate::CliError;
 use crate::sha256::{Sha256Kernel, sha2_digest};
@@ -62,13 +62,7 @@ pub fn rows(
         .zip(&kernels)
         .zip(&samples)
         .map(|((s, k), samples)| {
-            ValidationRow::new(
-                ("sha256", SHA256_ITERATION),
-                s,
-                Ok(k.compiled()),
-                measure::median(samples),
-                None,
-            )
+            ValidationRow::timed(("sha256", SHA256_ITERATION), s, k.compiled(), samples)
         })
         .collect();
     Ok((rows, clocks))
