@@ -1099,11 +1099,19 @@ mod tests {
         assert!((spr.ports - 3.0).abs() < 1e-9, "{spr:?}");
     }
 
+    /// Asserts that the z15 model bounds the s390x loop `lines` by a recurrence of `want`
+    /// cycles.
+    fn assert_z15_recurrence(lines: &[&str], want: f64) {
+        let b = body(Target::S390x, lines);
+        let got = bound_of(Target::S390x, &b, model("z15")).expect("bound");
+        assert!((got.recurrence - want).abs() < 1e-9, "{got:?}");
+    }
+
     #[test]
     fn s390x_chains_cost_their_z15_latencies() {
+        let m = model("z15");
         // r3: ark (1) -> rll (1) -> msgr (multiply) per iteration; the compare is off the chain.
-        let b = body(
-            Target::S390x,
+        assert_z15_recurrence(
             &[
                 "ark %r3, %r4, %r3",
                 "rll %r3, %r3, 7",
@@ -1112,19 +1120,12 @@ mod tests {
                 "cghi %r6, 0",
                 "jghe 0x0",
             ],
-        );
-        let m = model("z15");
-        let got = bound_of(Target::S390x, &b, m).expect("bound");
-        assert!(
-            (got.recurrence - (2.0 * m.alu + m.mul)).abs() < 1e-9,
-            "{got:?}"
+            2.0 * m.alu + m.mul,
         );
         // The 128-bit multiply reads the odd half of its pair: mlgr -> lgr -> mlgr.
-        let pair = body(Target::S390x, &["mlgr %r2, %r9", "lgr %r3, %r2", "jg 0x0"]);
-        let got = bound_of(Target::S390x, &pair, m).expect("bound");
-        assert!(
-            (got.recurrence - (m.mul_high + m.reg_move)).abs() < 1e-9,
-            "{got:?}"
+        assert_z15_recurrence(
+            &["mlgr %r2, %r9", "lgr %r3, %r2", "jg 0x0"],
+            m.mul_high + m.reg_move,
         );
     }
 
@@ -1141,22 +1142,15 @@ mod tests {
 
     #[test]
     fn an_s390x_spill_on_the_chain_adds_store_forwarding() {
-        let spilled = body(
-            Target::S390x,
-            &[
-                "lg %r3, 184(%r15)",
-                "agr %r3, %r4",
-                "stg %r3, 184(%r15)",
-                "jg 0x0",
-            ],
-        );
+        let spilled = [
+            "lg %r3, 184(%r15)",
+            "agr %r3, %r4",
+            "stg %r3, 184(%r15)",
+            "jg 0x0",
+        ];
         let m = model("z15");
-        let got = bound_of(Target::S390x, &spilled, m).expect("bound");
-        assert!(
-            (got.recurrence - (m.alu + m.store_forward)).abs() < 1e-9,
-            "{got:?}"
-        );
-        let counts = spills_of(Target::S390x, &spilled);
+        assert_z15_recurrence(&spilled, m.alu + m.store_forward);
+        let counts = spills_of(Target::S390x, &body(Target::S390x, &spilled));
         assert_eq!((counts.spills, counts.reloads), (1, 1));
         // A different slot, or an indexed access off %r15, is no dependence.
         let apart = body(
