@@ -256,31 +256,29 @@ fn immediate_adds_at_rename_on_the_host() {
         let start = Instant::now();
         for _ in 0..PASSES {
             let last = (WORDS - 1) as u64;
+            // The JIT's loop with the pointer step `$step` (and its `$operand`s).
+            macro_rules! jit_loop {
+                ($step:literal $(; $($operand:tt)+)?) => {
+                    asm!("2:", "movl (%r8), %r10d", "imulq %rax, %r10",
+                        "movl (%rdi,%rdx,4), %r11d", "addq %r11, %r10", "addq %r10, %rcx",
+                        "movl %ecx, (%rdi,%rdx,4)", "addl $-1, %esi", "shrq $32, %rcx",
+                        $step, "movslq %esi, %rdx", "movq %r8, %r10",
+                        "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
+                        inout("r8") input.as_ptr().add(WORDS - 1) => _, in("r9") input.as_ptr(),
+                        $($($operand)+)?
+                        inout("rdx") last => _, inout("rsi") last => _,
+                        inout("rcx") 0u64 => _, in("rax") 0x9e37_79b9u64,
+                        in("rdi") out.as_mut_ptr(), out("r10") _, out("r11") _,
+                        options(att_syntax, nostack))
+                };
+            }
             // SAFETY: reads input[0..WORDS] and writes out[0..WORDS] (both WORDS long), from
             // the last word down, as the JIT's loop does.
             unsafe {
                 if executed_step {
-                    asm!("2:", "movl (%r8), %r10d", "imulq %rax, %r10",
-                        "movl (%rdi,%rdx,4), %r11d", "addq %r11, %r10", "addq %r10, %rcx",
-                        "movl %ecx, (%rdi,%rdx,4)", "addl $-1, %esi", "shrq $32, %rcx",
-                        "subq %r12, %r8", "movslq %esi, %rdx", "movq %r8, %r10",
-                        "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
-                        inout("r8") input.as_ptr().add(WORDS - 1) => _, in("r9") input.as_ptr(),
-                        in("r12") 4u64, inout("rdx") last => _, inout("rsi") last => _,
-                        inout("rcx") 0u64 => _, in("rax") 0x9e37_79b9u64,
-                        in("rdi") out.as_mut_ptr(), out("r10") _, out("r11") _,
-                        options(att_syntax, nostack));
+                    jit_loop!("subq %r12, %r8"; in("r12") 4u64,);
                 } else {
-                    asm!("2:", "movl (%r8), %r10d", "imulq %rax, %r10",
-                        "movl (%rdi,%rdx,4), %r11d", "addq %r11, %r10", "addq %r10, %rcx",
-                        "movl %ecx, (%rdi,%rdx,4)", "addl $-1, %esi", "shrq $32, %rcx",
-                        "addq $-4, %r8", "movslq %esi, %rdx", "movq %r8, %r10",
-                        "subq %r9, %r10", "testq %r10, %r10", "jge 2b",
-                        inout("r8") input.as_ptr().add(WORDS - 1) => _, in("r9") input.as_ptr(),
-                        inout("rdx") last => _, inout("rsi") last => _,
-                        inout("rcx") 0u64 => _, in("rax") 0x9e37_79b9u64,
-                        in("rdi") out.as_mut_ptr(), out("r10") _, out("r11") _,
-                        options(att_syntax, nostack));
+                    jit_loop!("addq $-4, %r8");
                 }
             }
         }
