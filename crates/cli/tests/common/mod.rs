@@ -6,6 +6,14 @@ use std::fmt::Display;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// A temporary directory holding one file `name` with `contents`, and the file's path.
+pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).expect("write");
+    (dir, path.display().to_string())
+}
+
 /// Runs `schedlab args…`.
 pub fn schedlab(args: &[&str]) -> Output {
     schedlab_with_path(args, None)
