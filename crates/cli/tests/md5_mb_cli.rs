@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{json, rows, schedlab, stderr, stdout};
+use common::{json, rows, schedlab, stderr, success_stdout};
 use std::process::Output;
 
 /// `schedlab bench --kernel KERNEL --quick --size 4k --impl IMPLS --format json`: the document,
@@ -38,15 +38,12 @@ fn md5_mb(command: &str, strategies: &str, targets: &str, extra: &[&str]) -> Out
 
 /// [`md5_mb`] `check … --random N EXTRA…`, which must succeed: its stdout.
 fn check_md5_mb(strategies: &str, targets: &str, random: &str, extra: &[&str]) -> String {
-    let out = md5_mb(
+    success_stdout(&md5_mb(
         "check",
         strategies,
         targets,
         &[&["--random", random], extra].concat(),
-    );
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    text
+    ))
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{json, rows, schedlab, stderr, stdout, temp_file};
+use common::{json, rows, schedlab, stderr, stdout, success_stdout, temp_file};
 
 const KEYS: [&str; 11] = [
     "kernel",
@@ -313,8 +313,7 @@ fn check_passes_for_every_strategy_on_every_target() {
         return;
     }
     let out = schedlab(&["check", "--random", "6", "--quiet"]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = success_stdout(&out);
     let summary = text.lines().last().expect("summary line");
     // Every case of the registry entry, flush against the guard page at its end and at its start.
     use schedlab_kernels::registry::{CaseOptions, Kernel};
@@ -445,8 +444,7 @@ fn no_mca_figure_is_below_the_bound_unless_marked() {
         "--strategy",
         "list-latency,remat-loads",
     ]);
-    let text = stdout(&table);
-    assert!(table.status.success(), "{}", stderr(&table));
+    let text = success_stdout(&table);
     let header = text.lines().next().expect("header");
     assert!(
         header.contains("loop sp/rl") && header.contains("bound"),

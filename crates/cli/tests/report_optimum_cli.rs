@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout};
+use common::{schedlab, success_stdout};
 use serde_json::Value;
 
 /// `schedlab report --kernel muladd --target TARGETS --strategy STRATEGIES --optimum EXTRA…`,
@@ -20,9 +20,7 @@ fn muladd_optimum(targets: &str, strategies: &str, extra: &[&str]) -> String {
         "--optimum",
     ];
     args.extend_from_slice(extra);
-    let out = schedlab(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    stdout(&out)
+    success_stdout(&schedlab(&args))
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout, temp_file};
+use common::{schedlab, stderr, stdout, success_stdout, temp_file};
 use serde_json::Value;
 
 const SMALL: &str = concat!(
@@ -150,8 +150,7 @@ fn check_verifies_schedules_and_interprets_argument_only_functions() {
         "8",
         "--quiet",
     ]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = success_stdout(&out);
     // mix needs only its arguments with guard pages (executed with both strategies, without
     // and with the e-graph); explicit mode checks the stack limit through vmctx and a call.
     let executed: Vec<&str> = text

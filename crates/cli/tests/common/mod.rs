@@ -134,6 +134,13 @@ pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The stdout of a run that must have succeeded; a failure shows its stdout and stderr.
+pub fn success_stdout(out: &Output) -> String {
+    let text = stdout(out);
+    assert!(out.status.success(), "{text}\n{}", stderr(out));
+    text
+}
+
 /// Standard error as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
