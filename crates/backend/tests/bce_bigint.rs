@@ -71,27 +71,32 @@ fn variants(entry: Entry) -> &'static Variants {
         Entry::Impl => &IMPL,
     };
     cell.get_or_init(|| Variants {
-        mul_add: levels()
-            .into_iter()
-            .map(|level| {
-                let p = compile_at(bigint::mul_add_with(entry), level);
-                // SAFETY: the kernel's signature is the documented one `MulAddFn` spells.
-                (label(level), unsafe {
-                    std::mem::transmute::<*const u8, MulAddFn>(p)
-                })
-            })
-            .collect(),
-        square: levels()
-            .into_iter()
-            .map(|level| {
-                let p = compile_at(bigint::square_to_len_with(entry), level);
-                // SAFETY: the kernel's signature is the documented one `SquareFn` spells.
-                (label(level), unsafe {
-                    std::mem::transmute::<*const u8, SquareFn>(p)
-                })
-            })
-            .collect(),
+        mul_add: at_every_level(
+            || bigint::mul_add_with(entry),
+            // SAFETY: the kernel's signature is the documented one `MulAddFn` spells.
+            |p| unsafe { std::mem::transmute::<*const u8, MulAddFn>(p) },
+        ),
+        square: at_every_level(
+            || bigint::square_to_len_with(entry),
+            // SAFETY: the kernel's signature is the documented one `SquareFn` spells.
+            |p| unsafe { std::mem::transmute::<*const u8, SquareFn>(p) },
+        ),
     })
+}
+
+/// The kernel `build` makes, compiled at every level of [`levels`] and labelled; `as_fn`
+/// turns its code pointer into the function type of its signature.
+fn at_every_level<F>(
+    build: impl Fn() -> cranelift_codegen::ir::Function,
+    as_fn: impl Fn(*const u8) -> F,
+) -> Vec<(String, F)> {
+    levels()
+        .into_iter()
+        .map(|level| {
+            let p = compile_at(build(), level);
+            (label(level), as_fn(p))
+        })
+        .collect()
 }
 
 fn mul_add_once(f: MulAddFn, case: &MulAddCase, layout: Layout) -> BigIntOutcome {
@@ -276,65 +281,68 @@ fn near_boundary_square_cases(seed: u64, n: usize) -> Vec<SquareToLenCase> {
         .collect()
 }
 
-#[test]
-fn mul_add_levels_agree_on_random_operands() {
-    for entry in [Entry::Wrapper, Entry::Impl] {
-        let cases = random_mul_add_cases(0x3e5, (1..=200).chain([1, 2, 3, 64, 65]));
-        assert_eq!(check_mul_add(entry, &cases), 0);
-    }
+/// One kernel's three agreement tests, each checking with `$check`: `$random` on random
+/// operands (entered at both entries, no call failing a check), `$hostile` on hostile
+/// arguments (at both entries) and `$boundary` on calls near every boundary (at the
+/// implementation, which must take both the fast path and the checked fallback).
+macro_rules! levels_agree_tests {
+    (
+        $check:ident,
+        $random:ident: $random_cases:expr,
+        $hostile:ident: $hostile_cases:expr,
+        $boundary:ident: $boundary_cases:expr $(,)?
+    ) => {
+        #[test]
+        fn $random() {
+            for entry in [Entry::Wrapper, Entry::Impl] {
+                let cases = $random_cases;
+                assert_eq!($check(entry, &cases), 0);
+            }
+        }
+
+        #[test]
+        fn $hostile() {
+            for entry in [Entry::Wrapper, Entry::Impl] {
+                $check(entry, &$hostile_cases);
+            }
+        }
+
+        #[test]
+        fn $boundary() {
+            let cases = $boundary_cases;
+            // The generator must exercise the checked fallback, not only the fast copy.
+            assert_both_paths_taken($check(Entry::Impl, &cases), cases.len());
+        }
+    };
 }
 
-#[test]
-fn mul_add_levels_agree_on_hostile_arguments() {
-    for entry in [Entry::Wrapper, Entry::Impl] {
-        check_mul_add(entry, &hostile_mul_add_cases(0xbad));
-    }
-}
+levels_agree_tests!(
+    check_mul_add,
+    mul_add_levels_agree_on_random_operands:
+        random_mul_add_cases(0x3e5, (1..=200).chain([1, 2, 3, 64, 65])),
+    mul_add_levels_agree_on_hostile_arguments: hostile_mul_add_cases(0xbad),
+    mul_add_levels_agree_near_every_boundary: near_boundary_mul_add_cases(0x5eed, 4000),
+);
 
-#[test]
-fn mul_add_levels_agree_near_every_boundary() {
-    let cases = near_boundary_mul_add_cases(0x5eed, 4000);
-    // The generator must exercise the checked fallback, not only the fast copy.
-    assert_both_paths_taken(check_mul_add(Entry::Impl, &cases), cases.len());
-}
-
-#[test]
-fn square_to_len_levels_agree_on_random_operands() {
-    for entry in [Entry::Wrapper, Entry::Impl] {
-        let cases = random_square_cases(0x5a7, (1..=120).chain([150, 200]));
-        assert_eq!(check_square(entry, &cases), 0);
-    }
-}
-
-#[test]
-fn square_to_len_levels_agree_on_hostile_arguments() {
-    for entry in [Entry::Wrapper, Entry::Impl] {
-        check_square(entry, &hostile_square_cases(0xbad));
-    }
-}
-
-#[test]
-fn square_to_len_levels_agree_near_every_boundary() {
-    let cases = near_boundary_square_cases(0xfeed, 4000);
-    assert_both_paths_taken(check_square(Entry::Impl, &cases), cases.len());
-}
+levels_agree_tests!(
+    check_square,
+    square_to_len_levels_agree_on_random_operands:
+        random_square_cases(0x5a7, (1..=120).chain([150, 200])),
+    square_to_len_levels_agree_on_hostile_arguments: hostile_square_cases(0xbad),
+    square_to_len_levels_agree_near_every_boundary: near_boundary_square_cases(0xfeed, 4000),
+);
 
 #[test]
 fn predicated_bigint_hot_loops_have_no_checks() {
     for entry in [Entry::Wrapper, Entry::Impl] {
-        let mut func = bigint::mul_add_with(entry);
-        let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce");
-        assert_eq!(
-            (stats.checks_per_block_unoptimized, stats.checks_per_block),
-            (3, 0),
-            "{stats}"
-        );
-        let mut func = bigint::square_to_len_with(entry);
-        let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce");
-        assert_eq!(
-            (stats.checks_per_block_unoptimized, stats.checks_per_block),
-            (3, 0),
-            "{stats}"
-        );
+        for build in [bigint::mul_add_with, bigint::square_to_len_with] {
+            let mut func = build(entry);
+            let stats = bce::run(&mut func, BceLevel::Predicate).expect("bce");
+            assert_eq!(
+                (stats.checks_per_block_unoptimized, stats.checks_per_block),
+                (3, 0),
+                "{stats}"
+            );
+        }
     }
 }

@@ -140,34 +140,54 @@ fn new_func(name: &str, params: &[types::Type], ret: types::Type) -> Function {
 
 /// `n` values loaded at once and combined in reverse order, so all are live together.
 fn all_live(n: i32, ty: types::Type) -> Function {
-    let mut func = new_func(&format!("all_live_{n}_{ty}"), &[types::I64], ty);
+    one_block(
+        &format!("all_live_{n}_{ty}"),
+        &[types::I64],
+        ty,
+        |b, params| {
+            let ptr = params[0];
+            let size = ty.bytes() as i32;
+            let vals: Vec<Value> = (0..n)
+                .map(|i| b.ins().load(ty, MemFlagsData::trusted(), ptr, i * size))
+                .collect();
+            // A chain that needs every value after all were loaded.
+            let mut acc = vals[n as usize - 1];
+            for (i, &v) in vals.iter().rev().enumerate().skip(1) {
+                acc = if ty.is_float() {
+                    if i % 2 == 0 {
+                        b.ins().fadd(acc, v)
+                    } else {
+                        b.ins().fmul(acc, v)
+                    }
+                } else if i % 2 == 0 {
+                    b.ins().iadd(acc, v)
+                } else {
+                    b.ins().bxor(acc, v)
+                };
+            }
+            acc
+        },
+    )
+}
+
+/// The function `name(params) -> ret` of one block, whose instructions `body` emits from the
+/// parameters; it returns the value `body` returns.
+fn one_block(
+    name: &str,
+    params: &[types::Type],
+    ret: types::Type,
+    body: impl FnOnce(&mut FunctionBuilder, &[Value]) -> Value,
+) -> Function {
+    let mut func = new_func(name, params, ret);
     let mut ctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(&mut func, &mut ctx);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     b.seal_block(entry);
-    let ptr = b.block_params(entry)[0];
-    let size = ty.bytes() as i32;
-    let vals: Vec<Value> = (0..n)
-        .map(|i| b.ins().load(ty, MemFlagsData::trusted(), ptr, i * size))
-        .collect();
-    // A chain that needs every value after all were loaded.
-    let mut acc = vals[n as usize - 1];
-    for (i, &v) in vals.iter().rev().enumerate().skip(1) {
-        acc = if ty.is_float() {
-            if i % 2 == 0 {
-                b.ins().fadd(acc, v)
-            } else {
-                b.ins().fmul(acc, v)
-            }
-        } else if i % 2 == 0 {
-            b.ins().iadd(acc, v)
-        } else {
-            b.ins().bxor(acc, v)
-        };
-    }
-    b.ins().return_(&[acc]);
+    let params = b.block_params(entry).to_vec();
+    let result = body(&mut b, &params);
+    b.ins().return_(&[result]);
     b.finalize(schedlab_kernels::ir_build::frontend_config());
     func
 }
@@ -235,18 +255,12 @@ fn loop_accumulators(n: usize) -> Function {
 }
 
 fn small() -> Function {
-    let mut func = new_func("small", &[types::I64, types::I64], types::I64);
-    let mut ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut ctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let [x, y] = [b.block_params(entry)[0], b.block_params(entry)[1]];
-    let s = b.ins().iadd(x, y);
-    b.ins().return_(&[s]);
-    b.finalize(schedlab_kernels::ir_build::frontend_config());
-    func
+    one_block(
+        "small",
+        &[types::I64, types::I64],
+        types::I64,
+        |b, params| b.ins().iadd(params[0], params[1]),
+    )
 }
 
 fn functions() -> Vec<(Function, bool)> {

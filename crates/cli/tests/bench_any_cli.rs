@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json, rows, schedlab, stderr};
+use common::{json, rows, schedlab, stderr, temp_file};
 use serde_json::Value;
 use std::path::Path;
 
@@ -79,15 +79,12 @@ fn a_kernel_that_writes_its_arrays_is_judged_after_the_timed_repeats() {
 
 #[test]
 fn a_wrong_result_is_an_error_row_and_exit_1() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let file = dir.path().join("wrong.clif");
-    std::fs::write(
-        &file,
+    let (_dir, file) = temp_file(
+        "wrong.clif",
         "test run\nfunction %add1(i64) -> i64 {\nblock0(v0: i64):\n    v9 = iconst.i64 1\n    v1 = iadd v0, v9\n    \
          return v1\n}\n; run: %add1(1) == 3\n",
-    )
-    .expect("writes");
-    let out = quick_bench(file.to_str().expect("utf-8 path"), "source", &[]);
+    );
+    let out = quick_bench(&file, "source", &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = common::stdout(&out);
     assert!(text.contains("expected [3], got [2]"), "{text}");

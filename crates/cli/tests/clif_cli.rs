@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout};
+use common::{schedlab, stderr, stdout, success_stdout, temp_file};
 use schedlab_backend::Target;
 use schedlab_backend::emulate::toolchain_status;
 use std::path::{Path, PathBuf};
@@ -80,14 +80,6 @@ fn run_on(
     let out = schedlab(&args);
     let text = stdout(&out);
     (out, text)
-}
-
-fn write_temp(name: &str, text: &str) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join(name);
-    std::fs::write(&path, text).expect("write");
-    let path = path.display().to_string();
-    (dir, path)
 }
 
 #[test]
@@ -182,7 +174,7 @@ fn wrong_results_and_unexpected_traps_fail_on_every_target_without_a_crash() {
     if targets.is_empty() {
         return;
     }
-    let (_dir, path) = write_temp("wrong.clif", WRONG);
+    let (_dir, path) = temp_file("wrong.clif", WRONG);
     let (out, text) = run_on("check", &path, &target_list(&targets), "source", &[]);
     assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
     let (passed, failed, _) = totals(&text);
@@ -368,8 +360,7 @@ fn a_file_for_targets_schedlab_does_not_build_is_skipped_with_its_reason() {
     // With a file that runs, that file's lines decide: passed, and the exit status is 0.
     let dir = corpus().join("semantics").display().to_string();
     let out = schedlab(&["check", "--kernel", &dir, "--target", "x86_64", "--quiet"]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = success_stdout(&out);
     let (passed, failed, skipped) = totals(&text);
     assert!(passed > 0 && failed == 0 && skipped >= 2, "{text}");
 }
@@ -526,7 +517,7 @@ fn a_throw_without_a_handler_fails_its_line_naming_the_tag() {
         eprintln!("skipping: the executor provides the throw entry on an x86_64 host only");
         return;
     }
-    let (_dir, path) = write_temp("uncaught_throw.clif", UNCAUGHT_THROW);
+    let (_dir, path) = temp_file("uncaught_throw.clif", UNCAUGHT_THROW);
     let (out, text) = run_on("check", &path, "x86_64", "source", &[]);
     // A failure, not a crash: exit 1, the caught line passes, the others fail with the reason.
     assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
@@ -551,7 +542,7 @@ fn a_line_reaching_the_throw_entry_under_emulation_is_skipped_with_that_reason()
         "target x86_64",
         "target aarch64\ntarget s390x\ntarget riscv64",
     );
-    let (_dir, path) = write_temp("throw_under_emulation.clif", &text);
+    let (_dir, path) = temp_file("throw_under_emulation.clif", &text);
     let (out, text) = run_on("check", &path, "aarch64,s390x,riscv64", "source", &[]);
     assert!(out.status.success(), "{text}\n{}", stderr(&out));
     // Three lines × (off, source) × three targets.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{json, rows, schedlab, stderr, stdout};
+use common::{json, rows, schedlab, stderr, stdout, temp_file};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -20,14 +20,6 @@ fn assert_usage_error(args: &[&str], needle: &str) {
     assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
     assert!(stdout(&out).is_empty(), "{args:?} printed {}", stdout(&out));
     assert!(stderr(&out).contains(needle), "{args:?}: {}", stderr(&out));
-}
-
-/// A temporary directory holding one file `name` with `text`, and the file's path.
-fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, String) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join(name);
-    std::fs::write(&path, text).expect("write");
-    (dir, path.display().to_string())
 }
 
 #[test]

@@ -3,21 +3,22 @@
 
 mod common;
 
-use common::{json, rows, schedlab, stderr, stdout};
+use common::{json, rows, schedlab, stderr, success_stdout};
 use std::process::Output;
 
-/// `schedlab bench --kernel KERNEL --quick --size 4k --impl IMPLS --format json`: the document
-/// and its rows' names in order.
-fn quick_bench(kernel: &str, impls: &str) -> (serde_json::Value, Vec<String>) {
+/// `schedlab bench --kernel KERNEL --quick --size 4k --impl IMPLS --format json`: the document,
+/// whose rows must be named `names` in order.
+fn quick_bench(kernel: &str, impls: &str, names: &[&str]) -> serde_json::Value {
     let out = schedlab(&[
         "bench", "--kernel", kernel, "--quick", "--size", "4k", "--impl", impls, "--format", "json",
     ]);
     let doc = json(&out);
-    let names = rows(&doc)
+    let got: Vec<&str> = rows(&doc)
         .iter()
-        .filter_map(|r| r["impl"].as_str().map(str::to_string))
+        .filter_map(|r| r["impl"].as_str())
         .collect();
-    (doc, names)
+    assert_eq!(got, names, "{doc}");
+    doc
 }
 
 /// `schedlab COMMAND --kernel md5-mb --strategy STRATEGIES --target TARGETS EXTRA…`.
@@ -37,15 +38,12 @@ fn md5_mb(command: &str, strategies: &str, targets: &str, extra: &[&str]) -> Out
 
 /// [`md5_mb`] `check … --random N EXTRA…`, which must succeed: its stdout.
 fn check_md5_mb(strategies: &str, targets: &str, random: &str, extra: &[&str]) -> String {
-    let out = md5_mb(
+    success_stdout(&md5_mb(
         "check",
         strategies,
         targets,
         &[&["--random", random], extra].concat(),
-    );
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
-    text
+    ))
 }
 
 #[test]
@@ -89,20 +87,16 @@ fn check_runs_on_the_host_and_reports_riscv64_unsupported() {
 
 #[test]
 fn bench_json_rows_have_aggregate_throughput_and_ratio() {
-    let (doc, names) = quick_bench(
+    let doc = quick_bench(
         "md5-mb",
         "schedlab-mb/x4/remat-loads,schedlab-mb/x8/remat-loads",
-    );
-    let rows = rows(&doc);
-    assert_eq!(
-        names,
-        [
+        &[
             "schedlab-mb/x4/remat-loads",
             "schedlab-mb/x8/remat-loads",
-            "openssl"
-        ]
+            "openssl",
+        ],
     );
-    for row in rows {
+    for row in rows(&doc) {
         for key in ["impl", "size", "mb_per_s", "ratio_to_openssl", "lanes"] {
             assert!(row.get(key).is_some(), "missing {key} in {row}");
         }
@@ -113,20 +107,17 @@ fn bench_json_rows_have_aggregate_throughput_and_ratio() {
 
 #[test]
 fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
-    let (doc, names) = quick_bench(
+    let doc = quick_bench(
         "md5-streams",
         "lanes/1 streams,lanes/4 streams,library (1 stream)",
-    );
-    let rows = rows(&doc);
-    assert_eq!(
-        names,
-        [
+        &[
             "lanes/1 streams",
             "lanes/4 streams",
             "library (1 stream)",
-            "openssl"
-        ]
+            "openssl",
+        ],
     );
+    let rows = rows(&doc);
     for row in rows {
         assert_eq!(row["size"], 4096);
         assert!(row["mb_per_s"].as_f64().is_some_and(|v| v > 0.0), "{row}");
@@ -143,13 +134,12 @@ fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
 #[test]
 fn streams_bench_times_the_word_area_beside_the_register_form() {
     // Both rows are checked against OpenSSL's digest before timing (a wrong kernel is an error).
-    let (doc, names) = quick_bench("md5-streams", "block fn x8,block fn x8 regs");
-    let rows = rows(&doc);
-    assert_eq!(
-        names,
-        ["block fn x8 regs", "block fn x8", "openssl"],
-        "{doc}"
+    let doc = quick_bench(
+        "md5-streams",
+        "block fn x8,block fn x8 regs",
+        &["block fn x8 regs", "block fn x8", "openssl"],
     );
+    let rows = rows(&doc);
     for row in &rows[..2] {
         assert_eq!(row["messages"], 8, "{row}");
         assert!(

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{json, rows, schedlab, stderr, stdout};
+use common::{json, rows, schedlab, stderr, stdout, success_stdout, temp_file};
 
 const KEYS: [&str; 11] = [
     "kernel",
@@ -219,16 +219,10 @@ fn plot_writes_an_svg() {
 
 #[test]
 fn bad_input_is_exit_2_with_a_message_never_a_panic() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let bad = dir.path().join("bad.clif");
-    std::fs::write(&bad, "function %f() {\nblock0:\n  v0 = iadd 1\n}\n").expect("write");
+    let (_dir, bad) = temp_file("bad.clif", "function %f() {\nblock0:\n  v0 = iadd 1\n}\n");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
-            vec![
-                "report".into(),
-                "--kernel".into(),
-                bad.display().to_string(),
-            ],
+            vec!["report".into(), "--kernel".into(), bad.clone()],
             "bad.clif:3:",
         ),
         (
@@ -252,7 +246,7 @@ fn bad_input_is_exit_2_with_a_message_never_a_panic() {
             "possible values",
         ),
         (
-            vec!["check".into(), "--kernel".into(), bad.display().to_string()],
+            vec!["check".into(), "--kernel".into(), bad.clone()],
             "bad.clif:3:",
         ),
     ];
@@ -271,18 +265,15 @@ fn bad_input_is_exit_2_with_a_message_never_a_panic() {
 
 #[test]
 fn a_clif_file_is_reported_with_its_functions() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("two.clif");
-    std::fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "two.clif",
         "function %add(i32, i32) -> i32 {\nblock0(v0: i32, v1: i32):\n  v2 = iadd v0, v1\n  return v2\n}\n\
          function %mul(i64, i64) -> i64 {\nblock0(v0: i64, v1: i64):\n  v2 = imul v0, v1\n  return v2\n}\n",
-    )
-    .expect("write");
+    );
     let out = schedlab(&[
         "report",
         "--kernel",
-        path.to_str().expect("utf-8"),
+        &path,
         "--strategy",
         "source,shuffle",
         "--format",
@@ -322,8 +313,7 @@ fn check_passes_for_every_strategy_on_every_target() {
         return;
     }
     let out = schedlab(&["check", "--random", "6", "--quiet"]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = success_stdout(&out);
     let summary = text.lines().last().expect("summary line");
     // Every case of the registry entry, flush against the guard page at its end and at its start.
     use schedlab_kernels::registry::{CaseOptions, Kernel};
@@ -454,8 +444,7 @@ fn no_mca_figure_is_below_the_bound_unless_marked() {
         "--strategy",
         "list-latency,remat-loads",
     ]);
-    let text = stdout(&table);
-    assert!(table.status.success(), "{}", stderr(&table));
+    let text = success_stdout(&table);
     let header = text.lines().next().expect("header");
     assert!(
         header.contains("loop sp/rl") && header.contains("bound"),

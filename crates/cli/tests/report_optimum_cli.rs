@@ -3,27 +3,34 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout};
+use common::{schedlab, success_stdout};
 use serde_json::Value;
 
-#[test]
-fn optimum_bounds_every_strategy_and_optimal_reaches_it() {
-    // One JSON document: the rows, the summary and the optimum section as members.
-    let out = schedlab(&[
+/// `schedlab report --kernel muladd --target TARGETS --strategy STRATEGIES --optimum EXTRA…`,
+/// which must succeed: its stdout.
+fn muladd_optimum(targets: &str, strategies: &str, extra: &[&str]) -> String {
+    let mut args = vec![
         "report",
         "--kernel",
         "muladd",
         "--target",
-        "x86_64,aarch64",
+        targets,
         "--strategy",
-        "source,list-latency,pressure,balanced,optimal",
+        strategies,
         "--optimum",
-        "--summary",
-        "--format",
-        "json",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    ];
+    args.extend_from_slice(extra);
+    success_stdout(&schedlab(&args))
+}
+
+#[test]
+fn optimum_bounds_every_strategy_and_optimal_reaches_it() {
+    // One JSON document: the rows, the summary and the optimum section as members.
+    let text = muladd_optimum(
+        "x86_64,aarch64",
+        "source,list-latency,pressure,balanced,optimal",
+        &["--summary", "--format", "json"],
+    );
     let documents: Vec<Value> = serde_json::Deserializer::from_str(&text)
         .into_iter::<Value>()
         .collect::<Result<_, _>>()
@@ -67,20 +74,7 @@ fn optimum_bounds_every_strategy_and_optimal_reaches_it() {
 
 #[test]
 fn optimum_json_lines_are_one_document_each() {
-    let out = schedlab(&[
-        "report",
-        "--kernel",
-        "muladd",
-        "--target",
-        "x86_64",
-        "--strategy",
-        "source,optimal",
-        "--optimum",
-        "--format",
-        "jsonl",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = muladd_optimum("x86_64", "source,optimal", &["--format", "jsonl"]);
     let lines: Vec<Value> = text
         .lines()
         .filter(|l| !l.trim().is_empty())

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout};
+use common::{schedlab, stderr, stdout, success_stdout, temp_file};
 use serde_json::Value;
 
 const SMALL: &str = concat!(
@@ -150,8 +150,7 @@ fn check_verifies_schedules_and_interprets_argument_only_functions() {
         "8",
         "--quiet",
     ]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    let text = success_stdout(&out);
     // mix needs only its arguments with guard pages (executed with both strategies, without
     // and with the e-graph); explicit mode checks the stack limit through vmctx and a call.
     let executed: Vec<&str> = text
@@ -175,10 +174,8 @@ fn dump_prints_one_function_of_one_mode() {
 
 #[test]
 fn a_bad_module_or_name_exits_2_naming_the_file_and_the_reason() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let bad = dir.path().join("bad.wasm");
-    std::fs::write(&bad, b"\0asm\x01\0\0\0\x01\xff").expect("written");
-    let out = schedlab(&["report", "--kernel", &bad.display().to_string()]);
+    let (_dir, bad) = temp_file("bad.wasm", b"\0asm\x01\0\0\0\x01\xff");
+    let out = schedlab(&["report", "--kernel", &bad]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("bad.wasm"), "{}", stderr(&out));
     let out = schedlab(&["dump", "--kernel", &format!("{SMALL}:guard:nope")]);

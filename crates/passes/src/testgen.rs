@@ -99,6 +99,15 @@ struct Access {
     flags: MemFlagsData,
 }
 
+/// The memory a load reads.
+#[derive(Clone, Copy)]
+enum Area {
+    /// The read-write buffer (stores go there too).
+    Buf,
+    /// The read-only area.
+    ReadOnly,
+}
+
 struct Body<'a, 'b, R: Rng> {
     b: &'a mut FunctionBuilder<'b>,
     rng: &'a mut R,
@@ -154,6 +163,63 @@ impl<R: Rng> Body<'_, '_, R> {
                 .with_notrap()
                 .with_endianness(cranelift_codegen::ir::Endianness::Little)
                 .with_alias_region(region),
+        }
+    }
+
+    /// A load from `area`: sometimes an earlier load's access again (the same address and
+    /// flags), else a fresh one at a random position.
+    fn load(&mut self, area: Area) {
+        let (earlier, repeat) = match area {
+            Area::Buf => (self.buf_loads.len(), 0.3),
+            Area::ReadOnly => (self.ro_loads.len(), 0.4),
+        };
+        let access = if earlier > 0 && self.rng.random_bool(repeat) {
+            let i = self.rng.random_range(0..earlier);
+            self.loads(area)[i]
+        } else {
+            self.fresh_access(area)
+        };
+        self.loads(area).push(access);
+        let v = self
+            .b
+            .ins()
+            .load(access.ty, access.flags, access.addr, access.offset);
+        self.push(v);
+    }
+
+    /// The accesses of earlier loads from `area`.
+    fn loads(&mut self, area: Area) -> &mut Vec<Access> {
+        match area {
+            Area::Buf => &mut self.buf_loads,
+            Area::ReadOnly => &mut self.ro_loads,
+        }
+    }
+
+    /// A new `int_type` access at a random position of `area`, with its flags: the buffer's
+    /// random ones, or the read-only area's region, mostly marked `readonly`.
+    fn fresh_access(&mut self, area: Area) -> Access {
+        let ty = self.int_type();
+        let (base, bytes) = match area {
+            Area::Buf => (self.buf_base, BUF_BYTES),
+            Area::ReadOnly => (self.ro_base, RO_BYTES),
+        };
+        let (addr, offset) = self.address(base, bytes, ty);
+        let flags = match area {
+            Area::Buf => self.buf_flags(),
+            Area::ReadOnly => {
+                let flags = MemFlagsData::trusted().with_alias_region(Some(self.mem.ro_region));
+                if self.rng.random_bool(0.7) {
+                    flags.with_readonly()
+                } else {
+                    flags
+                }
+            }
+        };
+        Access {
+            ty,
+            addr,
+            offset,
+            flags,
         }
     }
 
@@ -258,52 +324,8 @@ impl<R: Rng> Body<'_, '_, R> {
                 let never = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, x, 0);
                 self.b.ins().trapnz(never, TrapCode::unwrap_user(1));
             }
-            58..=73 => {
-                let access = if !self.buf_loads.is_empty() && self.rng.random_bool(0.3) {
-                    self.buf_loads[self.rng.random_range(0..self.buf_loads.len())]
-                } else {
-                    let ty = self.int_type();
-                    let (addr, offset) = self.address(self.buf_base, BUF_BYTES, ty);
-                    let flags = self.buf_flags();
-                    Access {
-                        ty,
-                        addr,
-                        offset,
-                        flags,
-                    }
-                };
-                self.buf_loads.push(access);
-                let v = self
-                    .b
-                    .ins()
-                    .load(access.ty, access.flags, access.addr, access.offset);
-                self.push(v);
-            }
-            74..=85 => {
-                let access = if !self.ro_loads.is_empty() && self.rng.random_bool(0.4) {
-                    self.ro_loads[self.rng.random_range(0..self.ro_loads.len())]
-                } else {
-                    let ty = self.int_type();
-                    let (addr, offset) = self.address(self.ro_base, RO_BYTES, ty);
-                    let mut flags =
-                        MemFlagsData::trusted().with_alias_region(Some(self.mem.ro_region));
-                    if self.rng.random_bool(0.7) {
-                        flags = flags.with_readonly();
-                    }
-                    Access {
-                        ty,
-                        addr,
-                        offset,
-                        flags,
-                    }
-                };
-                self.ro_loads.push(access);
-                let v = self
-                    .b
-                    .ins()
-                    .load(access.ty, access.flags, access.addr, access.offset);
-                self.push(v);
-            }
+            58..=73 => self.load(Area::Buf),
+            74..=85 => self.load(Area::ReadOnly),
             _ => {
                 let ty = self.int_type();
                 let x = self.pick(ty);

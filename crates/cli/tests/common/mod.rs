@@ -6,6 +6,14 @@ use std::fmt::Display;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// A temporary directory holding one file `name` with `contents`, and the file's path.
+pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::write(&path, contents).expect("write");
+    (dir, path.display().to_string())
+}
+
 /// Runs `schedlab args…`.
 pub fn schedlab(args: &[&str]) -> Output {
     schedlab_with_path(args, None)
@@ -124,6 +132,13 @@ pub fn rerun_as_child(child_test: &str, vars: &[(&str, &str)]) -> Output {
 /// Standard output as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The stdout of a run that must have succeeded; a failure shows its stdout and stderr.
+pub fn success_stdout(out: &Output) -> String {
+    let text = stdout(out);
+    assert!(out.status.success(), "{text}\n{}", stderr(out));
+    text
 }
 
 /// Standard error as text.

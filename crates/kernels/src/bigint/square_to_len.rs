@@ -124,8 +124,14 @@ fn emit_off_diagonal(
     let exit = loop_test(b, IntCC::SignedGreaterThan, i, zero);
     let t = frame.load(b, x, i, -1);
     let i_minus_1 = b.ins().iadd_imm_s(i, -1);
-    mul_add::emit_check(b, frame, z, x, offset, i_minus_1);
-    let t = mul_add::emit_impl(b, frame, z, x, offset, i_minus_1, t);
+    let operands = mul_add::Operands {
+        out: *z,
+        input: *x,
+        offset,
+        len: i_minus_1,
+    };
+    mul_add::emit_check(b, frame, operands);
+    let t = mul_add::emit_impl(b, frame, operands, t);
     let add_offset = b.ins().iadd_imm_s(offset, -1);
     emit_add_one(b, frame, z, add_offset, i, t);
     let next_i = b.ins().iadd_imm_s(i, -1);

@@ -91,62 +91,41 @@ pub fn run(
     options: impl Into<RewriteOptions>,
 ) -> RewriteStats {
     let options = options.into();
-    if !options.lean {
-        return run_counting(func, latency, options);
-    }
-    if options.aliases_resolved {
+    if options.lean && options.aliases_resolved {
         debug_assert!(reads_no_alias(func));
-        let stats = run_lean_reading(func, latency, options, Aliases::NoneRead);
+        let stats = run_steps(func, latency, options, Aliases::NoneRead);
         debug_assert!(reads_no_alias(func));
         return stats;
     }
-    run_lean_reading(func, latency, options, Aliases::Resolve)
+    run_steps(func, latency, options, Aliases::Resolve)
 }
 
-/// [`run`] with full statistics.
-fn run_counting(
-    func: &mut Function,
-    latency: LatencyFn<'_>,
-    options: RewriteOptions,
-) -> RewriteStats {
-    let identities = simplify_identities(func);
-    let masked_merge = masked_merge(func, latency);
-    // Addresses first: their constants belong in the accesses' offsets, not in a
-    // reassociated sum.
-    let address = fold_address_offsets(func);
-    remove_dead_pure_insts(func);
-    let reassociate = reassociate::reassociate_counting(
-        func,
-        latency,
-        options.constants,
-        true,
-        Aliases::Resolve,
-        options.keep_conditions,
-    );
-    RewriteStats {
-        masked_merge,
-        reassociate,
-        address,
-        identities,
-    }
-}
-
-/// [`run`]'s lean steps, operands read as `aliases` says.
-fn run_lean_reading(
+/// [`run`]'s steps, operands read as `aliases` says (with full statistics: `Resolve`).
+fn run_steps(
     func: &mut Function,
     latency: LatencyFn<'_>,
     options: RewriteOptions,
     aliases: Aliases,
 ) -> RewriteStats {
+    let counting = !options.lean;
     let identities = identities::simplify_identities_with(func, aliases);
     let mut masked_merge = masked_merge::rewrite_merges(func, latency, aliases);
+    if counting {
+        // Full statistics: what the merges alone left dead.
+        masked_merge.removed = remove_dead_pure_insts_with(func, aliases);
+    }
+    // Addresses first: their constants belong in the accesses' offsets, not in a
+    // reassociated sum.
     let address = fold_address_offsets(func);
-    masked_merge.removed = remove_dead_pure_insts_with(func, aliases);
+    let removed = remove_dead_pure_insts_with(func, aliases);
+    if !counting {
+        masked_merge.removed = removed;
+    }
     let reassociate = reassociate::reassociate_counting(
         func,
         latency,
         options.constants,
-        false,
+        counting,
         aliases,
         options.keep_conditions,
     );

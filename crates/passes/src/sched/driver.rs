@@ -141,18 +141,24 @@ pub(crate) fn schedule_block(
             }
         }
     };
+    // `drain` on the driver's own work list, ready sets, counts and ready cycles.
+    macro_rules! drain_work {
+        () => {
+            drain(
+                &mut work,
+                &mut ready,
+                &mut by_rank,
+                &mut waiting,
+                &mut ready_cycle,
+            )
+        };
+    }
     for id in dag.nodes() {
         if waiting[id.index()] == 0 {
             release(id, &mut ready, &mut by_rank, &mut work);
         }
     }
-    drain(
-        &mut work,
-        &mut ready,
-        &mut by_rank,
-        &mut waiting,
-        &mut ready_cycle,
-    );
+    drain_work!();
     let mut pending: Vec<NodeId> = Vec::new();
     while !(ready.is_empty() && by_rank.is_empty()) {
         let pick = if let Some(ranks) = &ranked {
@@ -216,13 +222,7 @@ pub(crate) fn schedule_block(
                 release(succ, &mut ready, &mut by_rank, &mut work);
             }
         }
-        drain(
-            &mut work,
-            &mut ready,
-            &mut by_rank,
-            &mut waiting,
-            &mut ready_cycle,
-        );
+        drain_work!();
         strategy.scheduled(id, &view!());
     }
     debug_assert_eq!(order.len(), n, "a DAG always drains");
