@@ -2,7 +2,7 @@
 //! emits them (16 per block), merged (1 per block) and predicated (0 in the hot loop), side
 //! by side in one run; the same for the `int[]` sum kernel.
 //!
-//! `cargo bench -p schedlab-backend --bench bce`. Each kernel is JIT-compiled twice: with the
+//! `cargo bench -p schedlab-bench --bench bce`. Each kernel is JIT-compiled twice: with the
 //! backend's plain compile step (`opt_level=none`, the IR's order as is) and after Cranelift's
 //! optimise stage. The state is reset every iteration; the whole buffer is one call.
 #![allow(missing_docs)]

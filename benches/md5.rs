@@ -3,7 +3,7 @@
 //! compile time of the library's configuration (`compile/lazy`: the fast loop only, as the
 //! library compiles; `compile/eager`: with the checked slow path).
 //!
-//! `cargo bench -p schedlab --bench md5` (add a filter such as `openssl` or `1MiB` to narrow).
+//! `cargo bench -p schedlab-bench --bench md5` (add a filter such as `openssl` or `1MiB` to narrow).
 //! The row list is `schedlab bench`'s own (`schedlab_bench::md5`), so new configurations
 //! appear here too. `schedlab bench` remains the report of record: it interleaves the rows
 //! within each repetition, adds the JVM rows and gives ratios measured in the same run.
