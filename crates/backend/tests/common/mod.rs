@@ -8,9 +8,10 @@ use schedlab_backend::Target;
 use schedlab_backend::check::run_kernel_cases;
 use schedlab_backend::emulate::toolchain_status;
 use schedlab_backend::exec::{map_anonymous, page_size};
+use schedlab_backend::pipeline::{IrStats, PipelineConfig, run_ir_stages};
 use schedlab_backend::tools::test_can_use;
 use schedlab_kernels::case::{Case, Placement as Layout};
-use schedlab_kernels::registry::{self, Kernel};
+use schedlab_kernels::registry::{self, CaseOptions, Kernel};
 
 /// Whether `target`'s code can run here (natively or under qemu); panics, naming the Debian
 /// packages, when `SCHEDLAB_REQUIRE_TOOLS=1` (as in CI) and it cannot.
@@ -80,6 +81,33 @@ impl CallTally {
             failures[..failures.len().min(20)].join("\n")
         );
     }
+}
+
+/// Every kernel `target` can lower, through the IR stages under each of `strategies(kernel)`
+/// with `config(strategy)` (`stats` sees each run's statistics), then its cases of `options`
+/// on `target`: the tally of the calls, or `None` when `target`'s code cannot run here.
+pub fn tally_every_kernel(
+    target: Target,
+    options: &CaseOptions,
+    strategies: impl Fn(&dyn Kernel) -> Vec<&'static str>,
+    config: impl Fn(&str) -> PipelineConfig,
+    mut stats: impl FnMut(&dyn Kernel, IrStats),
+) -> Option<CallTally> {
+    if !runnable(target) {
+        return None;
+    }
+    let mut tally = CallTally::default();
+    for kernel in kernels_for(target) {
+        let cases = kernel.cases(options);
+        for strategy in strategies(kernel) {
+            let mut func = kernel.build();
+            let (_, ir_stats) = run_ir_stages(&mut func, target, &config(strategy))
+                .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
+            stats(kernel, ir_stats);
+            tally.run(kernel, func, strategy, target, &cases);
+        }
+    }
+    Some(tally)
 }
 
 /// `n` ints between two inaccessible pages.
