@@ -8,7 +8,8 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use schedlab_backend::JitFunction;
-use schedlab_backend::exec::{map_anonymous, page_size};
+use schedlab_backend::exec::GuardedRegion;
+use schedlab_kernels::case::Placement;
 use schedlab_kernels::{int_sum, md5};
 use schedlab_passes::bce::{self, BceLevel};
 use schedlab_passes::iv;
@@ -60,12 +61,7 @@ fn int_sum_variants() -> &'static Variants {
 
 /// `len` readable bytes that end exactly where a `PROT_NONE` page begins (with another
 /// `PROT_NONE` page below the first data page).
-struct GuardedBuffer {
-    map: *mut libc::c_void,
-    map_len: usize,
-    data: *mut u8,
-    len: usize,
-}
+struct GuardedBuffer(GuardedRegion);
 
 impl GuardedBuffer {
     /// A writable buffer filled from `fill`.
@@ -84,48 +80,26 @@ impl GuardedBuffer {
     }
 
     fn map(len: usize, prot: i32, extra: i32, fill: Option<impl FnMut(usize) -> u8>) -> Self {
-        let page = page_size();
-        let data_pages = len.div_ceil(page).max(1);
-        let map_len = (data_pages + 2) * page;
-        let map = map_anonymous(map_len, prot, libc::MAP_PRIVATE | extra)
-            .unwrap_or_else(|e| panic!("mmap of {map_len} bytes failed: {e}"));
-        let base = map.cast::<u8>();
-        // SAFETY: both guard pages lie inside the mapping.
-        unsafe {
-            assert_eq!(libc::mprotect(map, page, libc::PROT_NONE), 0);
-            let upper = base.add((data_pages + 1) * page);
-            assert_eq!(
-                libc::mprotect(upper.cast(), page, libc::PROT_NONE),
-                0,
-                "guard page"
-            );
-        }
-        // SAFETY: `upper - len` is inside the data pages.
-        let data = unsafe { base.add((data_pages + 1) * page - len) };
+        let region = GuardedRegion::new(len, Placement::End, prot, extra)
+            .unwrap_or_else(|e| panic!("mmap of {len} guarded bytes failed: {e}"));
+        let data = region.as_mut_ptr();
         if let Some(mut fill) = fill {
             for i in 0..len {
                 // SAFETY: i < len, inside the writable data pages.
                 unsafe { *data.add(i) = fill(i) };
             }
         }
-        Self {
-            map,
-            map_len,
-            data,
-            len,
-        }
+        Self(region)
+    }
+
+    /// The first byte.
+    fn data(&self) -> *mut u8 {
+        self.0.as_mut_ptr()
     }
 
     fn bytes(&self) -> &[u8] {
-        // SAFETY: `data..data + len` is mapped readable for the buffer's lifetime.
-        unsafe { std::slice::from_raw_parts(self.data, self.len) }
-    }
-}
-
-impl Drop for GuardedBuffer {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly what `map` mapped.
-        unsafe { libc::munmap(self.map, self.map_len) };
+        // SAFETY: the region is mapped readable for the buffer's lifetime.
+        unsafe { std::slice::from_raw_parts(self.data(), self.0.len()) }
     }
 }
 
@@ -143,10 +117,10 @@ fn check_all(
     let expected = model(&mut expected_state);
     for (level, kernel) in &v.kernels {
         let mut state = init;
-        // SAFETY: `state` has four words, `buf` is readable for `buf.len` bytes and every
-        // variant reads only within `len`, which never exceeds `buf.len` unless `len` is
+        // SAFETY: `state` has four words, `buf` is readable for its length and every
+        // variant reads only within `len`, which never exceeds that unless `len` is
         // negative (then no read passes its check).
-        let got = unsafe { kernel(state.as_mut_ptr(), buf.data, len, ofs, limit) };
+        let got = unsafe { kernel(state.as_mut_ptr(), buf.data(), len, ofs, limit) };
         assert_eq!(
             (got, state),
             (expected, expected_state),
@@ -373,7 +347,7 @@ fn guard_page_catches_a_missing_check() {
     if pid == 0 {
         // SAFETY: the child reads past the buffer on purpose; the guard page stops it.
         unsafe {
-            broken(state.as_mut_ptr(), buf.data, 127, 64, 64);
+            broken(state.as_mut_ptr(), buf.data(), 127, 64, 64);
             libc::_exit(0);
         }
     }

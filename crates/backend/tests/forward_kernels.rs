@@ -10,8 +10,8 @@
 mod common;
 
 use schedlab_backend::Target;
-use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
-use schedlab_kernels::registry::CaseOptions;
+use schedlab_backend::pipeline::PipelineConfig;
+use schedlab_kernels::registry::{CaseOptions, Kernel};
 use schedlab_passes::sched::strategy_names;
 
 const OPTIONS: CaseOptions = CaseOptions {
@@ -20,33 +20,28 @@ const OPTIONS: CaseOptions = CaseOptions {
 };
 
 fn forwarding_agrees_with_the_models(target: Target) {
-    if !common::runnable(target) {
-        return;
-    }
-    let mut tally = common::CallTally::default();
-    let mut forwarded = 0;
-    for kernel in common::kernels_for(target) {
-        let strategies: Vec<&str> = if kernel.name().starts_with("sha256") {
+    let strategies = |kernel: &dyn Kernel| {
+        if kernel.name().starts_with("sha256") {
             strategy_names()
         } else {
             vec![schedlab_backend::pipeline::DEFAULT_STRATEGY]
-        };
-        let cases = kernel.cases(&OPTIONS);
-        for strategy in strategies {
-            let config = PipelineConfig {
-                forward_stores: true,
-                ..PipelineConfig::with_strategy(strategy)
-            };
-            let mut func = kernel.build();
-            let (_, stats) = run_ir_stages(&mut func, target, &config)
-                .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
+        }
+    };
+    let config = |strategy: &str| PipelineConfig {
+        forward_stores: true,
+        ..PipelineConfig::with_strategy(strategy)
+    };
+    let mut forwarded = 0;
+    let tally =
+        common::tally_every_kernel(target, &OPTIONS, strategies, config, |kernel, stats| {
             let stats = stats.forward.expect("the stage ran");
             if kernel.name().starts_with("sha256") {
                 forwarded += stats.loads_forwarded;
             }
-            tally.run(kernel, func, strategy, target, &cases);
-        }
-    }
+        });
+    let Some(tally) = tally else {
+        return;
+    };
     assert!(tally.calls > 0, "no call ran on {target}");
     assert!(
         forwarded > 0,

@@ -18,7 +18,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use schedlab_backend::Target;
 use schedlab_backend::check::run_kernel_cases;
-use schedlab_backend::pipeline::{PipelineConfig, run_ir_stages};
+use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_kernels::case::{Arg, ArrayArg, Case, Effect};
 use schedlab_kernels::registry::{CaseOptions, Kernel, KernelInfo};
 use schedlab_passes::sched::strategy_names;
@@ -30,20 +30,17 @@ const OPTIONS: CaseOptions = CaseOptions {
 };
 
 fn every_kernel_every_strategy(target: Target) {
-    if !common::runnable(target) {
-        return;
+    let every_strategy = |_: &dyn Kernel| strategy_names();
+    let tally = common::tally_every_kernel(
+        target,
+        &OPTIONS,
+        every_strategy,
+        PipelineConfig::with_strategy,
+        |_, _| {},
+    );
+    if let Some(tally) = tally {
+        tally.assert_all_agree(target);
     }
-    let mut tally = common::CallTally::default();
-    for kernel in common::kernels_for(target) {
-        let cases = kernel.cases(&OPTIONS);
-        for strategy in strategy_names() {
-            let mut func = kernel.build();
-            run_ir_stages(&mut func, target, &PipelineConfig::with_strategy(strategy))
-                .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
-            tally.run(kernel, func, strategy, target, &cases);
-        }
-    }
-    tally.assert_all_agree(target);
 }
 
 common::test_on_every_target!(every_kernel_every_strategy:

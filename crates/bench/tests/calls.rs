@@ -1,10 +1,6 @@
 //! The executor's timing of any function: calls judged first, then timed per configuration.
 
 use cranelift_codegen::data_value::DataValue;
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Function, InstBuilder, Signature, UserFuncName, types};
-use cranelift_codegen::isa::CallConv;
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use schedlab_backend::Target;
 use schedlab_backend::exec::{Call, Outcome, Unit};
 use schedlab_backend::target::OptLevel;
@@ -12,50 +8,31 @@ use schedlab_bench::calls::{CallBudgets, Config, Probe, measure};
 use std::time::Duration;
 
 /// `fn(n) -> n`: a loop of `n` dependent adds, returning the count.
-fn counting_loop() -> Function {
-    let mut sig = Signature::new(CallConv::SystemV);
-    sig.params.push(AbiParam::new(types::I64));
-    sig.returns.push(AbiParam::new(types::I64));
-    let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
-    let mut ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut ctx);
-    let entry = b.create_block();
-    let head = b.create_block();
-    let exit = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.append_block_param(head, types::I64);
-    b.append_block_param(head, types::I64);
-    b.append_block_param(exit, types::I64);
-    b.switch_to_block(entry);
-    let n = b.block_params(entry)[0];
-    let zero = b.ins().iconst(types::I64, 0);
-    b.ins().jump(head, &[zero.into(), n.into()]);
-    b.switch_to_block(head);
-    let (acc, left) = (b.block_params(head)[0], b.block_params(head)[1]);
-    let done = b.ins().icmp_imm_s(IntCC::Equal, left, 0);
-    let acc1 = b.ins().iadd_imm_s(acc, 1);
-    let left1 = b.ins().iadd_imm_s(left, -1);
-    b.ins().brif(
-        done,
-        exit,
-        &[acc.into()],
-        head,
-        &[acc1.into(), left1.into()],
-    );
-    b.switch_to_block(exit);
-    let result = b.block_params(exit)[0];
-    b.ins().return_(&[result]);
-    b.seal_all_blocks();
-    b.finalize(schedlab_kernels::ir_build::frontend_config());
-    func
-}
+const COUNTING_LOOP: &str = "
+function %counting_loop(i64) -> i64 system_v {
+block0(v0: i64):
+    v1 = iconst.i64 0
+    jump block1(v1, v0)
+
+block1(v2: i64, v3: i64):
+    v4 = iconst.i64 0
+    v5 = icmp eq v3, v4
+    v6 = iconst.i64 1
+    v7 = iadd v2, v6
+    v8 = iconst.i64 -1
+    v9 = iadd v3, v8
+    brif v5, block2(v2), block1(v7, v9)
+
+block2(v10: i64):
+    return v10
+}";
 
 #[test]
 fn times_a_loop_and_scales_with_its_trip_count() {
     let target = Target::host().expect("the host is a schedlab target");
     let unit = Unit {
         label: "loop".into(),
-        functions: vec![counting_loop()],
+        functions: cranelift_reader::parse_functions(COUNTING_LOOP).expect("parses"),
     };
     let config = |name: &str, opt| Config {
         name: name.into(),

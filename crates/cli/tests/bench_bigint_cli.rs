@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_jvm_row, json, row, rows, schedlab, stderr, tool_usable};
+use common::{assert_jvm_row, json, row, rows, schedlab, schedlab_plotting, stderr, tool_usable};
 use serde_json::Value;
 
 const KEYS: [&str; 9] = [
@@ -138,9 +138,7 @@ fn jvm_rows_are_measured_and_checked_when_java_exists() {
 
 #[test]
 fn markdown_has_both_tables_and_plot_writes_an_svg() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let svg = dir.path().join("bigint.svg");
-    let out = schedlab(&[
+    let args = [
         "bench",
         "--kernel",
         "square-to-len",
@@ -152,9 +150,8 @@ fn markdown_has_both_tables_and_plot_writes_an_svg() {
         "1",
         "--format",
         "markdown",
-        "--plot",
-        svg.to_str().expect("utf-8 path"),
-    ]);
+    ];
+    let (out, plot) = schedlab_plotting(&args, "--plot", "bigint.svg");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     let header = text.lines().next().unwrap_or_default();
@@ -167,7 +164,7 @@ fn markdown_has_both_tables_and_plot_writes_an_svg() {
             .any(|l| l.contains("num-bigint") && l.contains("1.00×"))
     );
     assert!(text.contains("speed-up vs"), "{text}");
-    let plot = std::fs::read_to_string(&svg).expect("svg written");
+    let plot = plot.expect("svg written");
     assert!(plot.contains("<svg") && plot.contains("schedlab/default"));
 }
 

@@ -3,7 +3,10 @@
 
 mod common;
 
-use common::{assert_jvm_row, json, row, rows, schedlab, schedlab_with_path, stderr, tool_usable};
+use common::{
+    assert_jvm_row, json, row, rows, schedlab, schedlab_plotting, schedlab_with_path, stderr,
+    tool_usable,
+};
 use serde_json::Value;
 use std::process::Command;
 
@@ -171,15 +174,10 @@ fn markdown_and_table_formats_print_one_row_per_implementation() {
 
 #[test]
 fn plot_writes_an_svg() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let svg = dir.path().join("bench.svg");
-    let svg_arg = svg.to_str().expect("utf-8 path");
-    let out = schedlab(&one_rep_bench(
-        "64",
-        &["--no-java", "--format", "json", "--plot", svg_arg],
-    ));
+    let args = one_rep_bench("64", &["--no-java", "--format", "json"]);
+    let (out, text) = schedlab_plotting(&args, "--plot", "bench.svg");
     assert!(out.status.success(), "{}", stderr(&out));
-    let text = std::fs::read_to_string(&svg).expect("svg written");
+    let text = text.expect("svg written");
     assert!(text.contains("<svg") && text.contains("openssl"), "{text}");
 }
 

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{json, rows, schedlab, stderr, stdout, success_stdout, temp_file};
+use common::{json, rows, schedlab, schedlab_plotting, stderr, stdout, success_stdout, temp_file};
 
 const KEYS: [&str; 11] = [
     "kernel",
@@ -199,17 +199,10 @@ fn lazy_slow_path_reports_the_function_the_jit_compiles() {
 
 #[test]
 fn plot_writes_an_svg() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("spills.svg");
-    let out = schedlab(&[
-        "report",
-        "--target",
-        "x86_64,aarch64",
-        "--plot",
-        path.to_str().expect("utf-8 path"),
-    ]);
+    let args = ["report", "--target", "x86_64,aarch64"];
+    let (out, svg) = schedlab_plotting(&args, "--plot", "spills.svg");
     assert!(out.status.success(), "{}", stderr(&out));
-    let svg = std::fs::read_to_string(&path).expect("svg written");
+    let svg = svg.expect("svg written");
     assert!(
         svg.starts_with("<svg") && svg.contains("remat-loads"),
         "{}",
@@ -457,11 +450,7 @@ fn no_mca_figure_is_below_the_bound_unless_marked() {
 
 #[test]
 fn baseline_rows_pressure_plot_and_isa_choice() {
-    let dir = std::env::temp_dir().join(format!("schedlab-pressure-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let svg = dir.join("pressure.svg");
-    let svg_arg = svg.to_str().expect("UTF-8 temp path");
-    let out = schedlab(&[
+    let args = [
         "report",
         "--strategy",
         "hoist-loads,remat-loads",
@@ -470,11 +459,10 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
         "--slow-path",
         "lazy",
         "--baseline",
-        "--plot-pressure",
-        svg_arg,
         "--format",
         "json",
-    ]);
+    ];
+    let (out, plot) = schedlab_plotting(&args, "--plot-pressure", "pressure.svg");
     let doc = json(&out);
     let rows = rows(&doc);
     assert_eq!(
@@ -490,7 +478,7 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
     for r in baseline {
         assert!(r["insts"].as_u64().is_some_and(|n| n > 0), "{r}");
     }
-    let text = std::fs::read_to_string(&svg).expect("the plot was written");
+    let text = plot.expect("the plot was written");
     assert!(
         text.contains("register budget (14)"),
         "x86_64's budget line"
@@ -499,7 +487,6 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
         text.contains("register budget (26)"),
         "AArch64's budget line"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 
     // The named level is the default and gives the same rows as asking for it; `native`
     // is accepted (on a non-x86_64 host it changes nothing).

@@ -199,16 +199,29 @@ fn many_threads_share_one_engine() {
     assert_eq!(engine.streams(), 0);
 }
 
+/// A stream of `engine` fed `data[..fed]`, opened after `others` streams that are then each
+/// fed `data[..others_fed]`: the stream and the others.
+fn stream_among_others(
+    engine: &LaneEngine,
+    data: &[u8],
+    fed: usize,
+    others: usize,
+    others_fed: usize,
+) -> (Md5, Vec<Md5>) {
+    let mut busy: Vec<Md5> = (0..others).map(|_| engine.hasher()).collect();
+    let mut stream = engine.hasher();
+    stream.update(&data[..fed]);
+    for other in &mut busy {
+        other.update(&data[..others_fed]);
+    }
+    (stream, busy)
+}
+
 #[test]
 fn a_stream_moves_between_threads() {
     let engine = LaneEngine::with_tiered(ready_tiered(), 2);
     let data = message(5000, 11);
-    let mut others: Vec<Md5> = (0..5).map(|_| engine.hasher()).collect();
-    let mut h = engine.hasher();
-    h.update(&data[..1000]);
-    for o in &mut others {
-        o.update(&data[..700]);
-    }
+    let (h, others) = stream_among_others(&engine, &data, 1000, 5, 700);
     let h = std::thread::spawn(move || {
         let mut h = h;
         h.update(&data[1000..]);
@@ -225,12 +238,7 @@ fn a_stream_moves_between_threads() {
 fn clones_resets_and_drops_mid_stream() {
     let engine = LaneEngine::with_tiered(ready_tiered(), 3);
     let data = message(4000, 5);
-    let mut busy: Vec<Md5> = (0..4).map(|_| engine.hasher()).collect();
-    let mut a = engine.hasher();
-    a.update(&data[..1500]);
-    for b in &mut busy {
-        b.update(&data[..900]);
-    }
+    let (mut a, mut busy) = stream_among_others(&engine, &data, 1500, 4, 900);
     let mut b = a.clone();
     assert_eq!(engine.streams(), 6);
     a.update(&data[1500..]);

@@ -36,7 +36,7 @@ mod native;
 mod throw;
 mod trampoline;
 
-pub use guarded::{map_anonymous, page_size};
+pub use guarded::{GuardedRegion, map_anonymous, page_size};
 pub use link::panic_message;
 
 use crate::emulate::EmulateError;

@@ -7,10 +7,11 @@ use cranelift_codegen::ir::Function;
 use schedlab_backend::Target;
 use schedlab_backend::check::run_kernel_cases;
 use schedlab_backend::emulate::toolchain_status;
-use schedlab_backend::exec::{map_anonymous, page_size};
+use schedlab_backend::exec::GuardedRegion;
+use schedlab_backend::pipeline::{IrStats, PipelineConfig, run_ir_stages};
 use schedlab_backend::tools::test_can_use;
 use schedlab_kernels::case::{Case, Placement as Layout};
-use schedlab_kernels::registry::{self, Kernel};
+use schedlab_kernels::registry::{self, CaseOptions, Kernel};
 
 /// Whether `target`'s code can run here (natively or under qemu); panics, naming the Debian
 /// packages, when `SCHEDLAB_REQUIRE_TOOLS=1` (as in CI) and it cannot.
@@ -82,10 +83,37 @@ impl CallTally {
     }
 }
 
+/// Every kernel `target` can lower, through the IR stages under each of `strategies(kernel)`
+/// with `config(strategy)` (`stats` sees each run's statistics), then its cases of `options`
+/// on `target`: the tally of the calls, or `None` when `target`'s code cannot run here.
+pub fn tally_every_kernel(
+    target: Target,
+    options: &CaseOptions,
+    strategies: impl Fn(&dyn Kernel) -> Vec<&'static str>,
+    config: impl Fn(&str) -> PipelineConfig,
+    mut stats: impl FnMut(&dyn Kernel, IrStats),
+) -> Option<CallTally> {
+    if !runnable(target) {
+        return None;
+    }
+    let mut tally = CallTally::default();
+    for kernel in kernels_for(target) {
+        let cases = kernel.cases(options);
+        for strategy in strategies(kernel) {
+            let mut func = kernel.build();
+            let (_, ir_stats) = run_ir_stages(&mut func, target, &config(strategy))
+                .unwrap_or_else(|e| panic!("{} {strategy} {target}: {e}", kernel.name()));
+            stats(kernel, ir_stats);
+            tally.run(kernel, func, strategy, target, &cases);
+        }
+    }
+    Some(tally)
+}
+
 /// `n` ints between two inaccessible pages.
 pub struct Guarded {
-    map: *mut libc::c_void,
-    map_len: usize,
+    /// The mapping `data` points into, unmapped with this value.
+    region: GuardedRegion,
     /// The first element.
     pub data: *mut i32,
     n: usize,
@@ -93,35 +121,19 @@ pub struct Guarded {
 
 impl Guarded {
     pub fn new(values: &[i32], layout: Layout) -> Self {
-        let page = page_size();
-        let bytes = values.len() * 4;
-        let data_pages = bytes.div_ceil(page).max(1);
-        let map_len = (data_pages + 2) * page;
-        let map = map_anonymous(
-            map_len,
+        let region = GuardedRegion::new(
+            values.len() * 4,
+            layout,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE,
+            0,
         )
         .expect("mmap failed");
-        let base = map.cast::<u8>();
-        // SAFETY: both guard pages lie inside the mapping and are page-aligned.
-        unsafe {
-            assert_eq!(libc::mprotect(base.cast(), page, libc::PROT_NONE), 0);
-            let upper = base.add((data_pages + 1) * page);
-            assert_eq!(libc::mprotect(upper.cast(), page, libc::PROT_NONE), 0);
-        }
-        let first = page
-            + match layout {
-                Layout::Start => 0,
-                Layout::End => data_pages * page - bytes,
-            };
-        // SAFETY: `first .. first + bytes` lies in the writable pages.
-        let data = unsafe { base.add(first) }.cast::<i32>();
-        // SAFETY: as above; 4-byte aligned because page and bytes are multiples of 4.
+        let data = region.as_mut_ptr().cast::<i32>();
+        // SAFETY: the region holds `values.len()` writable ints, 4-byte aligned because the
+        // page size and the region's length are multiples of 4.
         unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), data, values.len()) };
         Self {
-            map,
-            map_len,
+            region,
             data,
             n: values.len(),
         }
@@ -134,13 +146,6 @@ impl Guarded {
     pub fn to_vec(&self) -> Vec<i32> {
         // SAFETY: `n` initialised ints.
         unsafe { std::slice::from_raw_parts(self.data, self.n) }.to_vec()
-    }
-}
-
-impl Drop for Guarded {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly what `new` mapped.
-        unsafe { libc::munmap(self.map, self.map_len) };
     }
 }
 

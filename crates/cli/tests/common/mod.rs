@@ -14,6 +14,22 @@ pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> (tempfile::TempDir, 
     (dir, path.display().to_string())
 }
 
+/// Runs `schedlab args… option FILE`, where `option` is a plot option (`--plot`,
+/// `--plot-pressure`, …) and `FILE` a file `name` in a temporary directory: the output, and the
+/// file's text as the run left it.
+pub fn schedlab_plotting(
+    args: &[&str],
+    option: &str,
+    name: &str,
+) -> (Output, std::io::Result<String>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    let mut args = args.to_vec();
+    args.extend([option, path.to_str().expect("UTF-8 temp path")]);
+    let out = schedlab(&args);
+    (out, std::fs::read_to_string(&path))
+}
+
 /// Runs `schedlab args…`.
 pub fn schedlab(args: &[&str]) -> Output {
     schedlab_with_path(args, None)
