@@ -4,6 +4,7 @@
 use crate::CliError;
 use crate::clif::ClifFile;
 use cranelift_codegen::ir::Function;
+use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -97,21 +98,15 @@ pub fn resolve(spec: &str) -> Result<Vec<Kernel>, CliError> {
     }
     match spec {
         pattern if pattern.contains(['*', '?']) => {
-            let mut kernels = Vec::new();
-            for file in crate::clif::files_matching(pattern)? {
-                kernels.extend(file_kernels(&file, file.display().to_string(), true)?);
-            }
-            Ok(kernels)
+            let files = crate::clif::files_matching(pattern)?;
+            files_kernels(&files, |file| file.display().to_string())
         }
         path if Path::new(path).is_dir() => {
-            let mut kernels = Vec::new();
-            for file in crate::clif::files_below(Path::new(path))? {
-                let name = file
-                    .strip_prefix(path)
-                    .map_or_else(|_| file.display().to_string(), |p| p.display().to_string());
-                kernels.extend(file_kernels(&file, name, true)?);
-            }
-            Ok(kernels)
+            let files = crate::clif::files_below(Path::new(path))?;
+            files_kernels(&files, |file| {
+                file.strip_prefix(path)
+                    .map_or_else(|_| file.display().to_string(), |p| p.display().to_string())
+            })
         }
         path if path.ends_with(".clif") || Path::new(path).is_file() => {
             clif_kernels(Path::new(path), file_name(path), false)
@@ -177,6 +172,24 @@ fn pick_function(
         )));
     }
     Ok(picked)
+}
+
+/// The kernels of every file of `files`, in their order, each called as `name` says. The files
+/// are read in parallel (a `.wasm` module's translation takes seconds); the first file in
+/// order that cannot be read is the error.
+fn files_kernels(
+    files: &[std::path::PathBuf],
+    name: impl Fn(&Path) -> String + Sync,
+) -> Result<Vec<Kernel>, CliError> {
+    let per_file: Vec<Result<Vec<Kernel>, CliError>> = files
+        .par_iter()
+        .map(|file| file_kernels(file, name(file), true))
+        .collect();
+    let mut kernels = Vec::new();
+    for found in per_file {
+        kernels.extend(found?);
+    }
+    Ok(kernels)
 }
 
 /// One kernel per function of a `.clif` file, or per function and bounds-check mode of a

@@ -12,6 +12,7 @@ use crate::CliError;
 use crate::clif::ClifFile;
 use crate::kernel::Kernel;
 use cranelift_codegen::ir::Function;
+use rayon::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::target::OptLevel;
 use schedlab_wasm::{BoundsChecks, Translation};
@@ -74,13 +75,20 @@ pub fn kernels(
 ) -> Result<Vec<Kernel>, CliError> {
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
+    // The modes are translated in parallel: a translation is one thread's work for seconds
+    // (Wasmtime's own compile and its IR written out), and each mode's is independent.
+    let translations: Vec<Result<Translation, CliError>> = modes
+        .par_iter()
+        .map(|&mode| {
+            crate::guard::catch(|| schedlab_wasm::translate(&bytes, mode))
+                .map_err(|panic| format!("Wasmtime's translator {panic}"))
+                .and_then(|r| r.map_err(|e| e.to_string()))
+                .map_err(|reason| CliError::usage(format!("{name}: {reason}")))
+        })
+        .collect();
     let mut out = Vec::new();
-    for &mode in modes {
-        let translation = crate::guard::catch(|| schedlab_wasm::translate(&bytes, mode))
-            .map_err(|panic| format!("Wasmtime's translator {panic}"))
-            .and_then(|r| r.map_err(|e| e.to_string()))
-            .map_err(|reason| CliError::usage(format!("{name}: {reason}")))?;
-        out.extend(mode_kernels(name, translation, function)?);
+    for translation in translations {
+        out.extend(mode_kernels(name, translation?, function)?);
     }
     Ok(out)
 }
