@@ -316,6 +316,63 @@ pub fn run_ir_stages_verified_by(
     options: &StageOptions,
     verifier_isa: Option<&dyn TargetIsa>,
 ) -> Result<(StageText, IrStats), PipelineError> {
+    let before = stages_before_schedule(func, target, config, options, verifier_isa)?;
+    schedule_stages(func, before, config, options, verifier_isa)
+}
+
+/// A function after the IR stages before the schedule (BCE, forwarding, the optional
+/// e-graph, the rewrites, induction variables), which do not depend on the strategy: one
+/// [`prepare_ir_stages`] serves every strategy's [`schedule_prepared`].
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    func: Function,
+    before: BeforeSchedule,
+}
+
+/// What the stages before the schedule recorded, and the machine model they used.
+#[derive(Clone, Debug)]
+struct BeforeSchedule {
+    model: MachineModel,
+    stages: StageText,
+    bce: BceStats,
+    forward: Option<ForwardStats>,
+    rewrite: Option<RewriteStats>,
+    iv: Option<IvStats>,
+}
+
+/// The IR stages before the schedule, with `config`'s switches (its strategy is not read).
+pub fn prepare_ir_stages(
+    mut func: Function,
+    target: Target,
+    config: &PipelineConfig,
+    options: &StageOptions,
+    verifier_isa: Option<&dyn TargetIsa>,
+) -> Result<Prepared, PipelineError> {
+    let before = stages_before_schedule(&mut func, target, config, options, verifier_isa)?;
+    Ok(Prepared { func, before })
+}
+
+/// The schedule and loop rotation of `prepared` with `config`'s strategy (every other switch,
+/// and the machine model, are the ones `prepared` was made with): the function as code
+/// generation receives it, the text after each stage and the statistics of them all.
+pub fn schedule_prepared(
+    prepared: Prepared,
+    config: &PipelineConfig,
+    options: &StageOptions,
+    verifier_isa: Option<&dyn TargetIsa>,
+) -> Result<(Function, StageText, IrStats), PipelineError> {
+    let Prepared { mut func, before } = prepared;
+    let (stages, stats) = schedule_stages(&mut func, before, config, options, verifier_isa)?;
+    Ok((func, stages, stats))
+}
+
+fn stages_before_schedule(
+    func: &mut Function,
+    target: Target,
+    config: &PipelineConfig,
+    options: &StageOptions,
+    verifier_isa: Option<&dyn TargetIsa>,
+) -> Result<BeforeSchedule, PipelineError> {
     let verify = |func: &Function, stage| verify_against(func, stage, verifier_isa);
     let model = config.model_for(target);
     let text = |func: &Function| {
@@ -403,6 +460,39 @@ pub fn run_ir_stages_verified_by(
         None
     };
     stages.rewrite = text(func);
+    Ok(BeforeSchedule {
+        model,
+        stages,
+        bce: bce_stats,
+        forward,
+        rewrite,
+        iv,
+    })
+}
+
+fn schedule_stages(
+    func: &mut Function,
+    before: BeforeSchedule,
+    config: &PipelineConfig,
+    options: &StageOptions,
+    verifier_isa: Option<&dyn TargetIsa>,
+) -> Result<(StageText, IrStats), PipelineError> {
+    let BeforeSchedule {
+        model,
+        mut stages,
+        bce: bce_stats,
+        forward,
+        rewrite,
+        iv,
+    } = before;
+    let verify = |func: &Function, stage| verify_against(func, stage, verifier_isa);
+    let text = |func: &Function| {
+        if options.record_text {
+            func.display().to_string()
+        } else {
+            String::new()
+        }
+    };
     let schedule_options = ScheduleOptions {
         seed: config.seed,
         verify: false,

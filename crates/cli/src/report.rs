@@ -235,22 +235,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let mut profiles = Vec::new();
     let (mut total, mut failed_rows) = (0usize, 0usize);
     for chunk in jobs.chunks(crate::report_stream::CHUNK) {
-        let built: Vec<Built> = {
-            use rayon::prelude::*;
-            chunk
-                .par_iter()
-                .map(|job| {
-                    let built = match *job {
-                        Job::Pipeline(k, strategy, target, optimize) => {
-                            report_row(k, strategy, target, optimize, &args)
-                        }
-                        Job::Baseline(k, target) => baseline_row(k, target, &args),
-                    };
-                    progress.inc(1);
-                    built
-                })
-                .collect()
-        };
+        let built = build_chunk(chunk, &args, &|n| progress.inc(n));
         let results = with_costs(built);
         for (row, found, profile) in results {
             total += 1;
@@ -396,6 +381,9 @@ struct Built {
     row: Row,
     /// The code the row's figures come from (`None` for an error row).
     compiled: Option<schedlab_backend::Compiled>,
+    /// The earlier row of the chunk whose code this row's is (the same scheduled IR): its
+    /// own-model columns and problems are that row's.
+    same_code_as: Option<usize>,
     problems: Vec<String>,
     profile: Option<Profile>,
     /// What the own model's problems of this row are prefixed with.
@@ -407,6 +395,7 @@ impl Built {
         Built {
             row,
             compiled: None,
+            same_code_as: None,
             problems: Vec::new(),
             profile: None,
             cost_prefix: "",
@@ -414,19 +403,33 @@ impl Built {
     }
 }
 
-/// The rows of `built` with their own-model columns, problems and profiles.
+/// The rows of `built` with their own-model columns, problems and profiles. Code is costed
+/// once: a row with the code of an earlier row takes that row's figures.
 fn with_costs(built: Vec<Built>) -> Vec<(Row, Vec<String>, Option<Profile>)> {
+    let costed: Vec<usize> = (0..built.len())
+        .filter(|&i| built[i].compiled.is_some() && built[i].same_code_as.is_none())
+        .collect();
     let costs = {
-        let compiled: Vec<&schedlab_backend::Compiled> =
-            built.iter().filter_map(|b| b.compiled.as_ref()).collect();
+        let compiled: Vec<&schedlab_backend::Compiled> = costed
+            .iter()
+            .filter_map(|&i| built[i].compiled.as_ref())
+            .collect();
         report_cost::row_costs(&compiled)
     };
-    let mut costs = costs.into_iter();
+    let mut cost_of: Vec<Option<(report_cost::RowCost, Vec<String>)>> = vec![None; built.len()];
+    for (i, cost) in costed.into_iter().zip(costs) {
+        cost_of[i] = Some(cost);
+    }
+    for i in 0..built.len() {
+        if let Some(earlier) = built[i].same_code_as {
+            cost_of[i] = cost_of[earlier].clone();
+        }
+    }
     built
         .into_iter()
-        .map(|mut b| {
-            if b.compiled.is_some() {
-                let (cost, found) = costs.next().expect("one cost per compiled row");
+        .zip(cost_of)
+        .map(|(mut b, cost)| {
+            if let Some((cost, found)) = cost {
                 report_cost::fill(&mut b.row, cost);
                 let prefix = b.cost_prefix;
                 b.problems
@@ -434,6 +437,55 @@ fn with_costs(built: Vec<Built>) -> Vec<(Row, Vec<String>, Option<Profile>)> {
             }
             (b.row, b.problems, b.profile)
         })
+        .collect()
+}
+
+/// The rows of `chunk`, in its order. The pipeline rows of one kernel and target are built
+/// together ([`crate::compile::compile_kernel_configs_timed`]: shared stages before the
+/// schedule, one compile per distinct scheduled function), each such group and each stock
+/// row in parallel with the others.
+fn build_chunk(chunk: &[Job], args: &ReportArgs, done: &(dyn Fn(u64) + Sync)) -> Vec<Built> {
+    use rayon::prelude::*;
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, job) in chunk.iter().enumerate() {
+        let same_group = |group: &Vec<usize>| match (&chunk[group[0]], job) {
+            (Job::Pipeline(a, _, at, _), Job::Pipeline(b, _, bt, _)) => {
+                std::ptr::eq(*a, *b) && at == bt
+            }
+            _ => false,
+        };
+        match groups.iter_mut().find(|g| same_group(g)) {
+            Some(group) => group.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    let built: Vec<Vec<(usize, Built)>> = groups
+        .par_iter()
+        .map(|group| {
+            let rows = match chunk[group[0]] {
+                Job::Baseline(k, target) => vec![(group[0], baseline_row(k, target, args))],
+                Job::Pipeline(k, _, target, _) => {
+                    let strategies: Vec<(usize, &str, bool)> = group
+                        .iter()
+                        .map(|&i| match chunk[i] {
+                            Job::Pipeline(_, strategy, _, optimize) => (i, strategy, optimize),
+                            Job::Baseline(..) => unreachable!("a group holds pipeline rows"),
+                        })
+                        .collect();
+                    report_rows(k, target, &strategies, args)
+                }
+            };
+            done(rows.len() as u64);
+            rows
+        })
+        .collect();
+    let mut slots: Vec<Option<Built>> = (0..chunk.len()).map(|_| None).collect();
+    for (i, b) in built.into_iter().flatten() {
+        slots[i] = Some(b);
+    }
+    slots
+        .into_iter()
+        .map(|b| b.expect("every job of the chunk is built"))
         .collect()
 }
 
@@ -450,6 +502,7 @@ fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs) -> Built {
         Ok((Ok((row, compiled)), found)) => Built {
             row,
             compiled: Some(compiled),
+            same_code_as: None,
             problems: found
                 .into_iter()
                 .map(|p| format!("llvm-mca: {p}"))
@@ -465,72 +518,89 @@ fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs) -> Built {
     }
 }
 
-/// One row: the pipeline for `k` × `strategy` × `target` behind [`crate::guard::catch`], so
-/// that a failure or a panic in code generation is this row's error and nothing else's; with
-/// `--plot-pressure`, also its pressure profile.
-fn report_row(
+/// The pipeline rows of `k` on `target`, one per `(job index, strategy, optimize)` of
+/// `strategies`, each failure or panic that row's error and nothing else's
+/// ([`crate::compile::compile_kernel_configs_timed`]); with `--plot-pressure`, also each row's
+/// pressure profile. A row whose code is an earlier row's takes that row's llvm-mca figures.
+fn report_rows(
     k: &Kernel,
-    strategy: &str,
     target: Target,
-    optimize: bool,
+    strategies: &[(usize, &str, bool)],
     args: &ReportArgs,
-) -> Built {
-    let config = PipelineConfig {
-        bce: args.stages.bce,
-        forward_stores: args.stages.forward_stores.enabled(),
-        optimize,
-        rewrites: !args.no_rewrites,
-        keep_conditions: args.keep_conditions,
-        ..PipelineConfig::with_strategy(strategy)
-    };
-    let label = if optimize {
-        format!("{strategy}+egraph")
-    } else {
-        strategy.to_string()
-    };
-    let strategy = label.as_str();
+) -> Vec<(usize, Built)> {
+    let configs: Vec<PipelineConfig> = strategies
+        .iter()
+        .map(|&(_, strategy, optimize)| PipelineConfig {
+            bce: args.stages.bce,
+            forward_stores: args.stages.forward_stores.enabled(),
+            optimize,
+            rewrites: !args.no_rewrites,
+            keep_conditions: args.keep_conditions,
+            ..PipelineConfig::with_strategy(strategy)
+        })
+        .collect();
     let options = crate::compile::measuring_options(
         k,
         args.code.slow_path.stage_options_isa(target, args.code.isa),
     );
-    match crate::compile::compile_kernel_timed(k, target, &config, &options) {
-        Ok((artifact, times)) => {
-            let mut mca_found = Vec::new();
-            let mca = args
-                .mca
-                .then(|| mca_figures(&artifact.compiled, target, "", &mut mca_found));
-            let profile = args
-                .plot_pressure
-                .is_some()
-                .then(|| crate::report_pressure::profile(&k.name, strategy, target, &artifact));
-            let mut row = row(k, strategy, target, &artifact, mca);
-            // Times only beside stock's (`--baseline`): without it the rows stay byte-identical
-            // from run to run.
-            let timed = |us: u64| args.baseline.then_some(us);
-            row.real = crate::report_real::RealColumns::measure(
-                optimize,
-                &k.func,
-                &artifact.func,
-                timed(times.ir_us),
-                timed(times.codegen_us),
-            );
-            Built {
-                row,
-                compiled: Some(artifact.compiled),
-                problems: mca_found
-                    .into_iter()
-                    .map(|p| format!("llvm-mca: {p}"))
-                    .collect(),
-                profile,
-                cost_prefix: "own model: ",
+    let runs = crate::compile::compile_kernel_configs_timed(k, target, &configs, &options);
+    let mut rows: Vec<(usize, Built)> = Vec::with_capacity(runs.len());
+    for (&(job, strategy, optimize), run) in strategies.iter().zip(runs) {
+        let label = if optimize {
+            format!("{strategy}+egraph")
+        } else {
+            strategy.to_string()
+        };
+        let strategy = label.as_str();
+        let built = match run {
+            Ok(run) => {
+                let earlier = run.same_code_as.map(|i| &rows[i]);
+                let (mca, mca_problems) = match earlier {
+                    Some((_, b)) => (b.row.mca.clone(), b.problems.clone()),
+                    None => {
+                        let mut found = Vec::new();
+                        let mca = args
+                            .mca
+                            .then(|| mca_figures(&run.artifact.compiled, target, "", &mut found));
+                        let problems = found
+                            .into_iter()
+                            .map(|p| format!("llvm-mca: {p}"))
+                            .collect();
+                        (mca, problems)
+                    }
+                };
+                let profile = args.plot_pressure.is_some().then(|| {
+                    crate::report_pressure::profile(&k.name, strategy, target, &run.artifact)
+                });
+                let mut row = row(k, strategy, target, &run.artifact, mca);
+                // Times only beside stock's (`--baseline`): without it the rows stay
+                // byte-identical from run to run.
+                let timed = |us: u64| args.baseline.then_some(us);
+                row.real = crate::report_real::RealColumns::measure(
+                    optimize,
+                    &k.func,
+                    &run.artifact.func,
+                    timed(run.times.ir_us),
+                    timed(run.times.codegen_us),
+                );
+                Built {
+                    row,
+                    compiled: Some(run.artifact.compiled),
+                    same_code_as: earlier.map(|&(chunk_index, _)| chunk_index),
+                    problems: mca_problems,
+                    profile,
+                    cost_prefix: "own model: ",
+                }
             }
-        }
-        Err(e) => {
-            let mut row = error_row(k, strategy, target, e);
-            row.real.optimized = optimize;
-            Built::error(row)
-        }
+            Err(e) => {
+                let mut row = error_row(k, strategy, target, e);
+                row.real.optimized = optimize;
+                Built::error(row)
+            }
+        };
+        rows.push((job, built));
     }
+    rows
 }
 
 impl Row {

@@ -3,10 +3,12 @@
 //! and code generation apart.
 
 use crate::kernel::Kernel;
+use cranelift_codegen::ir::Function;
 use schedlab_backend::Target;
-use schedlab_backend::compile::compile_with_isa;
-use schedlab_backend::pipeline::{self, Artifact, PipelineConfig, StageOptions};
+use schedlab_backend::compile::{Compiled, compile_with_isa};
+use schedlab_backend::pipeline::{self, Artifact, PipelineConfig, Prepared, StageOptions};
 use schedlab_backend::stats::code_stats;
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// Stage times of one pipeline run.
@@ -88,17 +90,7 @@ fn run_timed(
     let (stages, ir) = pipeline::run_ir_stages_with(&mut func, target, config, options)
         .map_err(|e| e.to_string())?;
     let ir_us = micros(start);
-    let start = Instant::now();
-    let compiled = match &k.clif {
-        Some((file, _)) => match file.isa(target) {
-            Some(Ok(isa)) => compile_with_isa(func.clone(), target, isa.as_ref(), true),
-            Some(Err(e)) => return Err(format!("cannot build the ISA from the file's flags: {e}")),
-            None => return Err(format!("the file is not compiled for {target}")),
-        },
-        None => schedlab_backend::compile_for(&func, target, options.isa),
-    }
-    .map_err(|e| e.to_string())?;
-    let codegen_us = micros(start);
+    let (compiled, codegen_us) = codegen_timed(k, target, &func, options)?;
     let code = code_stats(&compiled);
     Ok((
         Artifact {
@@ -110,4 +102,119 @@ fn run_timed(
         },
         StageTimes { ir_us, codegen_us },
     ))
+}
+
+/// Code generation of `func` (the pipeline's result for `k`) for `target`, and its time.
+fn codegen_timed(
+    k: &Kernel,
+    target: Target,
+    func: &Function,
+    options: &StageOptions,
+) -> Result<(Compiled, u64), String> {
+    let start = Instant::now();
+    let compiled = match &k.clif {
+        Some((file, _)) => match file.isa(target) {
+            Some(Ok(isa)) => compile_with_isa(func.clone(), target, isa.as_ref(), true),
+            Some(Err(e)) => return Err(format!("cannot build the ISA from the file's flags: {e}")),
+            None => return Err(format!("the file is not compiled for {target}")),
+        },
+        None => schedlab_backend::compile_for(func, target, options.isa),
+    }
+    .map_err(|e| e.to_string())?;
+    Ok((compiled, micros(start)))
+}
+
+/// The stages before the schedule for one `optimize` value, and their time (µs).
+type PreparedTimed = Result<(Prepared, u64), String>;
+
+/// One configuration's result of [`compile_kernel_configs_timed`].
+#[derive(Clone, Debug)]
+pub struct ConfigRun {
+    /// The pipeline's artifact.
+    pub artifact: Artifact,
+    /// Its stage times: the shared stages before the schedule plus this configuration's
+    /// schedule; code generation as measured for the configuration that compiled the code.
+    pub times: StageTimes,
+    /// The earlier configuration whose scheduled IR was the same text, so that its machine
+    /// code (and every figure read from it) serves this one too.
+    pub same_code_as: Option<usize>,
+}
+
+/// [`compile_kernel_timed`] for several configurations of one kernel and target that differ
+/// only in their strategy (and seed) and in `optimize`. The stages before the schedule, which
+/// no strategy changes, run once per `optimize` value, and a configuration whose scheduled IR
+/// is an earlier one's, text for text, takes that one's machine code instead of compiling it
+/// again: what a row reports is what compiling it alone would give, at a fraction of the work
+/// when strategies agree (most do on small functions).
+pub fn compile_kernel_configs_timed(
+    k: &Kernel,
+    target: Target,
+    configs: &[PipelineConfig],
+    options: &StageOptions,
+) -> Vec<Result<ConfigRun, String>> {
+    if let Some(e) = &k.load_error {
+        return configs.iter().map(|_| Err(e.clone())).collect();
+    }
+    let mut prepared: Vec<(bool, PreparedTimed)> = Vec::new();
+    let mut compiled_as: HashMap<String, usize> = HashMap::new();
+    let mut runs: Vec<Result<ConfigRun, String>> = Vec::with_capacity(configs.len());
+    for config in configs {
+        let before = match prepared
+            .iter()
+            .find(|(optimize, _)| *optimize == config.optimize)
+        {
+            Some((_, before)) => before.clone(),
+            None => {
+                let before = crate::guard::catch(|| {
+                    let start = Instant::now();
+                    pipeline::prepare_ir_stages(k.func.clone(), target, config, options, None)
+                        .map(|p| (p, micros(start)))
+                        .map_err(|e| e.to_string())
+                })
+                .and_then(|r| r);
+                prepared.push((config.optimize, before.clone()));
+                before
+            }
+        };
+        let run = before.and_then(|(before, before_us)| {
+            crate::guard::catch(|| {
+                let start = Instant::now();
+                let (func, stages, ir) = pipeline::schedule_prepared(before, config, options, None)
+                    .map_err(|e| e.to_string())?;
+                let ir_us = before_us + micros(start);
+                let text = func.display().to_string();
+                let earlier = compiled_as
+                    .get(&text)
+                    .and_then(|&i| Some((i, runs[i].as_ref().ok()?)));
+                let (compiled, code, codegen_us, same_code_as) = match earlier {
+                    Some((i, run)) => (
+                        run.artifact.compiled.clone(),
+                        run.artifact.code.clone(),
+                        run.times.codegen_us,
+                        Some(i),
+                    ),
+                    None => {
+                        let (compiled, codegen_us) = codegen_timed(k, target, &func, options)?;
+                        let code = code_stats(&compiled);
+                        compiled_as.insert(text, runs.len());
+                        (compiled, code, codegen_us, None)
+                    }
+                };
+                Ok(ConfigRun {
+                    artifact: Artifact {
+                        func,
+                        stages,
+                        ir,
+                        compiled,
+                        code,
+                    },
+                    times: StageTimes { ir_us, codegen_us },
+                    same_code_as,
+                })
+            })
+            .and_then(|r| r)
+        });
+        runs.push(run);
+    }
+    runs
 }
