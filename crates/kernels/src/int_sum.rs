@@ -12,14 +12,13 @@
 //! index after the last group or [`OUT_OF_BOUNDS`].
 
 use crate::case::{Arg, ArrayArg, Case, Effect};
-use crate::ir_build::frontend_config;
+use crate::ir_build::{LoopBlocks, frontend_config, jump};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::signature;
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    Block, BlockArg, Function, InstBuilder, MemFlagsData, UserFuncName, Value, condcodes::IntCC,
-    types,
+    Block, Function, InstBuilder, MemFlagsData, UserFuncName, Value, condcodes::IntCC, types,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -116,12 +115,14 @@ fn build(
         .with_readonly()
         .with_alias_region(Some(array_region));
 
-    let entry = b.create_block();
-    let header = b.create_block();
-    let body_block = b.create_block();
-    let exit = b.create_block();
-    let oob = b.create_block();
-    b.append_block_params_for_function_params(entry);
+    let blocks = LoopBlocks::create(&mut b);
+    let LoopBlocks {
+        entry,
+        header,
+        body: body_block,
+        exit,
+        oob,
+    } = blocks;
     for blk in [header, body_block, exit] {
         b.append_block_param(blk, types::I32); // h
         b.append_block_param(blk, types::I32); // ofs
@@ -137,15 +138,7 @@ fn build(
     let array = CheckedArray::new(&mut b, array_base, len, 1, 2, array_flags);
     jump(&mut b, header, &[h0, ofs]);
 
-    b.switch_to_block(header);
-    let hp = b.block_params(header).to_vec();
-    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, hp[1], limit);
-    let args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().brif(more, body_block, &args, exit, &args);
-
-    b.switch_to_block(body_block);
-    b.seal_block(body_block);
-    let bp = b.block_params(body_block).to_vec();
+    let bp = blocks.test_and_enter_body(&mut b, IntCC::SignedLessThanOrEqual, 1, limit);
     let (h_out, step) = body(&mut b, &array, params, bp[1], bp[0], oob);
     let next = b.ins().iadd_imm_s(bp[1], step);
     jump(&mut b, header, &[h_out, next]);
@@ -166,11 +159,6 @@ fn build(
 
     b.finalize(frontend_config());
     func
-}
-
-fn jump(b: &mut FunctionBuilder, to: Block, args: &[Value]) {
-    let args: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().jump(to, &args);
 }
 
 /// The reference semantics of [`multi_block`] in plain Rust (Java `int` arithmetic).

@@ -21,7 +21,7 @@
 use crate::case::{ArrayArg, Case, Effect};
 use crate::digest::{self, BlockStep, CaseCall};
 use crate::ir_build::{
-    DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
+    DigestLoop, LoopBlocks, frontend_config, message_flags, param_array, system_v_signature,
 };
 use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
@@ -118,11 +118,12 @@ pub fn compress_multi_block() -> Function {
     let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
     let message_flags = message_flags(message_region);
     let lp = DigestLoop::create(&mut b, 4);
+    let LoopBlocks { entry, oob, .. } = lp.blocks;
 
     // entry: read the state, compute the buffer's bound once.
-    b.switch_to_block(lp.entry);
-    b.seal_block(lp.entry);
-    let [state, buf, len, ofs, limit] = param_array(&b, lp.entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let [state, buf, len, ofs, limit] = param_array(&b, entry);
     let words = DigestLoop::load_state(&mut b, state, state_flags, 4);
     let message = CheckedArray::new(&mut b, buf, len, 4, 0, message_flags);
     lp.enter(&mut b, ofs, &words);
@@ -130,7 +131,7 @@ pub fn compress_multi_block() -> Function {
     // header, then body: implCompress0 — 16 checked reads, then 64 steps.
     let (chain_in, block_ofs) = lp.test_and_enter_body::<4>(&mut b, limit);
     let x: Vec<Value> = (0..16)
-        .map(|k| message.checked_load(&mut b, types::I32, block_ofs, 4 * k, lp.oob, &chain_in))
+        .map(|k| message.checked_load(&mut b, types::I32, block_ofs, 4 * k, oob, &chain_in))
         .collect();
     let chain_out = sixty_four_steps(&mut b, chain_in, &x);
     lp.close(&mut b, block_ofs, &chain_in, &chain_out, state, state_flags);

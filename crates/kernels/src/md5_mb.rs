@@ -47,7 +47,9 @@
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
 
 use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
-use crate::ir_build::{frontend_config, jump, message_flags, param_array, system_v_signature};
+use crate::ir_build::{
+    LoopBlocks, frontend_config, jump, message_flags, param_array, system_v_signature,
+};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{
     BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, pad_message, reference_compress, step,
@@ -55,8 +57,8 @@ use crate::md5::{
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
-    StackSlotData, StackSlotKind, UserFuncName, Value, condcodes::IntCC, types,
+    ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature, StackSlotData,
+    StackSlotKind, UserFuncName, Value, condcodes::IntCC, types,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -169,12 +171,14 @@ pub fn compress_lanes(groups: usize) -> Function {
     ));
     let message_flags = message_flags(message_region);
 
-    let entry = b.create_block();
-    let header = b.create_block();
-    let body = b.create_block();
-    let exit = b.create_block();
-    let oob = b.create_block();
-    b.append_block_params_for_function_params(entry);
+    let loop_blocks = LoopBlocks::create(&mut b);
+    let LoopBlocks {
+        entry,
+        header,
+        body,
+        exit,
+        oob,
+    } = loop_blocks;
     // header/body/exit: j and one offset per lane. The chaining vectors live in `state` between
     // blocks: each iteration loads them, and stores them plus the compressed block at its end,
     // so the feed-forward needs no register across the 64 steps.
@@ -204,17 +208,9 @@ pub fn compress_lanes(groups: usize) -> Function {
     jump(&mut b, header, &args);
 
     // header: `for (int j = 0; j < blocks; j++)`.
-    b.switch_to_block(header);
-    let hp = b.block_params(header).to_vec();
-    let more = b.ins().icmp(IntCC::SignedLessThan, hp[0], blocks);
-    let all: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().brif(more, body, &all, exit, &all);
-
     // body: per lane four checked 16-byte reads, the transposition, 64 steps per group, the
     // feed-forward into `state`.
-    b.switch_to_block(body);
-    b.seal_block(body);
-    let bp = b.block_params(body).to_vec();
+    let bp = loop_blocks.test_and_enter_body(&mut b, IntCC::SignedLessThan, 0, blocks);
     let (j, lane_ofs) = (bp[0], &bp[1..=lanes]);
     let area = b.ins().stack_addr(types::I64, word_slot, 0);
     let ops: Vec<VectorOps> = (0..groups)

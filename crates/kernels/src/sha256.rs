@@ -33,7 +33,7 @@
 use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::digest::{self, BlockStep, CaseCall};
 use crate::ir_build::{
-    DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
+    DigestLoop, LoopBlocks, frontend_config, message_flags, param_array, system_v_signature,
 };
 use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
@@ -165,13 +165,14 @@ pub fn compress_multi_block_with(schedule: Schedule) -> Function {
         .with_alias_region(Some(schedule_region));
 
     let lp = DigestLoop::create(&mut b, 8);
+    let LoopBlocks { entry, oob, .. } = lp.blocks;
 
     // entry: read the state, compute both bounds once.
-    b.switch_to_block(lp.entry);
-    b.seal_block(lp.entry);
-    let [state, buf, len, ofs, limit] = param_array(&b, lp.entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let [state, buf, len, ofs, limit] = param_array(&b, entry);
     let w = match schedule {
-        Schedule::Argument => b.block_params(lp.entry)[5],
+        Schedule::Argument => b.block_params(entry)[5],
         Schedule::Private => {
             let bytes = (4 * SCHEDULE_WORDS) as u32;
             let slot = b.create_sized_stack_slot(StackSlotData::new(
@@ -194,12 +195,12 @@ pub fn compress_multi_block_with(schedule: Schedule) -> Function {
     let mut schedule_ops = ScheduleOps {
         array: schedule,
         zero,
-        oob: lp.oob,
+        oob,
         oob_args: chain_in,
     };
     // b2iBig64: `out[k] = (int) BE.INT_ARRAY.get(in, inOfs + 4k)` — read, then store.
     for k in 0..16 {
-        let raw = message.checked_load(&mut b, types::I32, block_ofs, 4 * k, lp.oob, &chain_in);
+        let raw = message.checked_load(&mut b, types::I32, block_ofs, 4 * k, oob, &chain_in);
         let word = b.ins().bswap(raw);
         schedule_ops.store(&mut b, word, k);
     }
