@@ -14,6 +14,7 @@ use crate::sha256::{
     self as rows_mod, ChildContext, ChildRow, HOTSPOT_NO_INTRINSIC, OPENSSL, OPENSSL_MASKED,
     SHA2_SOFT,
 };
+use crate::stats::{pearson, ranks};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -758,50 +759,5 @@ impl Report {
                 json!({"default": self.default_row, "w_in_memory": row, "size": size, "ratio": ratio})
             }),
         })
-    }
-}
-
-/// Ranks of `values` (1-based, ties get their average rank).
-fn ranks(values: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-    let mut ranks = vec![0.0; values.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
-            j += 1;
-        }
-        let average = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &order[i..=j] {
-            ranks[k] = average;
-        }
-        i = j + 1;
-    }
-    ranks
-}
-
-/// Pearson's correlation of two equally long series; `None` if either is constant.
-fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
-    let n = xs.len() as f64;
-    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
-    let cov: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let vx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
-    let vy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
-    (vx > 0.0 && vy > 0.0).then(|| cov / (vx * vy).sqrt())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranks_average_ties_and_correlation_has_the_right_sign() {
-        assert_eq!(ranks(&[10.0, 30.0, 20.0, 20.0]), vec![1.0, 4.0, 2.5, 2.5]);
-        let up = pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]);
-        let down = pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]);
-        assert!(up.is_some_and(|r| (r - 1.0).abs() < 1e-12), "{up:?}");
-        assert!(down.is_some_and(|r| (r + 1.0).abs() < 1e-12), "{down:?}");
-        assert_eq!(pearson(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
     }
 }
