@@ -5,11 +5,11 @@
 
 use crate::java::OUT_OF_BOUNDS;
 use cranelift_codegen::ir::{
-    AbiParam, AliasRegion, Block, BlockArg, Endianness, InstBuilder, MemFlagsData, Signature, Type,
-    Value, condcodes::IntCC, types,
+    AbiParam, AliasRegion, Block, BlockArg, Endianness, Function, InstBuilder, MemFlagsData,
+    Signature, Type, UserFuncName, Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
-use cranelift_frontend::FunctionBuilder;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use target_lexicon::PointerWidth;
 
 /// Bytes of one message block of the digest kernels (MD5 and SHA-256 alike).
@@ -205,6 +205,21 @@ fn store_state(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, words
     for (i, &w) in (0i32..).zip(words) {
         b.ins().store(flags, w, state, 4 * i);
     }
+}
+
+/// The function `name` with signature `signature`: `body` emits its blocks with a fresh
+/// builder, which is then finalised.
+pub fn build_function(
+    name: &str,
+    signature: Signature,
+    body: impl FnOnce(&mut FunctionBuilder),
+) -> Function {
+    let mut func = Function::with_name_signature(UserFuncName::testcase(name), signature);
+    let mut fn_ctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+    body(&mut b);
+    b.finalize(frontend_config());
+    func
 }
 
 /// The SystemV signature taking `params` and returning `returns`.
