@@ -4,7 +4,7 @@
 //! Ratios are to the best schedlab row of the same size, taken within each repetition.
 //! The rows live in [`crate::sha256`]; this file chooses them and prints.
 
-use super::output::{json_text, quick_note, size_label, table};
+use super::output::{ReportedBudgets, json_text, quick_note, size_label, table};
 use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
 use crate::Samples;
@@ -277,10 +277,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         rows: reported,
         samples,
         default_row,
-        reps: budgets.reps,
-        sample_ms: budgets.sample.as_secs_f64() * 1e3,
-        jvm_warmup_ms: budgets.jvm_warmup.as_secs_f64() * 1e3,
-        jvm_sample_ms: budgets.jvm_sample.as_secs_f64() * 1e3,
+        budgets: budgets.reported(),
         quick: args.quick,
         cpu: cpu_model(),
         load: (load_start, load_average()),
@@ -308,10 +305,7 @@ struct Report {
     rows: Vec<Reported>,
     samples: Samples,
     default_row: String,
-    reps: u32,
-    sample_ms: f64,
-    jvm_warmup_ms: f64,
-    jvm_sample_ms: f64,
+    budgets: ReportedBudgets,
     quick: bool,
     cpu: Option<String>,
     load: (Option<f64>, Option<f64>),
@@ -568,8 +562,8 @@ impl Report {
             "MB/s (decimal), median of {} repetitions of {:.0} ms per sample, one thread, \
              one-shot hash including padding; (×) = median over repetitions of the row's MB/s \
              ÷ the best schedlab row's at that size in the same repetition.{}",
-            self.reps,
-            self.sample_ms,
+            self.budgets.reps,
+            self.budgets.sample_ms,
             quick_note(self.quick)
         )];
         lines.push(format!(
@@ -681,7 +675,10 @@ impl Report {
             lines.push(format!(
                 "JVM and child processes: {:.0} ms JVM warm-up, {:.0} ms per size (Rust children: \
                  {:.0} ms calibration + {:.0} ms per size).",
-                self.jvm_warmup_ms, self.jvm_sample_ms, self.sample_ms, self.sample_ms
+                self.budgets.jvm_warmup_ms,
+                self.budgets.jvm_sample_ms,
+                self.budgets.sample_ms,
+                self.budgets.sample_ms
             ));
         }
         lines.push(format!(
@@ -739,10 +736,10 @@ impl Report {
                 "load_average_start": self.load.0,
                 "load_average_end": self.load.1,
                 "effective_clock_ghz": self.samples.clock_ghz(),
-                "reps": self.reps,
-                "sample_ms": self.sample_ms,
-                "jvm_warmup_ms": self.jvm_warmup_ms,
-                "jvm_sample_ms": self.jvm_sample_ms,
+                "reps": self.budgets.reps,
+                "sample_ms": self.budgets.sample_ms,
+                "jvm_warmup_ms": self.budgets.jvm_warmup_ms,
+                "jvm_sample_ms": self.budgets.jvm_sample_ms,
                 "quick": self.quick,
                 "default_row": self.default_row,
                 "host_has_sha_extensions": self.host_has_sha,
