@@ -1,6 +1,6 @@
 //! Statistics of figures over a corpus, as the reports compare strategies with them: the
 //! shifted geometric mean (spill counts are often 0), a mean with its 95 % confidence interval,
-//! and the paired Wilcoxon signed-rank test.
+//! the paired Wilcoxon signed-rank test, and rank and linear correlation.
 
 /// `exp(mean(ln(x + 1))) - 1`; 0 for no values.
 pub fn geomean(values: &[usize]) -> f64 {
@@ -70,6 +70,36 @@ pub fn wilcoxon_signed_rank(diffs: &[f64]) -> Option<f64> {
     Some((2.0 * normal_upper_tail(z)).min(1.0))
 }
 
+/// Ranks of `values` (1-based, ties get their average rank): with [`pearson`], Spearman's ρ.
+pub fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
+            j += 1;
+        }
+        let average = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            ranks[k] = average;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Pearson's correlation of two equally long series; `None` if either is constant.
+pub fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let cov: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let vy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+    (vx > 0.0 && vy > 0.0).then(|| cov / (vx * vy).sqrt())
+}
+
 /// P(Z > z) for a standard normal Z (Abramowitz & Stegun 7.1.26 for erfc, |error| < 1.5e-7).
 fn normal_upper_tail(z: f64) -> f64 {
     let x = z / std::f64::consts::SQRT_2;
@@ -110,5 +140,15 @@ mod tests {
         assert!((normal_upper_tail(0.0) - 0.5).abs() < 1e-7);
         assert!((normal_upper_tail(1.96) - 0.024_998).abs() < 1e-5);
         assert!((normal_upper_tail(-1.0) - 0.841_345).abs() < 1e-5);
+    }
+
+    #[test]
+    fn ranks_average_ties_and_correlation_has_the_right_sign() {
+        assert_eq!(ranks(&[10.0, 30.0, 20.0, 20.0]), vec![1.0, 4.0, 2.5, 2.5]);
+        let up = pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]);
+        let down = pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]);
+        assert!(up.is_some_and(|r| (r - 1.0).abs() < 1e-12), "{up:?}");
+        assert!(down.is_some_and(|r| (r + 1.0).abs() < 1e-12), "{down:?}");
+        assert_eq!(pearson(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
     }
 }

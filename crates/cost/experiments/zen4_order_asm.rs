@@ -16,6 +16,7 @@
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use schedlab_backend::Target;
+    use schedlab_bench::stats::{pearson, ranks};
     use schedlab_cost::mca::HotLoop;
     use schedlab_cost::models::core_model;
     use schedlab_cost::simulated;
@@ -420,39 +421,6 @@ mod x86 {
         }
     }
 
-    /// Pearson's correlation of `a` and `b` (0 where either is constant).
-    fn correlation(a: &[f64], b: &[f64]) -> f64 {
-        let n = a.len() as f64;
-        let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
-        let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
-        let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
-        let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
-        if va == 0.0 || vb == 0.0 {
-            0.0
-        } else {
-            cov / (va * vb).sqrt()
-        }
-    }
-
-    /// Ranks (0 = smallest; ties share their mean rank).
-    fn ranks(v: &[f64]) -> Vec<f64> {
-        let mut idx: Vec<usize> = (0..v.len()).collect();
-        idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-        let mut r = vec![0.0; v.len()];
-        let mut i = 0;
-        while i < idx.len() {
-            let mut j = i;
-            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
-                j += 1;
-            }
-            for k in i..=j {
-                r[idx[k]] = (i + j) as f64 / 2.0;
-            }
-            i = j + 1;
-        }
-        r
-    }
-
     /// The markdown body of `notes/orders.md`.
     fn summary(legal: usize, results: &[(Vec<usize>, f64, Vec<f64>)]) -> String {
         let measured: Vec<f64> = results.iter().map(|r| r.1).collect();
@@ -487,8 +455,8 @@ mod x86 {
                 "| schedlab-sim/{cpu} | {within} of {} | {:.1} % | {:+.2} | {:+.2} | {slo:.2} … {shi:.2} |",
                 sim.len(),
                 100.0 * mae,
-                correlation(&sim, &measured),
-                correlation(&ranks(&sim), &ranks(&measured)),
+                pearson(&sim, &measured).unwrap_or(0.0),
+                pearson(&ranks(&sim), &ranks(&measured)).unwrap_or(0.0),
             );
         }
         let names = [

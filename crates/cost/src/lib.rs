@@ -766,6 +766,20 @@ mod tests {
             .expect("model exists")
     }
 
+    /// Each `(line, count)` of `groups` `count` times, then `tail`.
+    fn repeated<'a>(groups: &[(&'a str, usize)], tail: &[&'a str]) -> Vec<&'a str> {
+        groups
+            .iter()
+            .flat_map(|&(line, count)| std::iter::repeat_n(line, count))
+            .chain(tail.iter().copied())
+            .collect()
+    }
+
+    /// The bound of the loop of `lines` on the core model `cpu`.
+    fn bound_on(target: Target, lines: &[&str], cpu: &str) -> LoopBound {
+        bound_of(target, &body(target, lines), model(cpu)).expect("bound")
+    }
+
     #[test]
     fn the_back_edge_is_the_branch_to_the_header() {
         let insts = |lines: &[(u64, &str)]| -> Vec<DisasmInst> {
@@ -998,24 +1012,14 @@ mod tests {
 
     #[test]
     fn the_resource_bound_counts_issue_slots() {
-        let lines: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 7)
-            .chain(std::iter::once("jmp 0x0"))
-            .collect();
-        let b = body(Target::X86_64, &lines);
-        let got = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        let lines = repeated(&[("addl %ecx, %edx", 7)], &["jmp 0x0"]);
+        let got = bound_on(Target::X86_64, &lines, "skylake");
         // 8 instructions / 4 wide = 2; 7 ALU ops / 4 ports = 1.75; recurrence 7.
         assert!((got.resource - 2.0).abs() < 1e-9, "{got:?}");
         assert!((got.bound() - 7.0).abs() < 1e-9);
         // A compare fused with its branch takes one slot: 6 adds + cmp/jb = 7 slots, not 8.
-        let lines: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 6)
-            .chain(["cmpq %rsi, %rdi", "jb 0x0"])
-            .collect();
-        let fused = bound_of(
-            Target::X86_64,
-            &body(Target::X86_64, &lines),
-            model("skylake"),
-        )
-        .expect("bound");
+        let lines = repeated(&[("addl %ecx, %edx", 6)], &["cmpq %rsi, %rdi", "jb 0x0"]);
+        let fused = bound_on(Target::X86_64, &lines, "skylake");
         assert!((fused.resource - 7.0 / 4.0).abs() < 1e-9, "{fused:?}");
     }
 
@@ -1024,27 +1028,25 @@ mod tests {
         // 11 instructions, the last a jump: 12 slots with the indexed store un-laminated
         // (Skylake, [INT-UNL]), 11 on Golden Cove ([EXP-UNL]) and Zen (one macro-op).
         // (5 ALU operations: the issue slots, not the ALU ports, bound it on every core.)
-        let lines: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 5)
-            .chain(std::iter::repeat_n("movl 0x10(%rsi), %r8d", 4))
-            .chain(["movl %r9d, (%rdi,%rax,4)", "jmp 0x0"])
-            .collect();
-        let b = body(Target::X86_64, &lines);
-        let skl = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        let lines = repeated(
+            &[("addl %ecx, %edx", 5), ("movl 0x10(%rsi), %r8d", 4)],
+            &["movl %r9d, (%rdi,%rax,4)", "jmp 0x0"],
+        );
+        let skl = bound_on(Target::X86_64, &lines, "skylake");
         assert!((skl.resource - 12.0 / 4.0).abs() < 1e-9, "{skl:?}");
         for cpu in ["sapphirerapids", "znver4"] {
-            let other = bound_of(Target::X86_64, &b, model(cpu)).expect("bound");
+            let other = bound_on(Target::X86_64, &lines, cpu);
             assert!(
                 (other.resource - 11.0 / 6.0).abs() < 1e-9,
                 "{cpu}: {other:?}"
             );
         }
         // A base + displacement store stays one slot.
-        let plain: Vec<&str> = std::iter::repeat_n("addl %ecx, %edx", 5)
-            .chain(std::iter::repeat_n("movl 0x10(%rsi), %r8d", 4))
-            .chain(["movl %r9d, 0x8(%rsp)", "jmp 0x0"])
-            .collect();
-        let b = body(Target::X86_64, &plain);
-        let skl = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        let plain = repeated(
+            &[("addl %ecx, %edx", 5), ("movl 0x10(%rsi), %r8d", 4)],
+            &["movl %r9d, 0x8(%rsp)", "jmp 0x0"],
+        );
+        let skl = bound_on(Target::X86_64, &plain, "skylake");
         assert!((skl.resource - 11.0 / 4.0).abs() < 1e-9, "{skl:?}");
     }
 
@@ -1079,23 +1081,22 @@ mod tests {
     fn mixed_classes_bind_on_the_busiest_port_group() {
         // 4 imul (p1) + 4 shifts (p06) + 4 adds + a fused compare/branch on Skylake: p1 alone
         // 4, p06 (4 + 1) / 2 = 2.5, all ALU ports (4 + 4 + 4 + 1) / 4 = 3.25 → 4 on p1.
-        let lines: Vec<&str> = std::iter::repeat_n("imull %esi, %edi", 4)
-            .chain(std::iter::repeat_n("shrl $0x3, %ecx", 4))
-            .chain(std::iter::repeat_n("addl %r8d, %r9d", 4))
-            .chain(["cmpq %rsi, %rdx", "jb 0x0"])
-            .collect();
-        let b = body(Target::X86_64, &lines);
-        let skl = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        let lines = repeated(
+            &[
+                ("imull %esi, %edi", 4),
+                ("shrl $0x3, %ecx", 4),
+                ("addl %r8d, %r9d", 4),
+            ],
+            &["cmpq %rsi, %rdx", "jb 0x0"],
+        );
+        let skl = bound_on(Target::X86_64, &lines, "skylake");
         assert!((skl.ports - 4.0).abs() < 1e-9, "{skl:?}");
         assert_eq!(skl.port_group, vec!["p1"]);
         // Stores: a store-data port each on Skylake (1), two on Golden Cove.
-        let stores: Vec<&str> = std::iter::repeat_n("movl %eax, 0x8(%rdi)", 6)
-            .chain(std::iter::once("jmp 0x0"))
-            .collect();
-        let b = body(Target::X86_64, &stores);
-        let skl = bound_of(Target::X86_64, &b, model("skylake")).expect("bound");
+        let stores = repeated(&[("movl %eax, 0x8(%rdi)", 6)], &["jmp 0x0"]);
+        let skl = bound_on(Target::X86_64, &stores, "skylake");
         assert!((skl.ports - 6.0).abs() < 1e-9, "{skl:?}");
-        let spr = bound_of(Target::X86_64, &b, model("sapphirerapids")).expect("bound");
+        let spr = bound_on(Target::X86_64, &stores, "sapphirerapids");
         assert!((spr.ports - 3.0).abs() < 1e-9, "{spr:?}");
     }
 
@@ -1132,11 +1133,8 @@ mod tests {
     #[test]
     fn s390x_compares_take_no_fxa_slot() {
         // 4 adds + 1 compare + branch: 4 FXa operations on 2 units = 2 cycles (not 2.5).
-        let lines: Vec<&str> = std::iter::repeat_n("agr %r2, %r3", 4)
-            .chain(["cghi %r5, 0", "jghe 0x0"])
-            .collect();
-        let b = body(Target::S390x, &lines);
-        let got = bound_of(Target::S390x, &b, model("z15")).expect("bound");
+        let lines = repeated(&[("agr %r2, %r3", 4)], &["cghi %r5, 0", "jghe 0x0"]);
+        let got = bound_on(Target::S390x, &lines, "z15");
         assert!((got.resource - 2.0).abs() < 1e-9, "{got:?}");
     }
 

@@ -12,16 +12,15 @@
 //! index after the last group or [`OUT_OF_BOUNDS`].
 
 use crate::case::{Arg, ArrayArg, Case, Effect};
-use crate::ir_build::frontend_config;
+use crate::ir_build::{LoopBlocks, build_function, jump};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::signature;
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    Block, BlockArg, Function, InstBuilder, MemFlagsData, UserFuncName, Value, condcodes::IntCC,
-    types,
+    Block, Function, InstBuilder, MemFlagsData, Value, condcodes::IntCC, types,
 };
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::FunctionBuilder;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Elements read per iteration of [`multi_block`].
@@ -104,73 +103,58 @@ fn build(
         Block,
     ) -> (Value, i64),
 ) -> Function {
-    let mut func = Function::with_name_signature(UserFuncName::testcase(name), signature());
-    let mut fn_ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
-    let out_region = alias_region(&mut b, 1, "int out[1]");
-    let array_region = alias_region(&mut b, 2, "int[] a");
-    let out_flags = MemFlagsData::trusted().with_alias_region(Some(out_region));
-    // A Java `int[]` holds native-endian ints (big-endian on s390x).
-    let array_flags = MemFlagsData::new()
-        .with_notrap()
-        .with_readonly()
-        .with_alias_region(Some(array_region));
+    build_function(name, signature(), |b| {
+        let out_region = alias_region(b, 1, "int out[1]");
+        let array_region = alias_region(b, 2, "int[] a");
+        let out_flags = MemFlagsData::trusted().with_alias_region(Some(out_region));
+        // A Java `int[]` holds native-endian ints (big-endian on s390x).
+        let array_flags = MemFlagsData::new()
+            .with_notrap()
+            .with_readonly()
+            .with_alias_region(Some(array_region));
 
-    let entry = b.create_block();
-    let header = b.create_block();
-    let body_block = b.create_block();
-    let exit = b.create_block();
-    let oob = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    for blk in [header, body_block, exit] {
-        b.append_block_param(blk, types::I32); // h
-        b.append_block_param(blk, types::I32); // ofs
-    }
-    b.append_block_param(oob, types::I32); // h
+        let blocks = LoopBlocks::create(b);
+        let LoopBlocks {
+            entry,
+            header,
+            body: body_block,
+            exit,
+            oob,
+        } = blocks;
+        for blk in [header, body_block, exit] {
+            b.append_block_param(blk, types::I32); // h
+            b.append_block_param(blk, types::I32); // ofs
+        }
+        b.append_block_param(oob, types::I32); // h
 
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let params: [Value; 5] = std::array::from_fn(|i| b.block_params(entry)[i]);
-    let [out, array_base, len, ofs, limit] = params;
-    let h0 = b.ins().load(types::I32, out_flags, out, 0);
-    // A Java int[]: one index per element, 4 bytes apart; bound = length.
-    let array = CheckedArray::new(&mut b, array_base, len, 1, 2, array_flags);
-    jump(&mut b, header, &[h0, ofs]);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params: [Value; 5] = std::array::from_fn(|i| b.block_params(entry)[i]);
+        let [out, array_base, len, ofs, limit] = params;
+        let h0 = b.ins().load(types::I32, out_flags, out, 0);
+        // A Java int[]: one index per element, 4 bytes apart; bound = length.
+        let array = CheckedArray::new(b, array_base, len, 1, 2, array_flags);
+        jump(b, header, &[h0, ofs]);
 
-    b.switch_to_block(header);
-    let hp = b.block_params(header).to_vec();
-    let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, hp[1], limit);
-    let args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().brif(more, body_block, &args, exit, &args);
+        let bp = blocks.test_and_enter_body(b, IntCC::SignedLessThanOrEqual, 1, limit);
+        let (h_out, step) = body(b, &array, params, bp[1], bp[0], oob);
+        let next = b.ins().iadd_imm_s(bp[1], step);
+        jump(b, header, &[h_out, next]);
+        b.seal_block(header);
 
-    b.switch_to_block(body_block);
-    b.seal_block(body_block);
-    let bp = b.block_params(body_block).to_vec();
-    let (h_out, step) = body(&mut b, &array, params, bp[1], bp[0], oob);
-    let next = b.ins().iadd_imm_s(bp[1], step);
-    jump(&mut b, header, &[h_out, next]);
-    b.seal_block(header);
+        b.switch_to_block(exit);
+        b.seal_block(exit);
+        let ep = b.block_params(exit).to_vec();
+        b.ins().store(out_flags, ep[0], out, 0);
+        b.ins().return_(&[ep[1]]);
 
-    b.switch_to_block(exit);
-    b.seal_block(exit);
-    let ep = b.block_params(exit).to_vec();
-    b.ins().store(out_flags, ep[0], out, 0);
-    b.ins().return_(&[ep[1]]);
-
-    b.switch_to_block(oob);
-    b.seal_block(oob);
-    let h = b.block_params(oob)[0];
-    b.ins().store(out_flags, h, out, 0);
-    let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
-    b.ins().return_(&[status]);
-
-    b.finalize(frontend_config());
-    func
-}
-
-fn jump(b: &mut FunctionBuilder, to: Block, args: &[Value]) {
-    let args: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().jump(to, &args);
+        b.switch_to_block(oob);
+        b.seal_block(oob);
+        let h = b.block_params(oob)[0];
+        b.ins().store(out_flags, h, out, 0);
+        let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
+        b.ins().return_(&[status]);
+    })
 }
 
 /// The reference semantics of [`multi_block`] in plain Rust (Java `int` arithmetic).

@@ -1,45 +1,33 @@
 //! IR-building helpers every kernel shares: the front-end configuration, signatures, jumps with block
-//! arguments, and the digest kernels' `implCompressMultiBlock` loop skeleton ([`DigestLoop`]:
-//! its blocks, loop test, feed-forward, state stores and out-of-bounds exit).
+//! arguments, a checked loop's blocks and loop test ([`LoopBlocks`]), and the digest kernels'
+//! `implCompressMultiBlock` loop skeleton ([`DigestLoop`]: its blocks, loop test, feed-forward,
+//! state stores and out-of-bounds exit).
 
 use crate::java::OUT_OF_BOUNDS;
 use cranelift_codegen::ir::{
-    AbiParam, AliasRegion, Block, BlockArg, Endianness, InstBuilder, MemFlagsData, Signature, Type,
-    Value, condcodes::IntCC, types,
+    AbiParam, AliasRegion, Block, BlockArg, Endianness, Function, InstBuilder, MemFlagsData,
+    Signature, Type, UserFuncName, Value, condcodes::IntCC, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
-use cranelift_frontend::FunctionBuilder;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use target_lexicon::PointerWidth;
 
 /// Bytes of one message block of the digest kernels (MD5 and SHA-256 alike).
 const DIGEST_BLOCK_BYTES: i64 = 64;
 
 /// The blocks of a digest kernel's `DigestBase.implCompressMultiBlock` loop (MD5 and SHA-256
-/// alike): the entry, the loop test, the compression body, the exit and the out-of-bounds exit.
+/// alike). The header's parameters are the offset, then the chaining words; the body's the
+/// chaining words, then the offset; the exit's as the header's; the out-of-bounds exit's the
+/// chaining words of the completed blocks.
 pub struct DigestLoop {
-    /// Takes the function's parameters.
-    pub entry: Block,
-    /// The loop test; its parameters are the offset, then the chaining words.
-    pub header: Block,
-    /// One block's compression; its parameters are the chaining words, then the offset.
-    pub body: Block,
-    /// After the last block; parameters as the header's.
-    pub exit: Block,
-    /// A failed bounds check; its parameters are the chaining words of the completed blocks.
-    pub oob: Block,
+    /// The entry, loop test, compression body, exit and out-of-bounds exit.
+    pub blocks: LoopBlocks,
 }
 
 impl DigestLoop {
     /// Creates the loop's blocks and their parameters for `words` chaining words.
     pub fn create(b: &mut FunctionBuilder, words: usize) -> Self {
-        let blocks = Self {
-            entry: b.create_block(),
-            header: b.create_block(),
-            body: b.create_block(),
-            exit: b.create_block(),
-            oob: b.create_block(),
-        };
-        b.append_block_params_for_function_params(blocks.entry);
+        let blocks = LoopBlocks::create(b);
         b.append_block_param(blocks.header, types::I32); // ofs
         b.append_block_param(blocks.exit, types::I32);
         for block in [blocks.header, blocks.body, blocks.exit, blocks.oob] {
@@ -48,7 +36,7 @@ impl DigestLoop {
             }
         }
         b.append_block_param(blocks.body, types::I32);
-        blocks
+        Self { blocks }
     }
 
     /// Loads `words` chaining words from `state` (in the current block, the entry).
@@ -67,7 +55,7 @@ impl DigestLoop {
     pub fn enter(&self, b: &mut FunctionBuilder, ofs: Value, chain: &[Value]) {
         let mut args = vec![ofs];
         args.extend(chain);
-        jump(b, self.header, &args);
+        jump(b, self.blocks.header, &args);
     }
 
     /// The loop test `for (; ofs <= limit; ofs += 64)`, then switches to the body; returns the
@@ -77,8 +65,8 @@ impl DigestLoop {
         b: &mut FunctionBuilder,
         limit: Value,
     ) -> ([Value; N], Value) {
-        b.switch_to_block(self.header);
-        let hp = b.block_params(self.header).to_vec();
+        b.switch_to_block(self.blocks.header);
+        let hp = b.block_params(self.blocks.header).to_vec();
         let more = b.ins().icmp(IntCC::SignedLessThanOrEqual, hp[0], limit);
         let body_args: Vec<BlockArg> = hp[1..]
             .iter()
@@ -86,12 +74,17 @@ impl DigestLoop {
             .map(|&v| BlockArg::Value(v))
             .collect();
         let exit_args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
-        b.ins()
-            .brif(more, self.body, &body_args, self.exit, &exit_args);
+        b.ins().brif(
+            more,
+            self.blocks.body,
+            &body_args,
+            self.blocks.exit,
+            &exit_args,
+        );
 
-        b.switch_to_block(self.body);
-        b.seal_block(self.body);
-        let bp = b.block_params(self.body);
+        b.switch_to_block(self.blocks.body);
+        b.seal_block(self.blocks.body);
+        let bp = b.block_params(self.blocks.body);
         (std::array::from_fn(|i| bp[i]), bp[N])
     }
 
@@ -113,23 +106,75 @@ impl DigestLoop {
         for (old, new) in chain_in.iter().zip(chain_out) {
             next.push(b.ins().iadd(*old, *new));
         }
-        jump(b, self.header, &next);
-        b.seal_block(self.header);
+        jump(b, self.blocks.header, &next);
+        b.seal_block(self.blocks.header);
 
         // exit: store the state, return the offset after the last block.
-        b.switch_to_block(self.exit);
-        b.seal_block(self.exit);
-        let ep = b.block_params(self.exit).to_vec();
+        b.switch_to_block(self.blocks.exit);
+        b.seal_block(self.blocks.exit);
+        let ep = b.block_params(self.blocks.exit).to_vec();
         store_state(b, state, state_flags, &ep[1..]);
         b.ins().return_(&[ep[0]]);
 
         // out of bounds: commit the completed blocks, then report the exception.
-        b.switch_to_block(self.oob);
-        b.seal_block(self.oob);
-        let op = b.block_params(self.oob).to_vec();
+        b.switch_to_block(self.blocks.oob);
+        b.seal_block(self.blocks.oob);
+        let op = b.block_params(self.blocks.oob).to_vec();
         store_state(b, state, state_flags, &op);
         let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
         b.ins().return_(&[status]);
+    }
+}
+
+/// The blocks of a kernel's checked loop: the entry, the loop test, the body, the exit and the
+/// out-of-bounds exit, created in that order.
+#[derive(Clone, Copy)]
+pub struct LoopBlocks {
+    /// Takes the function's parameters.
+    pub entry: Block,
+    /// The loop test.
+    pub header: Block,
+    /// One iteration.
+    pub body: Block,
+    /// After the last iteration.
+    pub exit: Block,
+    /// A failed bounds check.
+    pub oob: Block,
+}
+
+impl LoopBlocks {
+    /// Creates the five blocks; the entry takes the function's parameters.
+    pub fn create(b: &mut FunctionBuilder) -> Self {
+        let blocks = Self {
+            entry: b.create_block(),
+            header: b.create_block(),
+            body: b.create_block(),
+            exit: b.create_block(),
+            oob: b.create_block(),
+        };
+        b.append_block_params_for_function_params(blocks.entry);
+        blocks
+    }
+
+    /// The loop test: while the header's parameter `counter` compares `cond` to `limit`, on to
+    /// the body, else to the exit, each passed all the header's parameters; then switches to
+    /// the body and returns its parameters.
+    pub fn test_and_enter_body(
+        &self,
+        b: &mut FunctionBuilder,
+        cond: IntCC,
+        counter: usize,
+        limit: Value,
+    ) -> Vec<Value> {
+        b.switch_to_block(self.header);
+        let hp = b.block_params(self.header).to_vec();
+        let more = b.ins().icmp(cond, hp[counter], limit);
+        let args: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
+        b.ins().brif(more, self.body, &args, self.exit, &args);
+
+        b.switch_to_block(self.body);
+        b.seal_block(self.body);
+        b.block_params(self.body).to_vec()
     }
 }
 
@@ -160,6 +205,21 @@ fn store_state(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, words
     for (i, &w) in (0i32..).zip(words) {
         b.ins().store(flags, w, state, 4 * i);
     }
+}
+
+/// The function `name` with signature `signature`: `body` emits its blocks with a fresh
+/// builder, which is then finalised.
+pub fn build_function(
+    name: &str,
+    signature: Signature,
+    body: impl FnOnce(&mut FunctionBuilder),
+) -> Function {
+    let mut func = Function::with_name_signature(UserFuncName::testcase(name), signature);
+    let mut fn_ctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+    body(&mut b);
+    b.finalize(frontend_config());
+    func
 }
 
 /// The SystemV signature taking `params` and returning `returns`.

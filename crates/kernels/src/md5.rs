@@ -21,15 +21,13 @@
 use crate::case::{ArrayArg, Case, Effect};
 use crate::digest::{self, BlockStep, CaseCall};
 use crate::ir_build::{
-    DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
+    DigestLoop, LoopBlocks, build_function, message_flags, param_array, system_v_signature,
 };
 use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
-use cranelift_codegen::ir::{
-    Function, InstBuilder, MemFlagsData, Signature, UserFuncName, Value, types,
-};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_codegen::ir::{Function, InstBuilder, MemFlagsData, Signature, Value, types};
+use cranelift_frontend::FunctionBuilder;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Bytes consumed by one compression.
@@ -108,34 +106,30 @@ pub fn signature() -> Signature {
 
 /// Builds the Java-literal multi-block compression function (16 bounds checks per block).
 pub fn compress_multi_block() -> Function {
-    let mut func =
-        Function::with_name_signature(UserFuncName::testcase(FUNCTION_NAME), signature());
-    let mut fn_ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+    build_function(FUNCTION_NAME, signature(), |b| {
+        let state_region = alias_region(b, STATE_REGION, "md5 state");
+        let message_region = alias_region(b, MESSAGE_REGION, "byte[] b");
+        let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
+        let message_flags = message_flags(message_region);
+        let lp = DigestLoop::create(b, 4);
+        let LoopBlocks { entry, oob, .. } = lp.blocks;
 
-    let state_region = alias_region(&mut b, STATE_REGION, "md5 state");
-    let message_region = alias_region(&mut b, MESSAGE_REGION, "byte[] b");
-    let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
-    let message_flags = message_flags(message_region);
-    let lp = DigestLoop::create(&mut b, 4);
+        // entry: read the state, compute the buffer's bound once.
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let [state, buf, len, ofs, limit] = param_array(b, entry);
+        let words = DigestLoop::load_state(b, state, state_flags, 4);
+        let message = CheckedArray::new(b, buf, len, 4, 0, message_flags);
+        lp.enter(b, ofs, &words);
 
-    // entry: read the state, compute the buffer's bound once.
-    b.switch_to_block(lp.entry);
-    b.seal_block(lp.entry);
-    let [state, buf, len, ofs, limit] = param_array(&b, lp.entry);
-    let words = DigestLoop::load_state(&mut b, state, state_flags, 4);
-    let message = CheckedArray::new(&mut b, buf, len, 4, 0, message_flags);
-    lp.enter(&mut b, ofs, &words);
-
-    // header, then body: implCompress0 — 16 checked reads, then 64 steps.
-    let (chain_in, block_ofs) = lp.test_and_enter_body::<4>(&mut b, limit);
-    let x: Vec<Value> = (0..16)
-        .map(|k| message.checked_load(&mut b, types::I32, block_ofs, 4 * k, lp.oob, &chain_in))
-        .collect();
-    let chain_out = sixty_four_steps(&mut b, chain_in, &x);
-    lp.close(&mut b, block_ofs, &chain_in, &chain_out, state, state_flags);
-    b.finalize(frontend_config());
-    func
+        // header, then body: implCompress0 — 16 checked reads, then 64 steps.
+        let (chain_in, block_ofs) = lp.test_and_enter_body::<4>(b, limit);
+        let x: Vec<Value> = (0..16)
+            .map(|k| message.checked_load(b, types::I32, block_ofs, 4 * k, oob, &chain_in))
+            .collect();
+        let chain_out = sixty_four_steps(b, chain_in, &x);
+        lp.close(b, block_ofs, &chain_in, &chain_out, state, state_flags);
+    })
 }
 
 /// The 64 steps of one block; returns the new (a, b, c, d) before the feed-forward add.

@@ -47,7 +47,9 @@
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
 
 use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
-use crate::ir_build::{frontend_config, jump, message_flags, param_array, system_v_signature};
+use crate::ir_build::{
+    LoopBlocks, build_function, jump, message_flags, param_array, system_v_signature,
+};
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{
     BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, pad_message, reference_compress, step,
@@ -55,10 +57,10 @@ use crate::md5::{
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    BlockArg, ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature,
-    StackSlotData, StackSlotKind, UserFuncName, Value, condcodes::IntCC, types,
+    ConstantData, Endianness, Function, InstBuilder, MemFlagsData, Signature, StackSlotData,
+    StackSlotKind, Value, condcodes::IntCC, types,
 };
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::FunctionBuilder;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Lanes in one `i32x4` group.
@@ -148,142 +150,130 @@ pub fn compress_lanes(groups: usize) -> Function {
         "md5-mb has 1 to {MAX_GROUPS} lane groups"
     );
     let lanes = groups * GROUP_LANES;
-    let mut func =
-        Function::with_name_signature(UserFuncName::testcase(function_name(groups)), signature());
-    let mut fn_ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+    build_function(&function_name(groups), signature(), |b| {
+        let state_region = alias_region(b, STATE_REGION, "md5-mb state");
+        let message_region = alias_region(b, MESSAGE_REGION, "byte[] b (per lane)");
+        let lanes_region = alias_region(b, LANES_REGION, "lane descriptors");
+        let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
+        let lane_flags = MemFlagsData::trusted()
+            .with_readonly()
+            .with_alias_region(Some(lanes_region));
+        let scratch_region = alias_region(b, SCRATCH_REGION, "transposed message words");
+        let scratch_flags = MemFlagsData::trusted().with_alias_region(Some(scratch_region));
+        let word_slot = b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            GROUP_WORD_BYTES as u32 * groups as u32,
+            4,
+        ));
+        let message_flags = message_flags(message_region);
 
-    let state_region = alias_region(&mut b, STATE_REGION, "md5-mb state");
-    let message_region = alias_region(&mut b, MESSAGE_REGION, "byte[] b (per lane)");
-    let lanes_region = alias_region(&mut b, LANES_REGION, "lane descriptors");
-    let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
-    let lane_flags = MemFlagsData::trusted()
-        .with_readonly()
-        .with_alias_region(Some(lanes_region));
-    let scratch_region = alias_region(&mut b, SCRATCH_REGION, "transposed message words");
-    let scratch_flags = MemFlagsData::trusted().with_alias_region(Some(scratch_region));
-    let word_slot = b.create_sized_stack_slot(StackSlotData::new(
-        StackSlotKind::ExplicitSlot,
-        GROUP_WORD_BYTES as u32 * groups as u32,
-        4,
-    ));
-    let message_flags = message_flags(message_region);
-
-    let entry = b.create_block();
-    let header = b.create_block();
-    let body = b.create_block();
-    let exit = b.create_block();
-    let oob = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    // header/body/exit: j and one offset per lane. The chaining vectors live in `state` between
-    // blocks: each iteration loads them, and stores them plus the compressed block at its end,
-    // so the feed-forward needs no register across the 64 steps.
-    for block in [header, body, exit] {
-        for _ in 0..=lanes {
-            b.append_block_param(block, types::I32);
-        }
-    }
-
-    // entry: each lane's buffer, bound and first offset.
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let [state, lane_table, blocks] = param_array(&b, entry);
-    let mut arrays = Vec::with_capacity(lanes);
-    let mut offsets = Vec::with_capacity(lanes);
-    for lane in 0..lanes as i32 {
-        let at = LANE_DESCRIPTOR_BYTES * lane;
-        let buf = b.ins().load(types::I64, lane_flags, lane_table, at);
-        let len = b.ins().load(types::I32, lane_flags, lane_table, at + 8);
-        offsets.push(b.ins().load(types::I32, lane_flags, lane_table, at + 12));
-        // Java's bound for a 16-byte read: `len - 15`.
-        arrays.push(CheckedArray::new(&mut b, buf, len, 16, 0, message_flags));
-    }
-    let zero = b.ins().iconst(types::I32, 0);
-    let mut args = vec![zero];
-    args.extend(&offsets);
-    jump(&mut b, header, &args);
-
-    // header: `for (int j = 0; j < blocks; j++)`.
-    b.switch_to_block(header);
-    let hp = b.block_params(header).to_vec();
-    let more = b.ins().icmp(IntCC::SignedLessThan, hp[0], blocks);
-    let all: Vec<BlockArg> = hp.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().brif(more, body, &all, exit, &all);
-
-    // body: per lane four checked 16-byte reads, the transposition, 64 steps per group, the
-    // feed-forward into `state`.
-    b.switch_to_block(body);
-    b.seal_block(body);
-    let bp = b.block_params(body).to_vec();
-    let (j, lane_ofs) = (bp[0], &bp[1..=lanes]);
-    let area = b.ins().stack_addr(types::I64, word_slot, 0);
-    let ops: Vec<VectorOps> = (0..groups)
-        .map(|g| VectorOps {
-            words: WordArea {
-                base: area,
-                offset: GROUP_WORD_BYTES * g as i32,
-                flags: scratch_flags,
-            },
-        })
-        .collect();
-    // Per group and quarter block: the four lanes' rows, transposed into four words that go to
-    // the word area at once, so that few rows and words are live at any point.
-    let mut words: Vec<Vec<Value>> = vec![Vec::with_capacity(16); groups];
-    for (g, group_ops) in ops.iter().enumerate() {
-        for q in 0..4 {
-            let rows: [Value; GROUP_LANES] = std::array::from_fn(|l| {
-                let lane = GROUP_LANES * g + l;
-                arrays[lane].checked_load(
-                    &mut b,
-                    types::I32X4,
-                    lane_ofs[lane],
-                    16 * q as i64,
-                    oob,
-                    &[],
-                )
-            });
-            for word in transpose_quarter(&mut b, rows) {
-                let at = group_ops.words.offset + 16 * words[g].len() as i32;
-                b.ins().store(scratch_flags, word, area, at);
-                words[g].push(word);
+        let loop_blocks = LoopBlocks::create(b);
+        let LoopBlocks {
+            entry,
+            header,
+            body,
+            exit,
+            oob,
+        } = loop_blocks;
+        // header/body/exit: j and one offset per lane. The chaining vectors live in `state` between
+        // blocks: each iteration loads them, and stores them plus the compressed block at its end,
+        // so the feed-forward needs no register across the 64 steps.
+        for block in [header, body, exit] {
+            for _ in 0..=lanes {
+                b.append_block_param(block, types::I32);
             }
         }
-    }
-    let mut chains: Vec<[Value; 4]> = (0..groups)
-        .map(|g| std::array::from_fn(|w| load_vector(&mut b, state, state_flags, 4 * g + w)))
-        .collect();
-    for step_index in 0..64 {
-        for ((chain, x), ops) in chains.iter_mut().zip(&words).zip(&ops) {
-            *chain = step(&mut b, ops, step_index, *chain, x);
+
+        // entry: each lane's buffer, bound and first offset.
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let [state, lane_table, blocks] = param_array(b, entry);
+        let mut arrays = Vec::with_capacity(lanes);
+        let mut offsets = Vec::with_capacity(lanes);
+        for lane in 0..lanes as i32 {
+            let at = LANE_DESCRIPTOR_BYTES * lane;
+            let buf = b.ins().load(types::I64, lane_flags, lane_table, at);
+            let len = b.ins().load(types::I32, lane_flags, lane_table, at + 8);
+            offsets.push(b.ins().load(types::I32, lane_flags, lane_table, at + 12));
+            // Java's bound for a 16-byte read: `len - 15`.
+            arrays.push(CheckedArray::new(b, buf, len, 16, 0, message_flags));
         }
-    }
-    for (k, &new) in chains.iter().flatten().enumerate() {
-        let old = load_vector(&mut b, state, state_flags, k);
-        let sum = b.ins().iadd(old, new);
-        b.ins().store(state_flags, sum, state, 16 * k as i32);
-    }
-    let next_j = b.ins().iadd_imm_s(j, 1);
-    let mut next = vec![next_j];
-    for &ofs in lane_ofs {
-        next.push(b.ins().iadd_imm_s(ofs, BLOCK_BYTES));
-    }
-    jump(&mut b, header, &next);
-    b.seal_block(header);
+        let zero = b.ins().iconst(types::I32, 0);
+        let mut args = vec![zero];
+        args.extend(&offsets);
+        jump(b, header, &args);
 
-    // exit: `state` holds every block; return their number.
-    b.switch_to_block(exit);
-    b.seal_block(exit);
-    let ep = b.block_params(exit).to_vec();
-    b.ins().return_(&[ep[0]]);
+        // header: `for (int j = 0; j < blocks; j++)`.
+        // body: per lane four checked 16-byte reads, the transposition, 64 steps per group, the
+        // feed-forward into `state`.
+        let bp = loop_blocks.test_and_enter_body(b, IntCC::SignedLessThan, 0, blocks);
+        let (j, lane_ofs) = (bp[0], &bp[1..=lanes]);
+        let area = b.ins().stack_addr(types::I64, word_slot, 0);
+        let ops: Vec<VectorOps> = (0..groups)
+            .map(|g| VectorOps {
+                words: WordArea {
+                    base: area,
+                    offset: GROUP_WORD_BYTES * g as i32,
+                    flags: scratch_flags,
+                },
+            })
+            .collect();
+        // Per group and quarter block: the four lanes' rows, transposed into four words that go to
+        // the word area at once, so that few rows and words are live at any point.
+        let mut words: Vec<Vec<Value>> = vec![Vec::with_capacity(16); groups];
+        for (g, group_ops) in ops.iter().enumerate() {
+            for q in 0..4 {
+                let rows: [Value; GROUP_LANES] = std::array::from_fn(|l| {
+                    let lane = GROUP_LANES * g + l;
+                    arrays[lane].checked_load(
+                        b,
+                        types::I32X4,
+                        lane_ofs[lane],
+                        16 * q as i64,
+                        oob,
+                        &[],
+                    )
+                });
+                for word in transpose_quarter(b, rows) {
+                    let at = group_ops.words.offset + 16 * words[g].len() as i32;
+                    b.ins().store(scratch_flags, word, area, at);
+                    words[g].push(word);
+                }
+            }
+        }
+        let mut chains: Vec<[Value; 4]> = (0..groups)
+            .map(|g| std::array::from_fn(|w| load_vector(b, state, state_flags, 4 * g + w)))
+            .collect();
+        for step_index in 0..64 {
+            for ((chain, x), ops) in chains.iter_mut().zip(&words).zip(&ops) {
+                *chain = step(b, ops, step_index, *chain, x);
+            }
+        }
+        for (k, &new) in chains.iter().flatten().enumerate() {
+            let old = load_vector(b, state, state_flags, k);
+            let sum = b.ins().iadd(old, new);
+            b.ins().store(state_flags, sum, state, 16 * k as i32);
+        }
+        let next_j = b.ins().iadd_imm_s(j, 1);
+        let mut next = vec![next_j];
+        for &ofs in lane_ofs {
+            next.push(b.ins().iadd_imm_s(ofs, BLOCK_BYTES));
+        }
+        jump(b, header, &next);
+        b.seal_block(header);
 
-    // out of bounds: `state` holds the completed blocks; report the exception.
-    b.switch_to_block(oob);
-    b.seal_block(oob);
-    let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
-    b.ins().return_(&[status]);
+        // exit: `state` holds every block; return their number.
+        b.switch_to_block(exit);
+        b.seal_block(exit);
+        let ep = b.block_params(exit).to_vec();
+        b.ins().return_(&[ep[0]]);
 
-    b.finalize(frontend_config());
-    func
+        // out of bounds: `state` holds the completed blocks; report the exception.
+        b.switch_to_block(oob);
+        b.seal_block(oob);
+        let status = b.ins().iconst(types::I32, i64::from(OUT_OF_BOUNDS));
+        b.ins().return_(&[status]);
+    })
 }
 
 /// The chaining vector `k` (`16·k` bytes into `state`).

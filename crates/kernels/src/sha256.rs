@@ -33,16 +33,15 @@
 use crate::case::{Arg, ArrayArg, Case, Effect};
 use crate::digest::{self, BlockStep, CaseCall};
 use crate::ir_build::{
-    DigestLoop, frontend_config, message_flags, param_array, system_v_signature,
+    DigestLoop, LoopBlocks, build_function, message_flags, param_array, system_v_signature,
 };
 use crate::java::{CheckedArray, alias_region};
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{
-    Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, UserFuncName,
-    Value, types,
+    Function, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, Value, types,
 };
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::FunctionBuilder;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Bytes consumed by one compression.
@@ -149,70 +148,66 @@ pub fn compress_multi_block_with(schedule: Schedule) -> Function {
         Schedule::Argument => FUNCTION_NAME,
         Schedule::Private => LOCAL_FUNCTION_NAME,
     };
-    let mut func =
-        Function::with_name_signature(UserFuncName::testcase(name), signature_for(schedule));
-    let mut fn_ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
+    build_function(name, signature_for(schedule), |b| {
+        let state_region = alias_region(b, STATE_REGION, "sha256 state");
+        let message_region = alias_region(b, MESSAGE_REGION, "byte[] b");
+        let schedule_region = alias_region(b, SCHEDULE_REGION, "int[] W");
+        let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
+        let message_flags = message_flags(message_region);
+        // A Java `int[]` holds native-endian ints; the checks guard every access.
+        let schedule_flags = MemFlagsData::new()
+            .with_notrap()
+            .with_alias_region(Some(schedule_region));
 
-    let state_region = alias_region(&mut b, STATE_REGION, "sha256 state");
-    let message_region = alias_region(&mut b, MESSAGE_REGION, "byte[] b");
-    let schedule_region = alias_region(&mut b, SCHEDULE_REGION, "int[] W");
-    let state_flags = MemFlagsData::trusted().with_alias_region(Some(state_region));
-    let message_flags = message_flags(message_region);
-    // A Java `int[]` holds native-endian ints; the checks guard every access.
-    let schedule_flags = MemFlagsData::new()
-        .with_notrap()
-        .with_alias_region(Some(schedule_region));
+        let lp = DigestLoop::create(b, 8);
+        let LoopBlocks { entry, oob, .. } = lp.blocks;
 
-    let lp = DigestLoop::create(&mut b, 8);
+        // entry: read the state, compute both bounds once.
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let [state, buf, len, ofs, limit] = param_array(b, entry);
+        let w = match schedule {
+            Schedule::Argument => b.block_params(entry)[5],
+            Schedule::Private => {
+                let bytes = (4 * SCHEDULE_WORDS) as u32;
+                let slot = b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    bytes,
+                    2,
+                ));
+                b.ins().stack_addr(types::I64, slot, 0)
+            }
+        };
+        let words = DigestLoop::load_state(b, state, state_flags, 8);
+        let message = CheckedArray::new(b, buf, len, 4, 0, message_flags);
+        let schedule_len = b.ins().iconst(types::I32, SCHEDULE_WORDS as i64);
+        let schedule = CheckedArray::new(b, w, schedule_len, 1, 2, schedule_flags);
+        let zero = b.ins().iconst(types::I32, 0);
+        lp.enter(b, ofs, &words);
 
-    // entry: read the state, compute both bounds once.
-    b.switch_to_block(lp.entry);
-    b.seal_block(lp.entry);
-    let [state, buf, len, ofs, limit] = param_array(&b, lp.entry);
-    let w = match schedule {
-        Schedule::Argument => b.block_params(lp.entry)[5],
-        Schedule::Private => {
-            let bytes = (4 * SCHEDULE_WORDS) as u32;
-            let slot = b.create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                bytes,
-                2,
-            ));
-            b.ins().stack_addr(types::I64, slot, 0)
+        // header, then body: implCompress0.
+        let (chain_in, block_ofs) = lp.test_and_enter_body::<8>(b, limit);
+        let mut schedule_ops = ScheduleOps {
+            array: schedule,
+            zero,
+            oob,
+            oob_args: chain_in,
+        };
+        // b2iBig64: `out[k] = (int) BE.INT_ARRAY.get(in, inOfs + 4k)` — read, then store.
+        for k in 0..16 {
+            let raw = message.checked_load(b, types::I32, block_ofs, 4 * k, oob, &chain_in);
+            let word = b.ins().bswap(raw);
+            schedule_ops.store(b, word, k);
         }
-    };
-    let words = DigestLoop::load_state(&mut b, state, state_flags, 8);
-    let message = CheckedArray::new(&mut b, buf, len, 4, 0, message_flags);
-    let schedule_len = b.ins().iconst(types::I32, SCHEDULE_WORDS as i64);
-    let schedule = CheckedArray::new(&mut b, w, schedule_len, 1, 2, schedule_flags);
-    let zero = b.ins().iconst(types::I32, 0);
-    lp.enter(&mut b, ofs, &words);
-
-    // header, then body: implCompress0.
-    let (chain_in, block_ofs) = lp.test_and_enter_body::<8>(&mut b, limit);
-    let mut schedule_ops = ScheduleOps {
-        array: schedule,
-        zero,
-        oob: lp.oob,
-        oob_args: chain_in,
-    };
-    // b2iBig64: `out[k] = (int) BE.INT_ARRAY.get(in, inOfs + 4k)` — read, then store.
-    for k in 0..16 {
-        let raw = message.checked_load(&mut b, types::I32, block_ofs, 4 * k, lp.oob, &chain_in);
-        let word = b.ins().bswap(raw);
-        schedule_ops.store(&mut b, word, k);
-    }
-    for t in 16..SCHEDULE_WORDS as i64 {
-        schedule_word(&mut b, &schedule_ops, t);
-    }
-    let mut chain = chain_in;
-    for (i, &k) in ROUND_CONSTS.iter().enumerate() {
-        chain = round(&mut b, &mut schedule_ops, i as i64, k, chain);
-    }
-    lp.close(&mut b, block_ofs, &chain_in, &chain, state, state_flags);
-    b.finalize(frontend_config());
-    func
+        for t in 16..SCHEDULE_WORDS as i64 {
+            schedule_word(b, &schedule_ops, t);
+        }
+        let mut chain = chain_in;
+        for (i, &k) in ROUND_CONSTS.iter().enumerate() {
+            chain = round(b, &mut schedule_ops, i as i64, k, chain);
+        }
+        lp.close(b, block_ofs, &chain_in, &chain, state, state_flags);
+    })
 }
 
 /// Checked accesses of `W` at constant indices (0..64, so `4 * index` fits an offset),

@@ -29,7 +29,7 @@ mod validate;
 
 use crate::CliError;
 use impls::{Kind, OPENSSL, RustImpl};
-use output::{BenchReport, Cell, Meta, Row};
+use output::{BenchReport, Cell, Meta, ReportedBudgets, Row};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -167,15 +167,22 @@ impl Budgets {
             load_start,
             load_end: load_average(),
             clock_ghz,
-            reps: self.reps,
-            sample_ms: self.sample.as_secs_f64() * 1e3,
-            jvm_warmup_ms: self.jvm_warmup.as_secs_f64() * 1e3,
-            jvm_sample_ms: self.jvm_sample.as_secs_f64() * 1e3,
+            budgets: self.reported(),
             compile_runs: self.compile_runs,
             first_compile_us,
             java_version,
             quick,
             default_config,
+        }
+    }
+
+    /// These budgets as the reports state them.
+    fn reported(&self) -> ReportedBudgets {
+        ReportedBudgets {
+            reps: self.reps,
+            sample_ms: self.sample.as_secs_f64() * 1e3,
+            jvm_warmup_ms: self.jvm_warmup.as_secs_f64() * 1e3,
+            jvm_sample_ms: self.jvm_sample.as_secs_f64() * 1e3,
         }
     }
 

@@ -29,14 +29,8 @@ pub struct Meta {
     pub load_end: Option<f64>,
     /// Effective core clock from the add-chain probe (median over repetitions).
     pub clock_ghz: Option<f64>,
-    /// Repetitions.
-    pub reps: u32,
-    /// Time budget of one in-process sample.
-    pub sample_ms: f64,
-    /// JVM warm-up per process.
-    pub jvm_warmup_ms: f64,
-    /// JVM time budget per size (and mode).
-    pub jvm_sample_ms: f64,
+    /// Repetitions and time budgets.
+    pub budgets: ReportedBudgets,
     /// Compilations per configuration behind the compile-time medians.
     pub compile_runs: usize,
     /// MD5 only: median compile time of the library's default in a fresh process (µs).
@@ -47,6 +41,19 @@ pub struct Meta {
     pub quick: bool,
     /// The settings of the `schedlab/default` row (the `Md5` library's configuration).
     pub default_config: String,
+}
+
+/// A run's repetitions and time budgets as the reports state them (shared by every bench).
+#[derive(Clone, Copy, Debug)]
+pub struct ReportedBudgets {
+    /// Repetitions.
+    pub reps: u32,
+    /// Time budget of one in-process sample.
+    pub sample_ms: f64,
+    /// JVM warm-up per process.
+    pub jvm_warmup_ms: f64,
+    /// JVM time budget per size (and mode).
+    pub jvm_sample_ms: f64,
 }
 
 /// One implementation's results, one cell per size (shared by the MD5 and BigInteger benches).
@@ -183,8 +190,8 @@ fn notes(report: &BenchReport) -> Vec<String> {
         "MB/s (decimal), median of {} repetitions of {:.0} ms per sample, one thread, one-shot \
          hash including padding; (×) = median over repetitions of the row's MB/s ÷ OpenSSL's \
          in the same repetition.{}",
-        m.reps,
-        m.sample_ms,
+        m.budgets.reps,
+        m.budgets.sample_ms,
         quick_note(m.quick)
     )];
     lines.push(format!(
@@ -302,8 +309,8 @@ pub fn jvm_note<C>(rows: &[Row<C>], m: &Meta, per_size: &str) -> Option<String> 
         .then(|| {
             format!(
                 "JVM: {} ms warm-up per process, {} ms per size{per_size}; java.version {}.",
-                m.jvm_warmup_ms,
-                m.jvm_sample_ms,
+                m.budgets.jvm_warmup_ms,
+                m.budgets.jvm_sample_ms,
                 m.java_version.as_deref().unwrap_or("unknown")
             )
         })
@@ -395,10 +402,10 @@ pub fn meta_json(m: &Meta) -> serde_json::Map<String, Value> {
         "load_average_start": m.load_start,
         "load_average_end": m.load_end,
         "effective_clock_ghz": m.clock_ghz,
-        "reps": m.reps,
-        "sample_ms": m.sample_ms,
-        "jvm_warmup_ms": m.jvm_warmup_ms,
-        "jvm_sample_ms": m.jvm_sample_ms,
+        "reps": m.budgets.reps,
+        "sample_ms": m.budgets.sample_ms,
+        "jvm_warmup_ms": m.budgets.jvm_warmup_ms,
+        "jvm_sample_ms": m.budgets.jvm_sample_ms,
         "compile_runs": m.compile_runs,
         "java_version": m.java_version,
         "quick": m.quick,

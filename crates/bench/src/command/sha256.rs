@@ -4,7 +4,7 @@
 //! Ratios are to the best schedlab row of the same size, taken within each repetition.
 //! The rows live in [`crate::sha256`]; this file chooses them and prints.
 
-use super::output::{json_text, quick_note, size_label, table};
+use super::output::{ReportedBudgets, json_text, quick_note, size_label, table};
 use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
 use crate::Samples;
@@ -14,6 +14,7 @@ use crate::sha256::{
     self as rows_mod, ChildContext, ChildRow, HOTSPOT_NO_INTRINSIC, OPENSSL, OPENSSL_MASKED,
     SHA2_SOFT,
 };
+use crate::stats::{pearson, ranks};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -276,10 +277,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         rows: reported,
         samples,
         default_row,
-        reps: budgets.reps,
-        sample_ms: budgets.sample.as_secs_f64() * 1e3,
-        jvm_warmup_ms: budgets.jvm_warmup.as_secs_f64() * 1e3,
-        jvm_sample_ms: budgets.jvm_sample.as_secs_f64() * 1e3,
+        budgets: budgets.reported(),
         quick: args.quick,
         cpu: cpu_model(),
         load: (load_start, load_average()),
@@ -307,10 +305,7 @@ struct Report {
     rows: Vec<Reported>,
     samples: Samples,
     default_row: String,
-    reps: u32,
-    sample_ms: f64,
-    jvm_warmup_ms: f64,
-    jvm_sample_ms: f64,
+    budgets: ReportedBudgets,
     quick: bool,
     cpu: Option<String>,
     load: (Option<f64>, Option<f64>),
@@ -567,8 +562,8 @@ impl Report {
             "MB/s (decimal), median of {} repetitions of {:.0} ms per sample, one thread, \
              one-shot hash including padding; (×) = median over repetitions of the row's MB/s \
              ÷ the best schedlab row's at that size in the same repetition.{}",
-            self.reps,
-            self.sample_ms,
+            self.budgets.reps,
+            self.budgets.sample_ms,
             quick_note(self.quick)
         )];
         lines.push(format!(
@@ -680,7 +675,10 @@ impl Report {
             lines.push(format!(
                 "JVM and child processes: {:.0} ms JVM warm-up, {:.0} ms per size (Rust children: \
                  {:.0} ms calibration + {:.0} ms per size).",
-                self.jvm_warmup_ms, self.jvm_sample_ms, self.sample_ms, self.sample_ms
+                self.budgets.jvm_warmup_ms,
+                self.budgets.jvm_sample_ms,
+                self.budgets.sample_ms,
+                self.budgets.sample_ms
             ));
         }
         lines.push(format!(
@@ -738,10 +736,10 @@ impl Report {
                 "load_average_start": self.load.0,
                 "load_average_end": self.load.1,
                 "effective_clock_ghz": self.samples.clock_ghz(),
-                "reps": self.reps,
-                "sample_ms": self.sample_ms,
-                "jvm_warmup_ms": self.jvm_warmup_ms,
-                "jvm_sample_ms": self.jvm_sample_ms,
+                "reps": self.budgets.reps,
+                "sample_ms": self.budgets.sample_ms,
+                "jvm_warmup_ms": self.budgets.jvm_warmup_ms,
+                "jvm_sample_ms": self.budgets.jvm_sample_ms,
                 "quick": self.quick,
                 "default_row": self.default_row,
                 "host_has_sha_extensions": self.host_has_sha,
@@ -758,50 +756,5 @@ impl Report {
                 json!({"default": self.default_row, "w_in_memory": row, "size": size, "ratio": ratio})
             }),
         })
-    }
-}
-
-/// Ranks of `values` (1-based, ties get their average rank).
-fn ranks(values: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-    let mut ranks = vec![0.0; values.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
-            j += 1;
-        }
-        let average = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &order[i..=j] {
-            ranks[k] = average;
-        }
-        i = j + 1;
-    }
-    ranks
-}
-
-/// Pearson's correlation of two equally long series; `None` if either is constant.
-fn pearson(xs: &[f64], ys: &[f64]) -> Option<f64> {
-    let n = xs.len() as f64;
-    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
-    let cov: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let vx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
-    let vy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
-    (vx > 0.0 && vy > 0.0).then(|| cov / (vx * vy).sqrt())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranks_average_ties_and_correlation_has_the_right_sign() {
-        assert_eq!(ranks(&[10.0, 30.0, 20.0, 20.0]), vec![1.0, 4.0, 2.5, 2.5]);
-        let up = pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]);
-        let down = pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]);
-        assert!(up.is_some_and(|r| (r - 1.0).abs() < 1e-12), "{up:?}");
-        assert!(down.is_some_and(|r| (r + 1.0).abs() < 1e-12), "{down:?}");
-        assert_eq!(pearson(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
     }
 }

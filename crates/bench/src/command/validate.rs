@@ -45,6 +45,7 @@ use schedlab_backend::{Compiled, Target};
 use schedlab_cost::loop_cost_simulated;
 use schedlab_cost::mca::{mca_cpus, mca_cycles};
 use schedlab_digests::Md5Builder;
+use std::time::Instant;
 
 /// Message size timed: large enough that the per-hash overhead is well under 1 %.
 const MESSAGE: usize = 1 << 20;
@@ -105,21 +106,24 @@ impl ValidationRow {
         }
     }
 
-    /// The row of `strategy` on `kernel` timed directly: the median of the per-iteration
-    /// `samples`, no fit.
-    fn timed(
-        kernel: (&'static str, &'static str),
-        strategy: &str,
-        compiled: &Compiled,
-        samples: &[f64],
-    ) -> Self {
-        Self::new(
-            kernel,
-            strategy,
-            Ok(compiled),
-            measure::median(samples),
-            None,
-        )
+    /// The rows of `(kernel, strategy, compiled)` timed directly, each with its
+    /// per-iteration `samples` (in the same order): their median, no fit.
+    fn timed<'a>(
+        rows: impl IntoIterator<Item = ((&'static str, &'static str), &'a str, &'a Compiled)>,
+        samples: &[Vec<f64>],
+    ) -> Vec<Self> {
+        rows.into_iter()
+            .zip(samples)
+            .map(|((kernel, strategy, compiled), samples)| {
+                Self::new(
+                    kernel,
+                    strategy,
+                    Ok(compiled),
+                    measure::median(samples),
+                    None,
+                )
+            })
+            .collect()
     }
 }
 
@@ -366,6 +370,23 @@ fn clocked_samples<T: Clone>(
         }
     }
     Ok((samples, clocks))
+}
+
+/// Cycles per unit, at `ghz`, of the fastest of `runs` timed calls of `run` (`units` units
+/// each): other processes' time slices only ever make a call slower.
+fn fastest_cycles(
+    runs: usize,
+    units: f64,
+    ghz: f64,
+    mut run: impl FnMut() -> Result<(), CliError>,
+) -> Result<f64, CliError> {
+    let mut fastest = f64::INFINITY;
+    for _ in 0..runs {
+        let start = Instant::now();
+        run()?;
+        fastest = fastest.min(start.elapsed().as_secs_f64());
+    }
+    Ok(fastest * ghz * 1e9 / units)
 }
 
 struct Measured {

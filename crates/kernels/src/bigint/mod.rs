@@ -40,14 +40,13 @@ mod mul_add;
 pub mod reference;
 mod square_to_len;
 
-use crate::ir_build::{frontend_config, system_v_signature};
+use crate::ir_build::{build_function, jump, system_v_signature};
 use crate::java::{CheckedArray, alias_region};
 pub use crate::java::{ILLEGAL_ARGUMENT, OUT_OF_BOUNDS};
 use cranelift_codegen::ir::{
-    Block, BlockArg, Function, InstBuilder, MemFlagsData, Signature, Type, UserFuncName, Value,
-    condcodes::IntCC, types,
+    Block, Function, InstBuilder, MemFlagsData, Signature, Type, Value, condcodes::IntCC, types,
 };
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_frontend::FunctionBuilder;
 
 /// Alias-region id shared by every `int[]` access of both kernels.
 pub const INT_ARRAY_REGION: u32 = 3;
@@ -186,11 +185,6 @@ fn block_with_params(b: &mut FunctionBuilder, tys: &[Type]) -> (Block, Vec<Value
     (block, params)
 }
 
-fn jump(b: &mut FunctionBuilder, to: Block, args: &[Value]) {
-    let args: Vec<BlockArg> = args.iter().map(|&v| BlockArg::Value(v)).collect();
-    b.ins().jump(to, &args);
-}
-
 /// `while (cond) { … }` header: branches to a fresh body block or to a fresh exit block and
 /// switches to the body. Returns the exit.
 fn loop_test(b: &mut FunctionBuilder, cc: IntCC, x: Value, y: Value) -> Block {
@@ -209,21 +203,18 @@ fn build_kernel(
     ret: Type,
     body: impl FnOnce(&mut FunctionBuilder, &Frame, &[Value]),
 ) -> Function {
-    let mut func = Function::with_name_signature(UserFuncName::testcase(name), sig);
-    let mut fn_ctx = FunctionBuilderContext::new();
-    let mut b = FunctionBuilder::new(&mut func, &mut fn_ctx);
-    let frame = Frame::new(&mut b);
+    build_function(name, sig, |b| {
+        let frame = Frame::new(b);
 
-    let start = b.create_block();
-    b.append_block_params_for_function_params(start);
-    b.switch_to_block(start);
-    let params = b.block_params(start).to_vec();
-    body(&mut b, &frame, &params);
+        let start = b.create_block();
+        b.append_block_params_for_function_params(start);
+        b.switch_to_block(start);
+        let params = b.block_params(start).to_vec();
+        body(b, &frame, &params);
 
-    frame.finish(&mut b, ret);
-    b.seal_all_blocks();
-    b.finalize(frontend_config());
-    func
+        frame.finish(b, ret);
+        b.seal_all_blocks();
+    })
 }
 
 #[cfg(test)]

@@ -39,7 +39,9 @@
 //! so a bound is never carried across one. Nothing else is assumed: a check is never removed
 //! because it merely looks like another.
 
-use super::recognize::{defining_inst, iconst_value, is_exit_block, predecessor_counts};
+use super::recognize::{
+    defining_inst, iconst_value, is_exit_block, predecessor_counts, unsigned_order,
+};
 use crate::edges::brif;
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -110,21 +112,8 @@ pub fn recognize_heap_check(func: &Function, block: Block) -> Option<HeapCheck> 
     {
         oob = defining_inst(func, x)?;
     }
-    let InstructionData::IntCompare { cond, args, .. } = dfg.insts[oob] else {
-        return None;
-    };
-    let [a, b] = args.map(|v| dfg.resolve_aliases(v));
-    if dfg.value_type(a) != types::I64 {
-        return None;
-    }
     // Normalise to `oob = x > y` or `oob = x >= y`.
-    let (x, y, strict) = match cond {
-        IntCC::UnsignedGreaterThan => (a, b, true),
-        IntCC::UnsignedLessThan => (b, a, true),
-        IntCC::UnsignedGreaterThanOrEqual => (a, b, false),
-        IntCC::UnsignedLessThanOrEqual => (b, a, false),
-        _ => return None,
-    };
+    let (y, x, strict) = unsigned_order(func, oob)?;
     let (index, bound, form) = if !strict {
         // idx >= bound  ⟺  idx + 1 > bound.
         (zero_extended_index(func, x)?, y, CheckForm::Exact(1))

@@ -53,21 +53,14 @@ pub fn recognize(func: &Function, block: Block) -> Option<BoundsCheck> {
     let branch = func.layout.last_inst(block)?;
     let (arg, [then_call, else_call]) = brif(func, branch)?;
     let cmp = defining_inst(func, arg)?;
-    let InstructionData::IntCompare { cond, args, .. } = dfg.insts[cmp] else {
-        return None;
+    // Normalise to `in_bounds = wide <u bound` and note which branch target is "in bounds":
+    // `low <= high` is `!(high < low)`.
+    let (low, high, strict) = unsigned_order(func, cmp)?;
+    let (wide, bound, then_is_ok) = if strict {
+        (low, high, true)
+    } else {
+        (high, low, false)
     };
-    let [x, y] = args.map(|v| dfg.resolve_aliases(v));
-    // Normalise to `in_bounds = wide <u bound` and note which branch target is "in bounds".
-    let (wide, bound, then_is_ok) = match cond {
-        IntCC::UnsignedLessThan => (x, y, true),
-        IntCC::UnsignedGreaterThan => (y, x, true),
-        IntCC::UnsignedGreaterThanOrEqual => (x, y, false),
-        IntCC::UnsignedLessThanOrEqual => (y, x, false),
-        _ => return None,
-    };
-    if dfg.value_type(wide) != types::I64 || dfg.value_type(bound) != types::I64 {
-        return None;
-    }
     let ext = defining_inst(func, wide)?;
     let InstructionData::Unary {
         opcode: Opcode::Sextend,
@@ -148,6 +141,27 @@ pub fn split_constant(func: &Function, idx: Value) -> (Value, i64) {
         }
     }
     (idx, 0)
+}
+
+/// The unsigned comparison `cmp` of two 64-bit values as `(low, high, strict)`: it holds
+/// exactly when `low < high` (`strict`) or `low <= high`. `None` for any other instruction,
+/// condition or operand type.
+pub fn unsigned_order(func: &Function, cmp: Inst) -> Option<(Value, Value, bool)> {
+    let dfg = &func.dfg;
+    let InstructionData::IntCompare { cond, args, .. } = dfg.insts[cmp] else {
+        return None;
+    };
+    let [x, y] = args.map(|v| dfg.resolve_aliases(v));
+    if dfg.value_type(x) != types::I64 || dfg.value_type(y) != types::I64 {
+        return None;
+    }
+    match cond {
+        IntCC::UnsignedLessThan => Some((x, y, true)),
+        IntCC::UnsignedGreaterThan => Some((y, x, true)),
+        IntCC::UnsignedLessThanOrEqual => Some((x, y, false)),
+        IntCC::UnsignedGreaterThanOrEqual => Some((y, x, false)),
+        _ => None,
+    }
 }
 
 /// The instruction that defines `v` (through aliases), if an instruction does.

@@ -210,8 +210,8 @@ fn notes(report: &BigReport, primary: Reference) -> Vec<String> {
         format!(
             "ns per call of {what}; median of {} repetitions of {:.0} ms per sample, one \
              thread.{}",
-            m.reps,
-            m.sample_ms,
+            m.budgets.reps,
+            m.budgets.sample_ms,
             quick_note(m.quick)
         ),
         format!(

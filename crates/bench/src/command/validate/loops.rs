@@ -13,14 +13,13 @@
 //! **Static**: the very code timed, costed by every model ([`super::static_figures`]).
 
 use super::super::Budgets;
-use super::{ValidationRow, clocked_samples, quiet::Contention};
+use super::{ValidationRow, clocked_samples, fastest_cycles, quiet::Contention};
 use crate::CliError;
 use cranelift_codegen::data_value::DataValue;
 use cranelift_codegen::ir::{Type, types};
 use schedlab_backend::JitFunction;
 use schedlab_sources::clif::{self, Expect};
 use std::hint::black_box;
-use std::time::Instant;
 
 /// Calls per repetition and row; the fastest counts.
 const SINGLE_CALLS: usize = 25;
@@ -212,22 +211,17 @@ pub fn rows(
         }
     }
     let (samples, clocks) = clocked_samples(LOOPS.len(), &budgets, contention, |i, ghz| {
-        let mut fastest = f64::INFINITY;
-        for _ in 0..SINGLE_CALLS {
-            let start = Instant::now();
-            compiled[i].call(&args[i])?;
-            fastest = fastest.min(start.elapsed().as_secs_f64());
-        }
-        Ok(fastest * ghz * 1e9 / LOOPS[i].iterations)
-    })?;
-    let rows = LOOPS
-        .iter()
-        .zip(&compiled)
-        .zip(&samples)
-        .map(|((l, c), samples)| {
-            ValidationRow::timed((l.name, l.iteration), AS_WRITTEN, c.jit.compiled(), samples)
+        fastest_cycles(SINGLE_CALLS, LOOPS[i].iterations, ghz, || {
+            compiled[i].call(&args[i]).map(drop)
         })
-        .collect();
+    })?;
+    let rows = ValidationRow::timed(
+        LOOPS
+            .iter()
+            .zip(&compiled)
+            .map(|(l, c)| ((l.name, l.iteration), AS_WRITTEN, c.jit.compiled())),
+        &samples,
+    );
     Ok((rows, clocks))
 }
 

@@ -9,7 +9,7 @@
 //! **Static**: the very code timed (host features), costed by every model.
 
 use super::super::Budgets;
-use super::{BLOCKS, MESSAGE, SINGLE_HASHES, ValidationRow, clocked_samples};
+use super::{BLOCKS, MESSAGE, SINGLE_HASHES, ValidationRow, clocked_samples, fastest_cycles};
 use crate::CliError;
 use crate::sha256::{Sha256Kernel, sha2_digest};
 use schedlab_backend::pipeline::PipelineConfig;
@@ -48,22 +48,18 @@ pub fn rows(
         }
     }
     let (samples, clocks) = clocked_samples(kernels.len(), &budgets, contention, |i, ghz| {
-        let fastest = (0..SINGLE_HASHES)
-            .map(|_| {
-                let start = Instant::now();
-                black_box(kernels[i].digest(black_box(&data)));
-                start.elapsed().as_secs_f64()
-            })
-            .fold(f64::INFINITY, f64::min);
-        Ok(fastest * ghz * 1e9 / BLOCKS)
-    })?;
-    let rows = strategies
-        .iter()
-        .zip(&kernels)
-        .zip(&samples)
-        .map(|((s, k), samples)| {
-            ValidationRow::timed(("sha256", SHA256_ITERATION), s, k.compiled(), samples)
+        fastest_cycles(SINGLE_HASHES, BLOCKS, ghz, || {
+            black_box(kernels[i].digest(black_box(&data)));
+            Ok(())
         })
-        .collect();
+    })?;
+    let kernel = ("sha256", SHA256_ITERATION);
+    let rows = ValidationRow::timed(
+        strategies
+            .iter()
+            .zip(&kernels)
+            .map(|(s, k)| (kernel, *s, k.compiled())),
+        &samples,
+    );
     Ok((rows, clocks))
 }
