@@ -375,13 +375,7 @@ fn stages_before_schedule(
 ) -> Result<BeforeSchedule, PipelineError> {
     let verify = |func: &Function, stage| verify_against(func, stage, verifier_isa);
     let model = config.model_for(target);
-    let text = |func: &Function| {
-        if options.record_text {
-            func.display().to_string()
-        } else {
-            String::new()
-        }
-    };
+    let text = |func: &Function| stage_text(func, options);
     let verify_stage = |func: &Function, stage| {
         if options.verify_stages {
             verify(func, stage)
@@ -470,6 +464,15 @@ fn stages_before_schedule(
     })
 }
 
+/// The CLIF text of `func` when `options` record it, else nothing.
+fn stage_text(func: &Function, options: &StageOptions) -> String {
+    if options.record_text {
+        func.display().to_string()
+    } else {
+        String::new()
+    }
+}
+
 fn schedule_stages(
     func: &mut Function,
     before: BeforeSchedule,
@@ -486,13 +489,7 @@ fn schedule_stages(
         iv,
     } = before;
     let verify = |func: &Function, stage| verify_against(func, stage, verifier_isa);
-    let text = |func: &Function| {
-        if options.record_text {
-            func.display().to_string()
-        } else {
-            String::new()
-        }
-    };
+    let text = |func: &Function| stage_text(func, options);
     let schedule_options = ScheduleOptions {
         seed: config.seed,
         verify: false,
