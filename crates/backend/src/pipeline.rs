@@ -46,7 +46,7 @@ pub const DEFAULT_STRATEGY: &str = "balanced";
 /// squareToLen and int_sum compile byte-identically either way). With `W` in values x86_64
 /// spills more (the window does not fit 14 registers) yet runs about 20 % faster, because the
 /// message schedule no longer waits on a store → load round trip through `W` two steps
-/// back (`notes/design.md`, "Issue 16: forwarding on by default").
+/// back (`notes/design.md`, "Forwarding on by default").
 pub const DEFAULT_FORWARD_STORES: bool = true;
 
 /// What to run on a kernel.

@@ -128,7 +128,7 @@ const TRANSLATION_TRIPLE: &str = "x86_64-unknown-linux-gnu";
 pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmError> {
     let names = names::function_names(bytes).map_err(WasmError::Module)?;
     let min_memory_bytes = names::smallest_memory_minimum(bytes).map_err(WasmError::Module)?;
-    let dir = tempfile::tempdir()?;
+    let dir = ir_directory()?;
     let config = config(mode, dir.path())?;
     let started = Instant::now();
     let engine = wasmtime::Engine::new(&config).map_err(|e| WasmError::Module(format!("{e:#}")))?;
@@ -158,6 +158,23 @@ pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmEr
         parse_time: started.elapsed(),
         min_memory_bytes,
     })
+}
+
+/// Where Wasmtime writes the IR files: a fresh directory in `/dev/shm` when `TMPDIR` is not
+/// set and the machine has one (the files live for one translation, and Wasmtime writes them
+/// unbuffered, a system call per formatted fragment: a RAM filesystem takes about a fifth
+/// less system time for them), else in the temporary directory.
+fn ir_directory() -> std::io::Result<tempfile::TempDir> {
+    let ram = Path::new("/dev/shm");
+    if std::env::var_os("TMPDIR").is_none()
+        && ram.is_dir()
+        && let Ok(dir) = tempfile::Builder::new()
+            .prefix("schedlab-wasm")
+            .tempdir_in(ram)
+    {
+        return Ok(dir);
+    }
+    tempfile::tempdir()
 }
 
 /// `wasm[0]--function[<index>].clif` (Wasmtime's symbol with `:` made `-`) → `<index>`;
