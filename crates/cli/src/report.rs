@@ -518,6 +518,9 @@ fn baseline_row(k: &Kernel, target: Target, args: &ReportArgs) -> Built {
     }
 }
 
+/// A row's llvm-mca cycles per CPU model (with `--mca`) and the problems met getting them.
+type McaFigures = (Option<BTreeMap<String, f64>>, Vec<String>);
+
 /// The pipeline rows of `k` on `target`, one per `(job index, strategy, optimize)` of
 /// `strategies`, each failure or panic that row's error and nothing else's
 /// ([`crate::compile::compile_kernel_configs_timed`]); with `--plot-pressure`, also each row's
@@ -544,8 +547,23 @@ fn report_rows(
         args.code.slow_path.stage_options_isa(target, args.code.isa),
     );
     let runs = crate::compile::compile_kernel_configs_timed(k, target, &configs, &options);
+    // llvm-mca once per distinct code, in parallel.
+    let mca_of: Vec<McaFigures> = {
+        use rayon::prelude::*;
+        runs.par_iter()
+            .map(|run| match run {
+                Ok(run) if args.mca && run.same_code_as.is_none() => {
+                    let mut found = Vec::new();
+                    let mca = mca_figures(&run.artifact.compiled, target, "", &mut found);
+                    let found = found.into_iter().map(|p| format!("llvm-mca: {p}"));
+                    (Some(mca), found.collect())
+                }
+                _ => (None, Vec::new()),
+            })
+            .collect()
+    };
     let mut rows: Vec<(usize, Built)> = Vec::with_capacity(runs.len());
-    for (&(job, strategy, optimize), run) in strategies.iter().zip(runs) {
+    for (i, (&(job, strategy, optimize), run)) in strategies.iter().zip(runs).enumerate() {
         let label = if optimize {
             format!("{strategy}+egraph")
         } else {
@@ -555,20 +573,7 @@ fn report_rows(
         let built = match run {
             Ok(run) => {
                 let earlier = run.same_code_as.map(|i| &rows[i]);
-                let (mca, mca_problems) = match earlier {
-                    Some((_, b)) => (b.row.mca.clone(), b.problems.clone()),
-                    None => {
-                        let mut found = Vec::new();
-                        let mca = args
-                            .mca
-                            .then(|| mca_figures(&run.artifact.compiled, target, "", &mut found));
-                        let problems = found
-                            .into_iter()
-                            .map(|p| format!("llvm-mca: {p}"))
-                            .collect();
-                        (mca, problems)
-                    }
-                };
+                let (mca, mca_problems) = mca_of[run.same_code_as.unwrap_or(i)].clone();
                 let profile = args.plot_pressure.is_some().then(|| {
                     crate::report_pressure::profile(&k.name, strategy, target, &run.artifact)
                 });

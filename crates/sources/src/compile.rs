@@ -4,10 +4,13 @@
 
 use crate::kernel::Kernel;
 use cranelift_codegen::ir::Function;
+use rayon::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::compile::{Compiled, compile_with_isa};
-use schedlab_backend::pipeline::{self, Artifact, PipelineConfig, Prepared, StageOptions};
-use schedlab_backend::stats::code_stats;
+use schedlab_backend::pipeline::{
+    self, Artifact, IrStats, PipelineConfig, Prepared, StageOptions, StageText,
+};
+use schedlab_backend::stats::{CodeStats, code_stats};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -145,7 +148,8 @@ pub struct ConfigRun {
 /// no strategy changes, run once per `optimize` value, and a configuration whose scheduled IR
 /// is an earlier one's, text for text, takes that one's machine code instead of compiling it
 /// again: what a row reports is what compiling it alone would give, at a fraction of the work
-/// when strategies agree (most do on small functions).
+/// when strategies agree (most do on small functions). The schedules, and then the compiles,
+/// run in parallel.
 pub fn compile_kernel_configs_timed(
     k: &Kernel,
     target: Target,
@@ -155,66 +159,108 @@ pub fn compile_kernel_configs_timed(
     if let Some(e) = &k.load_error {
         return configs.iter().map(|_| Err(e.clone())).collect();
     }
-    let mut prepared: Vec<(bool, PreparedTimed)> = Vec::new();
-    let mut compiled_as: HashMap<String, usize> = HashMap::new();
-    let mut runs: Vec<Result<ConfigRun, String>> = Vec::with_capacity(configs.len());
+    let mut settings: Vec<bool> = Vec::new();
     for config in configs {
-        let before = match prepared
-            .iter()
-            .find(|(optimize, _)| *optimize == config.optimize)
-        {
-            Some((_, before)) => before.clone(),
-            None => {
-                let before = crate::guard::catch(|| {
-                    let start = Instant::now();
-                    pipeline::prepare_ir_stages(k.func.clone(), target, config, options, None)
-                        .map(|p| (p, micros(start)))
-                        .map_err(|e| e.to_string())
-                })
-                .and_then(|r| r);
-                prepared.push((config.optimize, before.clone()));
-                before
-            }
-        };
-        let run = before.and_then(|(before, before_us)| {
+        if !settings.contains(&config.optimize) {
+            settings.push(config.optimize);
+        }
+    }
+    let prepared: Vec<PreparedTimed> = settings
+        .par_iter()
+        .map(|&optimize| {
+            let config = configs.iter().find(|c| c.optimize == optimize);
+            let config = config.expect("a configuration with this setting");
+            crate::guard::catch(|| {
+                let start = Instant::now();
+                pipeline::prepare_ir_stages(k.func.clone(), target, config, options, None)
+                    .map(|p| (p, micros(start)))
+                    .map_err(|e| e.to_string())
+            })
+            .and_then(|r| r)
+        })
+        .collect();
+    let scheduled: Vec<Result<Scheduled, String>> = configs
+        .par_iter()
+        .map(|config| {
+            let setting = settings.iter().position(|&o| o == config.optimize);
+            let (before, before_us) = prepared[setting.expect("prepared")].clone()?;
             crate::guard::catch(|| {
                 let start = Instant::now();
                 let (func, stages, ir) = pipeline::schedule_prepared(before, config, options, None)
                     .map_err(|e| e.to_string())?;
-                let ir_us = before_us + micros(start);
-                let text = func.display().to_string();
-                let earlier = compiled_as
-                    .get(&text)
-                    .and_then(|&i| Some((i, runs[i].as_ref().ok()?)));
-                let (compiled, code, codegen_us, same_code_as) = match earlier {
-                    Some((i, run)) => (
-                        run.artifact.compiled.clone(),
-                        run.artifact.code.clone(),
-                        run.times.codegen_us,
-                        Some(i),
-                    ),
-                    None => {
-                        let (compiled, codegen_us) = codegen_timed(k, target, &func, options)?;
-                        let code = code_stats(&compiled);
-                        compiled_as.insert(text, runs.len());
-                        (compiled, code, codegen_us, None)
-                    }
-                };
-                Ok(ConfigRun {
-                    artifact: Artifact {
-                        func,
-                        stages,
-                        ir,
-                        compiled,
-                        code,
-                    },
-                    times: StageTimes { ir_us, codegen_us },
-                    same_code_as,
+                Ok(Scheduled {
+                    text: func.display().to_string(),
+                    func,
+                    stages,
+                    ir,
+                    ir_us: before_us + micros(start),
                 })
             })
             .and_then(|r| r)
-        });
-        runs.push(run);
-    }
-    runs
+        })
+        .collect();
+    let mut first_with: HashMap<&str, usize> = HashMap::new();
+    let same_code_as: Vec<Option<usize>> = scheduled
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let text = s.as_ref().ok()?.text.as_str();
+            let first = *first_with.entry(text).or_insert(i);
+            (first != i).then_some(first)
+        })
+        .collect();
+    let compiled: Vec<Option<CompiledTimed>> = (0..configs.len())
+        .into_par_iter()
+        .map(|i| match (&scheduled[i], same_code_as[i]) {
+            (Ok(s), None) => Some(
+                crate::guard::catch(|| {
+                    codegen_timed(k, target, &s.func, options).map(|(compiled, us)| {
+                        let code = code_stats(&compiled);
+                        (compiled, code, us)
+                    })
+                })
+                .and_then(|r| r),
+            ),
+            _ => None,
+        })
+        .collect();
+    scheduled
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let s = s?;
+            let from = same_code_as[i].unwrap_or(i);
+            let code = compiled[from]
+                .as_ref()
+                .expect("the first of a text compiles it");
+            let (compiled, code, codegen_us) = code.clone()?;
+            Ok(ConfigRun {
+                artifact: Artifact {
+                    func: s.func,
+                    stages: s.stages,
+                    ir: s.ir,
+                    compiled,
+                    code,
+                },
+                times: StageTimes {
+                    ir_us: s.ir_us,
+                    codegen_us,
+                },
+                same_code_as: same_code_as[i],
+            })
+        })
+        .collect()
+}
+
+/// Machine code, its figures and its code-generation time (µs).
+type CompiledTimed = Result<(Compiled, CodeStats, u64), String>;
+
+/// One configuration's scheduled function in [`compile_kernel_configs_timed`].
+struct Scheduled {
+    func: Function,
+    /// Its CLIF text: configurations with the same text share one compile.
+    text: String,
+    stages: StageText,
+    ir: IrStats,
+    ir_us: u64,
 }
