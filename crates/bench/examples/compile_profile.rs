@@ -2,7 +2,7 @@
 //! checked slow path on first need), for a profile of compile time:
 //!
 //! ```sh
-//! cargo build --release -p schedlab-digests --example compile_profile
+//! cargo build --release -p schedlab-bench --example compile_profile
 //! target/release/examples/compile_profile 300            # time: thread CPU, allocations
 //! valgrind --tool=callgrind --callgrind-out-file=cg.out \
 //!     target/release/examples/compile_profile 20         # deterministic instruction counts
