@@ -67,44 +67,21 @@ pub fn compile_kernel(
     compile_kernel_timed(k, target, config, options).map(|(artifact, _)| artifact)
 }
 
-/// [`compile_kernel`] with the time of its IR stages and of code generation.
+/// [`compile_kernel`] with the time of its IR stages and of code generation: the pipeline for
+/// one kernel and target — with a `.clif` file's or a `.wasm` module's ISA where it has one —
+/// behind [`crate::guard::catch`].
 pub fn compile_kernel_timed(
     k: &Kernel,
     target: Target,
     config: &PipelineConfig,
     options: &StageOptions,
 ) -> Result<(Artifact, StageTimes), String> {
-    if let Some(e) = &k.load_error {
-        return Err(e.clone());
-    }
-    crate::guard::catch(|| run_timed(k, target, config, options)).and_then(|result| result)
-}
-
-/// The pipeline for one kernel and target — with a `.clif` file's or a `.wasm` module's ISA
-/// where it has one — timing the IR stages and code generation apart.
-fn run_timed(
-    k: &Kernel,
-    target: Target,
-    config: &PipelineConfig,
-    options: &StageOptions,
-) -> Result<(Artifact, StageTimes), String> {
-    let mut func = k.func.clone();
-    let start = Instant::now();
-    let (stages, ir) = pipeline::run_ir_stages_with(&mut func, target, config, options)
-        .map_err(|e| e.to_string())?;
-    let ir_us = micros(start);
-    let (compiled, codegen_us) = codegen_timed(k, target, &func, options)?;
-    let code = code_stats(&compiled);
-    Ok((
-        Artifact {
-            func,
-            stages,
-            ir,
-            compiled,
-            code,
-        },
-        StageTimes { ir_us, codegen_us },
-    ))
+    let run = compile_kernel_configs_timed(k, target, std::slice::from_ref(config), options);
+    let run = run
+        .into_iter()
+        .next()
+        .expect("one result per configuration")?;
+    Ok((run.artifact, run.times))
 }
 
 /// Code generation of `func` (the pipeline's result for `k`) for `target`, and its time.
