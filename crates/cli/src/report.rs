@@ -187,7 +187,9 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let strategies = kernel::strategies(args.selection.strategy.as_deref())?;
     let targets = kernel::targets(args.selection.target.as_deref())?;
     let mut jobs = Vec::new();
+    let mut plan = schedlab_sources::twins::TwinPlan::default();
     for k in &kernels {
+        let start = jobs.len();
         let mut kernel_targets = k.targets(&targets)?;
         kernel_targets.retain(|&target| match k.unsupported(target) {
             Some(reason) => {
@@ -213,6 +215,16 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
                 jobs.push(Job::Baseline(k, target));
             }
         }
+        plan.add_kernel(k, &kernel_targets, jobs.len() - start);
+    }
+    let mut twins = plan.into_twins();
+    if twins.copies() > 0 {
+        eprintln!(
+            "schedlab: {} of {} rows are of functions that are an earlier function's IR but \
+             for names: copied from its rows",
+            twins.copies(),
+            jobs.len()
+        );
     }
     if jobs.is_empty() {
         return Err(CliError::usage(format!(
@@ -234,10 +246,20 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let mut problems = crate::report_problems::Problems::default();
     let mut profiles = Vec::new();
     let (mut total, mut failed_rows) = (0usize, 0usize);
-    for chunk in jobs.chunks(crate::report_stream::CHUNK) {
-        let built = build_chunk(chunk, &args, &|n| progress.inc(n));
-        let results = with_costs(built);
-        for (row, found, profile) in results {
+    for (n, chunk) in jobs.chunks(crate::report_stream::CHUNK).enumerate() {
+        let first = n * crate::report_stream::CHUNK;
+        let own: Vec<Job> = (first..first + chunk.len())
+            .filter(|&j| !twins.is_copy(j))
+            .map(|j| jobs[j])
+            .collect();
+        progress.inc((chunk.len() - own.len()) as u64);
+        let mut computed = with_costs(build_chunk(&own, &args, &|n| progress.inc(n))).into_iter();
+        for (j, job) in (first..).zip(chunk) {
+            let (mut row, found, mut profile) = twins.take(j, &mut computed);
+            row.kernel.clone_from(&job.kernel().name);
+            if let Some(p) = &mut profile {
+                p.kernel.clone_from(&row.kernel);
+            }
             total += 1;
             if streaming {
                 crate::report_stream::print_line(&row)?;
@@ -369,9 +391,18 @@ fn json_text(document: Option<&serde_json::Value>) -> Result<String, CliError> {
 
 /// One unit of report work: a kernel through schedlab's pipeline with one strategy, or through
 /// stock Cranelift (`--baseline`).
+#[derive(Clone, Copy)]
 enum Job<'a> {
     Pipeline(&'a Kernel, &'a str, Target, bool),
     Baseline(&'a Kernel, Target),
+}
+
+impl Job<'_> {
+    fn kernel(&self) -> &Kernel {
+        match self {
+            Job::Pipeline(k, ..) | Job::Baseline(k, _) => k,
+        }
+    }
 }
 
 /// A row without its own-model columns yet, and the code they are computed from: a chunk's

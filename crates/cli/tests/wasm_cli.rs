@@ -136,6 +136,63 @@ fn json_lines_from_shards_merge_into_the_summary() {
     );
 }
 
+/// The rows of `report --format jsonl` without the two timing columns, which differ from run
+/// to run.
+fn untimed_rows(out: &std::process::Output) -> Vec<Value> {
+    success_stdout(out)
+        .lines()
+        .map(|line| {
+            let mut row: Value = serde_json::from_str(line).expect("one row per line");
+            let columns = row.as_object_mut().expect("a row object");
+            columns.remove("ir_us");
+            columns.remove("codegen_us");
+            row
+        })
+        .collect()
+}
+
+#[test]
+fn a_function_met_again_gets_the_rows_it_gets_alone() {
+    // The same module twice: every function of the second is a twin of the first's.
+    let dir = tempfile::tempdir().expect("temp dir");
+    for copy in ["a.wasm", "b.wasm"] {
+        std::fs::copy(SMALL, dir.path().join(copy)).expect("copied");
+    }
+    let report = |kernel: &str| {
+        schedlab(&[
+            "report",
+            "--kernel",
+            kernel,
+            "--strategy",
+            "source,balanced",
+            "--optimize-both",
+            "--baseline",
+            "--target",
+            "x86_64,aarch64",
+            "--format",
+            "jsonl",
+        ])
+    };
+    let both = report(&dir.path().display().to_string());
+    // 2 modules × 2 modes × 4 functions × (2 strategies × 2 e-graph settings + stock) × 2 targets.
+    assert!(
+        stderr(&both).contains("80 of 160 rows are of functions that are an earlier"),
+        "{}",
+        stderr(&both)
+    );
+    let copied: Vec<Value> = untimed_rows(&both)
+        .into_iter()
+        .filter(|r| {
+            r["kernel"]
+                .as_str()
+                .is_some_and(|k| k.starts_with("b.wasm:"))
+        })
+        .collect();
+    let alone = untimed_rows(&report(&dir.path().join("b.wasm").display().to_string()));
+    assert_eq!(copied.len(), 80);
+    assert_eq!(copied, alone);
+}
+
 #[test]
 fn check_verifies_schedules_and_interprets_argument_only_functions() {
     let out = schedlab(&[

@@ -33,6 +33,23 @@ pub struct Kernel {
     /// Why the function could not be read (a `.wasm` function whose IR text did not parse):
     /// every row of the kernel is then an error row with this reason.
     pub load_error: Option<String>,
+    /// Everything its rows depend on besides the strategy and the target, where the source
+    /// can tell (a `.wasm` function's): kernels with equal keys get the same rows but for
+    /// their names.
+    pub content: Option<ContentKey>,
+}
+
+/// A `.wasm` function's IR digest ([`schedlab_wasm::WasmFunction::body_digest`]) with its
+/// module's bounds-check mode (the translation and the ISA flags) and heap facts (what
+/// bounds-check elimination may assume).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ContentKey {
+    /// The digest of the IR without the module's names.
+    pub body_digest: [u8; 32],
+    /// The bounds-check mode it was translated in.
+    pub mode: schedlab_wasm::BoundsChecks,
+    /// Its module's heap facts.
+    pub heap_facts: schedlab_passes::bce::heap::HeapFacts,
 }
 
 impl Kernel {
@@ -44,6 +61,7 @@ impl Kernel {
             func: entry.build(),
             clif: None,
             load_error: None,
+            content: None,
         }
     }
 
@@ -215,6 +233,7 @@ fn clif_kernels(path: &Path, name: String, from_directory: bool) -> Result<Vec<K
             func: func.clone(),
             clif: Some((Arc::clone(&file), i)),
             load_error: None,
+            content: None,
         })
         .collect())
 }

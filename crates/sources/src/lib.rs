@@ -11,6 +11,7 @@ pub mod clif;
 pub mod compile;
 pub mod guard;
 pub mod kernel;
+pub mod twins;
 pub mod wasm_source;
 
 /// An error a command reports as one message and an exit code (2 = bad input, 1 = failure).

@@ -10,11 +10,12 @@
 
 use crate::CliError;
 use crate::clif::ClifFile;
-use crate::kernel::Kernel;
-use cranelift_codegen::ir::Function;
+use crate::kernel::{ContentKey, Kernel};
+use cranelift_codegen::ir::{Function, Opcode};
 use rayon::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::target::OptLevel;
+use schedlab_passes::bce::heap::HeapFacts;
 use schedlab_wasm::{BoundsChecks, Translation};
 use std::collections::HashMap;
 use std::path::Path;
@@ -134,9 +135,20 @@ fn mode_kernels(
         } else {
             display
         };
-        let (func, load_error) = match f.func {
-            Ok(func) => (func, None),
-            Err(e) => (Function::new(), Some(e)),
+        let (func, load_error, content) = match f.func {
+            Ok(func) => {
+                let content = ContentKey {
+                    body_digest: f.body_digest,
+                    mode,
+                    heap_facts: if may_trap(&func) {
+                        file.heap_facts
+                    } else {
+                        HeapFacts::default()
+                    },
+                };
+                (func, None, Some(content))
+            }
+            Err(e) => (Function::new(), Some(e), None),
         };
         kernels.push(Kernel {
             name: format!("{}:{unique}", file.name),
@@ -144,6 +156,7 @@ fn mode_kernels(
             func,
             clif: Some((Arc::clone(&file), kernels.len())),
             load_error,
+            content,
         });
     }
     if let Some(wanted) = function
@@ -155,6 +168,20 @@ fn mode_kernels(
         )));
     }
     Ok(kernels)
+}
+
+/// Whether `func` has a trap instruction (conditional or not). The heap facts are read only
+/// for heap checks, each a branch to a block that ends in a trap, and no stage before the one
+/// reading them makes a trap where there was none: without one they cannot change its code.
+fn may_trap(func: &Function) -> bool {
+    func.layout.blocks().any(|block| {
+        func.layout.block_insts(block).any(|inst| {
+            matches!(
+                func.dfg.insts[inst].opcode(),
+                Opcode::Trap | Opcode::Trapz | Opcode::Trapnz
+            )
+        })
+    })
 }
 
 /// Every target's ISA with Wasmtime's flags for `mode` at `opt`.
@@ -174,6 +201,20 @@ fn isas(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_functions_with_a_trap_may_read_the_heap_facts() {
+        let function = |body: &str| {
+            let text =
+                format!("function %f(i64) -> i64 {{\nblock0(v0: i64):\n{body}    return v0\n}}\n");
+            cranelift_reader::parse_functions(&text)
+                .expect("parses")
+                .remove(0)
+        };
+        assert!(!may_trap(&function("")));
+        assert!(may_trap(&function("    trapnz v0, heap_oob\n")));
+        assert!(may_trap(&function("    trapz v0, user1\n")));
+    }
 
     #[test]
     fn specs_name_a_file_its_modes_and_a_function() {

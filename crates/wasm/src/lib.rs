@@ -18,6 +18,7 @@
 //! load and store, the Java situation of schedlab's own kernels).
 #![deny(missing_docs)]
 
+mod body;
 mod census;
 mod names;
 pub mod soundness;
@@ -30,6 +31,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
+pub use body::body_digest;
 pub use census::{HeapChecks, heap_checks};
 pub use names::{function_names, smallest_memory_minimum};
 
@@ -90,6 +92,10 @@ pub struct WasmFunction {
     pub name: Option<String>,
     /// Its Cranelift IR as Wasmtime translated it, or why the text could not be read back.
     pub func: Result<Function, String>,
+    /// SHA-256 of its IR text without what only names things in this module
+    /// ([`body_digest`]): functions of modules with the same heap facts, translated in the
+    /// same mode, whose digests are equal are the same IR to every pass and to code generation.
+    pub body_digest: [u8; 32],
 }
 
 impl WasmFunction {
@@ -148,6 +154,7 @@ pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmEr
             index,
             name: names.get(&index).cloned(),
             func: parse_function(&text),
+            body_digest: body_digest(&text),
         });
     }
     functions.sort_by_key(|f| f.index);
