@@ -9,6 +9,7 @@ use schedlab_backend::pipeline::{Artifact, PipelineConfig};
 use schedlab_backend::stats::CodeStats;
 use schedlab_bench::text_table::{column_widths, join_cells};
 use schedlab_cost::mca::{mca_cpus, mca_cycles};
+use schedlab_sources::twins::Twins;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -217,7 +218,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         }
         plan.add_kernel(k, &kernel_targets, jobs.len() - start);
     }
-    let mut twins = plan.into_twins();
+    let mut twins: Twins<(Row, Vec<String>, Option<Profile>)> = plan.into_twins();
     if twins.copies() > 0 {
         eprintln!(
             "schedlab: {} of {} rows are of functions that are an earlier function's IR but \
@@ -246,15 +247,31 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
     let mut problems = crate::report_problems::Problems::default();
     let mut profiles = Vec::new();
     let (mut total, mut failed_rows) = (0usize, 0usize);
-    for (n, chunk) in jobs.chunks(crate::report_stream::CHUNK).enumerate() {
+    let chunks: Vec<&[Job]> = jobs.chunks(crate::report_stream::CHUNK).collect();
+    // The jobs of chunk `n` that are not copies.
+    let own_jobs = |n: usize, twins: &Twins<_>| -> Vec<Job> {
         let first = n * crate::report_stream::CHUNK;
-        let own: Vec<Job> = (first..first + chunk.len())
+        let own: Vec<Job> = (first..first + chunks[n].len())
             .filter(|&j| !twins.is_copy(j))
             .map(|j| jobs[j])
             .collect();
-        progress.inc((chunk.len() - own.len()) as u64);
-        let mut computed = with_costs(build_chunk(&own, &args, &|n| progress.inc(n))).into_iter();
-        for (j, job) in (first..).zip(chunk) {
+        progress.inc((chunks[n].len() - own.len()) as u64);
+        own
+    };
+    let build = |own: &[Job]| build_chunk(own, &args, &|n| progress.inc(n));
+    let mut next = build(&own_jobs(0, &twins));
+    for (n, chunk) in chunks.iter().enumerate() {
+        // A chunk is costed while the next is compiled: neither waits for the other's
+        // slowest function with a thread idle.
+        let following = chunks.get(n + 1).map(|_| own_jobs(n + 1, &twins));
+        let (costed, following) = rayon::join(
+            || with_costs(std::mem::take(&mut next)),
+            || following.map(|own| build(&own)),
+        );
+        next = following.unwrap_or_default();
+        let mut computed = costed.into_iter();
+        let first = n * crate::report_stream::CHUNK;
+        for (j, job) in (first..).zip(chunk.iter()) {
             let (mut row, found, mut profile) = twins.take(j, &mut computed);
             row.kernel.clone_from(&job.kernel().name);
             if let Some(p) = &mut profile {
