@@ -265,13 +265,29 @@ struct Schedule {
     registers_used: usize,
     /// Allocated uop instances not yet dispatched, in allocation order.
     waiting: Vec<usize>,
+    /// Waiting reloads of a slot stored in the loop whose result is not yet known, in
+    /// allocation order (the ones memory renaming gives the store's data).
+    unforwarded: Vec<usize>,
+    /// Per uop instance: a producer whose result it waits for, [`NO_PRODUCER`] if none is
+    /// known; until that result is known the uop cannot dispatch.
+    waits_for: Vec<usize>,
+    /// Per uop instance: the first cycle it may dispatch in, as far as its inputs (all
+    /// dispatched, so final), its allocation and the dispatch delay decide.
+    not_before: Vec<u64>,
+    /// The port loads the binding rule sees this cycle (reused buffer).
+    usage_seen: Vec<usize>,
+    /// Uops bound this cycle per port set (the ten-port rule; reused buffer).
+    same_mask_this_cycle: Vec<(PortMask, usize)>,
     cycle: u64,
 }
+
+/// [`Schedule::waits_for`] of a uop not known to wait for any producer.
+const NO_PRODUCER: usize = usize::MAX;
 
 /// What one cycle's dispatch has taken so far.
 struct DispatchCycle {
     /// Ports that took a uop.
-    busy: Vec<bool>,
+    busy: PortMask,
     /// The first store-data uop dispatched: its iteration and address.
     store: Option<(usize, Option<StoreAt>)>,
     /// No more store data this cycle.
@@ -299,6 +315,11 @@ impl Schedule {
             rob_used: 0,
             registers_used: 0,
             waiting: Vec::new(),
+            unforwarded: Vec::new(),
+            waits_for: vec![NO_PRODUCER; total],
+            not_before: vec![0; total],
+            usage_seen: Vec::with_capacity(core.ports),
+            same_mask_this_cycle: Vec::new(),
             cycle: 0,
         }
     }
@@ -315,6 +336,27 @@ impl Schedule {
             t = t.max(self.ready[(k - d) * m + p]?);
         }
         Some(t)
+    }
+
+    /// [`Schedule::input_ready`] of uop instance `id`, and whether that time is final (every
+    /// input's producer has dispatched: a result known before dispatch, a reload's forwarded
+    /// data, may still change); `Err` with a producer whose result is not yet known.
+    fn inputs_ready(&self, iteration: &Iteration, id: usize) -> Result<(f64, bool), usize> {
+        let m = iteration.body.len();
+        let (k, j) = (id / m, id % m);
+        let (mut t, mut settled) = (0.0f64, true);
+        for &(p, d) in &iteration.body[j].inputs {
+            if d > k {
+                continue;
+            }
+            let producer = (k - d) * m + p;
+            let Some(ready) = self.ready[producer] else {
+                return Err(producer);
+            };
+            t = t.max(ready);
+            settled &= self.dispatched[producer].is_some();
+        }
+        Ok((t, settled))
     }
 
     /// Retires in order, up to the retire width: an instruction whose uops have all
@@ -349,15 +391,17 @@ impl Schedule {
         let (n, m) = (iteration.slots.len(), iteration.body.len());
         let body = &iteration.body;
         // The port loads the binding rule sees.
-        let usage_seen = match core.rule {
-            PortRule::TenPort { .. } => self.pending_prev_cycle.clone(),
-            _ => self.pending.clone(),
-        };
+        let mut usage_seen = std::mem::take(&mut self.usage_seen);
+        usage_seen.clone_from(match core.rule {
+            PortRule::TenPort { .. } => &self.pending_prev_cycle,
+            _ => &self.pending,
+        });
         self.pending_prev_cycle.clone_from(&self.pending);
         let mut used = 0;
         // Queues of `single_queues` that took a uop this cycle.
         let mut written: PortMask = 0;
-        let mut same_mask_this_cycle: HashMap<PortMask, usize> = HashMap::new();
+        let mut same_mask_this_cycle = std::mem::take(&mut self.same_mask_this_cycle);
+        same_mask_this_cycle.clear();
         let mut group_index = 0usize;
         let group_fits = !core.options.whole_group_allocation
             || (room_for_a_group(
@@ -413,11 +457,21 @@ impl Schedule {
                     let p = if in_turn {
                         next_in_turn(mask, self.turns.entry(mask).or_insert(0))
                     } else {
+                        let same_mask = match same_mask_this_cycle
+                            .iter()
+                            .position(|&(seen, _)| seen == open)
+                        {
+                            Some(at) => at,
+                            None => {
+                                same_mask_this_cycle.push((open, 0));
+                                same_mask_this_cycle.len() - 1
+                            }
+                        };
                         bind_port(
                             core.rule,
                             open,
                             &usage_seen,
-                            &mut same_mask_this_cycle,
+                            &mut same_mask_this_cycle[same_mask].1,
                             core.issue_slot_steers().then_some(slot_in_group),
                             group_index,
                         )
@@ -427,10 +481,16 @@ impl Schedule {
                     self.pending[p] += 1;
                     group_index += 1;
                 }
+                if core.win.renames_memory && matches!(body[j].forward_from, Some((_, d)) if d <= k)
+                {
+                    self.unforwarded.push(id);
+                }
                 self.waiting.push(id);
             }
             self.next_alloc += 1;
         }
+        self.usage_seen = usage_seen;
+        self.same_mask_this_cycle = same_mask_this_cycle;
     }
 
     /// Dispatches waiting uops, oldest first, each to a free port (its bound one where the
@@ -438,26 +498,32 @@ impl Schedule {
     fn dispatch(&mut self, iteration: &Iteration, core: &Core<'_>) {
         let m = iteration.body.len();
         // Pending counts drop one cycle after dispatch ([UICA]).
-        for p in self.dispatched_last_cycle.drain(..) {
+        let mut dispatched = std::mem::take(&mut self.dispatched_last_cycle);
+        for p in dispatched.drain(..) {
             self.pending[p] = self.pending[p].saturating_sub(1);
         }
-        if core.win.renames_memory {
-            for &id in &self.waiting {
-                let u = &iteration.body[id % m];
-                if let (Some((s, d)), None) = (u.forward_from, self.ready[id])
-                    && d <= id / m
-                    // The stored register's value, not the store-data uop's dispatch.
-                    && let Some(data) = self.input_ready(iteration, (id / m - d) * m + s)
-                {
-                    self.ready[id] = Some(data + core.model.store_forward);
-                }
+        // Memory renaming: a waiting reload of a stored slot takes the store's data as its
+        // result once that is known.
+        let mut unforwarded = std::mem::take(&mut self.unforwarded);
+        unforwarded.retain(|&id| {
+            if self.ready[id].is_some() {
+                return false;
             }
-        }
+            if let Some((s, d)) = iteration.body[id % m].forward_from
+                // The stored register's value, not the store-data uop's dispatch.
+                && let Some(data) = self.input_ready(iteration, (id / m - d) * m + s)
+            {
+                self.ready[id] = Some(data + core.model.store_forward);
+                return false;
+            }
+            true
+        });
+        self.unforwarded = unforwarded;
         let mut this_cycle = DispatchCycle {
-            busy: vec![false; core.ports],
+            busy: 0,
             store: None,
             stores_closed: false,
-            dispatched: Vec::new(),
+            dispatched,
         };
         // `waiting` is in allocation order.
         let mut waiting = std::mem::take(&mut self.waiting);
@@ -474,32 +540,65 @@ impl Schedule {
         id: usize,
         this_cycle: &mut DispatchCycle,
     ) -> bool {
-        let m = iteration.body.len();
         let cycle = self.cycle;
-        let u = &iteration.body[id % m];
-        let Some(t) = self.input_ready(iteration, id) else {
+        // What an earlier cycle learnt: a producer still without a result, or a first cycle
+        // still to come.
+        let producer = self.waits_for[id];
+        if producer != NO_PRODUCER {
+            if self.ready[producer].is_none() {
+                return false;
+            }
+            self.waits_for[id] = NO_PRODUCER;
+        }
+        if cycle < self.not_before[id] {
             return false;
+        }
+        let m = iteration.body.len();
+        let u = &iteration.body[id % m];
+        let paired = core.pairs_stores && u.scheduler == Some(STORE_DATA);
+        if u.mask != 0 && !paired {
+            // No free port for it this cycle, whatever its inputs.
+            let free = if core.rule == PortRule::Free {
+                u.mask & !this_cycle.busy
+            } else {
+                (1 << self.bound_port[id]) & !this_cycle.busy
+            };
+            if free == 0 {
+                return false;
+            }
+        }
+        let (t, settled) = match self.inputs_ready(iteration, id) {
+            Ok(ready) => ready,
+            Err(producer) => {
+                self.waits_for[id] = producer;
+                return false;
+            }
         };
         if u.mask == 0 {
             // Completes at rename once its inputs are ready.
             let at = t.max(self.alloc_cycle[id] as f64);
             if at > cycle as f64 {
+                if settled {
+                    self.not_before[id] = at.ceil() as u64;
+                }
                 return false;
             }
             self.dispatched[id] = Some(cycle);
             self.ready[id] = Some(at + u.latency);
             return true;
         }
-        if t.ceil() as u64 > cycle || cycle < self.alloc_cycle[id] + core.delay {
-            return false;
-        }
-        if core.options.late_operand_penalty {
+        let operands = t.ceil() as u64;
+        let earliest = self.alloc_cycle[id] + core.delay;
+        let mut first = operands.max(earliest);
+        if core.options.late_operand_penalty && (operands == earliest || operands == earliest + 1) {
             // [UICA]: operands ready at the earliest dispatch cycle, or one later, cost a cycle.
-            let earliest = self.alloc_cycle[id] + core.delay;
-            let operands = t.ceil() as u64;
-            if (operands == earliest || operands == earliest + 1) && cycle < operands + 1 {
-                return false;
+            first = first.max(operands + 1);
+        }
+        if cycle < first {
+            if settled {
+                self.not_before[id] = first;
             }
+            return false;
         }
         // The cycle this uop's result would take the port's result bus (computation uops).
         let returns =
@@ -511,7 +610,6 @@ impl Schedule {
         // store-data port, only if they write the same line; otherwise the older goes
         // alone (\[UICA\] binds store data to its ports in turn, so the two oldest sit at
         // the heads of the two queues).
-        let paired = core.pairs_stores && u.scheduler == Some(STORE_DATA);
         if paired {
             match this_cycle.store {
                 _ if this_cycle.stores_closed => return false,
@@ -525,16 +623,16 @@ impl Schedule {
                 }
             }
         }
-        let busy = &this_cycle.busy;
+        let busy = this_cycle.busy;
         let port = if core.rule == PortRule::Free || paired {
             iteration
                 .port_order
                 .iter()
                 .copied()
-                .find(|&p| u.mask & (1 << p) != 0 && !busy[p] && bus_free(p))
+                .find(|&p| u.mask & (1 << p) != 0 && busy & (1 << p) == 0 && bus_free(p))
         } else {
             let p = self.bound_port[id];
-            (p < core.ports && !busy[p] && bus_free(p)).then_some(p)
+            (p < core.ports && busy & (1 << p) == 0 && bus_free(p)).then_some(p)
         };
         let Some(p) = port else {
             return false;
@@ -547,7 +645,7 @@ impl Schedule {
             },
             _ => None,
         };
-        this_cycle.busy[p] = true;
+        this_cycle.busy |= 1 << p;
         if let Some(r) = returns {
             self.writeback[p][r as usize % RING] = r;
         }
@@ -593,28 +691,37 @@ impl Schedule {
 }
 
 /// The port \[UICA\]'s rule binds a uop with `mask` to, given the ports' pending uops `usage`,
-/// how many uops with the same mask this cycle already bound, and the uop's place in the
-/// allocation group.
+/// how many uops with the same mask this cycle already bound (`nth`, counted on by the
+/// ten-port rule), and the uop's place in the allocation group.
 pub(super) fn bind_port(
     rule: PortRule,
     mask: PortMask,
     usage: &[usize],
-    same_mask: &mut HashMap<PortMask, usize>,
+    nth: &mut usize,
     issue_slot: Option<usize>,
     group_index: usize,
 ) -> usize {
-    let candidates: Vec<usize> = (0..usage.len()).filter(|p| mask & (1 << p) != 0).collect();
-    if candidates.len() == 1 {
+    let mut candidates = [0usize; PortMask::BITS as usize];
+    let mut count = 0;
+    for p in (0..usage.len()).filter(|p| mask & (1 << p) != 0) {
+        candidates[count] = p;
+        count += 1;
+    }
+    if count == 1 {
         return candidates[0];
     }
     // Least loaded first; ties to the higher port number ([UICA]).
-    let mut ranked = candidates.clone();
-    ranked.sort_by(|&a, &b| usage[a].cmp(&usage[b]).then(b.cmp(&a)));
+    let ranked = &mut candidates[..count];
+    ranked.sort_unstable_by(|&a, &b| usage[a].cmp(&usage[b]).then(b.cmp(&a)));
     match rule {
         PortRule::TenPort { margin } => {
             let least = usage[ranked[0]];
-            ranked.retain(|&p| usage[p] < least + margin);
-            let nth = same_mask.entry(mask).or_insert(0);
+            // Ranked by load: the ports within the margin lead.
+            let within = ranked
+                .iter()
+                .take_while(|&&p| usage[p] < least + margin)
+                .count();
+            let ranked = &ranked[..within];
             let first_of_its_set = *nth == 0;
             let p = match issue_slot {
                 Some(4) => ranked[0],
