@@ -10,7 +10,8 @@ use super::{
 use crate::models::CoreModel;
 use crate::ports::{PortLayout, PortMask, UopClass, port_layout};
 use crate::{Effects, Loc};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 /// Cycles without any uop allocated, dispatched or retired after which the simulation gives up.
 const STALL_LIMIT: u64 = 100_000;
@@ -65,11 +66,7 @@ pub(crate) fn simulate_with(
         schedule.cycle += 1;
         // No instruction can wait this long for anything in these loops: give up rather than
         // spin on a schedule that cannot progress.
-        let progress = (
-            schedule.retired,
-            schedule.next_alloc,
-            schedule.waiting.len(),
-        );
+        let progress = (schedule.retired, schedule.next_alloc, schedule.waiting);
         if progress != last_progress {
             last_progress = progress;
             progress_cycle = schedule.cycle;
@@ -263,17 +260,26 @@ struct Schedule {
     /// Reorder-buffer entries and registers taken.
     rob_used: usize,
     registers_used: usize,
-    /// Allocated uop instances not yet dispatched, in allocation order.
-    waiting: Vec<usize>,
+    /// Allocated uop instances not yet dispatched.
+    waiting: usize,
+    /// Uop instances allocated so far: allocation goes in instance order (an iteration's
+    /// uops are in instruction order), so these are `0..allocated_uops`.
+    allocated_uops: usize,
+    /// No uop instance before this one waits (all before it have dispatched).
+    oldest_waiting: usize,
+    /// Waiting uop instances dispatch looks at, one bit each: those not parked in
+    /// `waiters_of` or `calendar`.
+    candidates: Vec<u64>,
+    /// Per uop instance: the first of the waiting uops parked until its result is known
+    /// ([`NO_UOP`]: none), and per waiting uop the next one parked behind the same producer.
+    first_waiter: Vec<usize>,
+    next_waiter: Vec<usize>,
+    /// Waiting uops parked until a cycle: their inputs are final, and they cannot dispatch
+    /// before it.
+    calendar: BinaryHeap<Reverse<(u64, usize)>>,
     /// Waiting reloads of a slot stored in the loop whose result is not yet known, in
     /// allocation order (the ones memory renaming gives the store's data).
     unforwarded: Vec<usize>,
-    /// Per uop instance: a producer whose result it waits for, [`NO_PRODUCER`] if none is
-    /// known; until that result is known the uop cannot dispatch.
-    waits_for: Vec<usize>,
-    /// Per uop instance: the first cycle it may dispatch in, as far as its inputs (all
-    /// dispatched, so final), its allocation and the dispatch delay decide.
-    not_before: Vec<u64>,
     /// The port loads the binding rule sees this cycle (reused buffer).
     usage_seen: Vec<usize>,
     /// Uops bound this cycle per port set (the ten-port rule; reused buffer).
@@ -281,8 +287,8 @@ struct Schedule {
     cycle: u64,
 }
 
-/// [`Schedule::waits_for`] of a uop not known to wait for any producer.
-const NO_PRODUCER: usize = usize::MAX;
+/// No uop instance (ends the lists of [`Schedule::first_waiter`]).
+const NO_UOP: usize = usize::MAX;
 
 /// What one cycle's dispatch has taken so far.
 struct DispatchCycle {
@@ -314,10 +320,14 @@ impl Schedule {
             retired: 0,
             rob_used: 0,
             registers_used: 0,
-            waiting: Vec::new(),
+            waiting: 0,
+            allocated_uops: 0,
+            oldest_waiting: 0,
+            candidates: vec![0; total.div_ceil(64)],
+            first_waiter: vec![NO_UOP; total],
+            next_waiter: vec![NO_UOP; total],
+            calendar: BinaryHeap::new(),
             unforwarded: Vec::new(),
-            waits_for: vec![NO_PRODUCER; total],
-            not_before: vec![0; total],
             usage_seen: Vec::with_capacity(core.ports),
             same_mask_this_cycle: Vec::new(),
             cycle: 0,
@@ -485,7 +495,10 @@ impl Schedule {
                 {
                     self.unforwarded.push(id);
                 }
-                self.waiting.push(id);
+                debug_assert_eq!(id, self.allocated_uops, "allocation in instance order");
+                self.allocated_uops = id + 1;
+                self.waiting += 1;
+                self.candidates[id / 64] |= 1 << (id % 64);
             }
             self.next_alloc += 1;
         }
@@ -514,6 +527,7 @@ impl Schedule {
                 && let Some(data) = self.input_ready(iteration, (id / m - d) * m + s)
             {
                 self.ready[id] = Some(data + core.model.store_forward);
+                self.wake_waiters(id);
                 return false;
             }
             true
@@ -525,34 +539,71 @@ impl Schedule {
             stores_closed: false,
             dispatched,
         };
-        // `waiting` is in allocation order.
-        let mut waiting = std::mem::take(&mut self.waiting);
-        waiting.retain(|&id| !self.dispatch_uop(iteration, core, id, &mut this_cycle));
-        self.waiting = waiting;
+        while let Some(&Reverse((at, id))) = self.calendar.peek()
+            && at <= self.cycle
+        {
+            self.calendar.pop();
+            self.candidates[id / 64] |= 1 << (id % 64);
+        }
+        while self.oldest_waiting < self.allocated_uops
+            && self.dispatched[self.oldest_waiting].is_some()
+        {
+            self.oldest_waiting += 1;
+        }
+        // Oldest first: the candidates in instance order, including those a dispatch in
+        // this pass makes candidates after the one dispatched.
+        for word in self.oldest_waiting / 64..self.allocated_uops.div_ceil(64) {
+            let mut bits = self.candidates[word];
+            while bits != 0 {
+                let bit = bits.trailing_zeros() as usize;
+                self.dispatch_uop(iteration, core, word * 64 + bit, &mut this_cycle);
+                bits = self.candidates[word] & (u64::MAX << bit << 1);
+            }
+        }
         self.dispatched_last_cycle = this_cycle.dispatched;
     }
 
-    /// Dispatches uop instance `id` this cycle if it can go: whether it did.
+    /// Parks waiting uop `id` until `producer`'s result is known.
+    fn park_behind(&mut self, id: usize, producer: usize) {
+        self.candidates[id / 64] &= !(1 << (id % 64));
+        self.next_waiter[id] = self.first_waiter[producer];
+        self.first_waiter[producer] = id;
+    }
+
+    /// Parks waiting uop `id` until cycle `at`.
+    fn park_until(&mut self, id: usize, at: u64) {
+        self.candidates[id / 64] &= !(1 << (id % 64));
+        self.calendar.push(Reverse((at, id)));
+    }
+
+    /// Makes the uops parked behind `producer` candidates again (its result is now known).
+    fn wake_waiters(&mut self, producer: usize) {
+        let mut id = std::mem::replace(&mut self.first_waiter[producer], NO_UOP);
+        while id != NO_UOP {
+            self.candidates[id / 64] |= 1 << (id % 64);
+            id = std::mem::replace(&mut self.next_waiter[id], NO_UOP);
+        }
+    }
+
+    /// Marks uop instance `id` dispatched this cycle with its result ready at `ready`.
+    fn complete(&mut self, id: usize, ready: f64) {
+        self.candidates[id / 64] &= !(1 << (id % 64));
+        self.waiting -= 1;
+        self.dispatched[id] = Some(self.cycle);
+        self.ready[id] = Some(ready);
+        self.wake_waiters(id);
+    }
+
+    /// Dispatches uop instance `id` this cycle if it can go; otherwise parks it where its
+    /// inputs show it cannot go before a result or a cycle.
     fn dispatch_uop(
         &mut self,
         iteration: &Iteration,
         core: &Core<'_>,
         id: usize,
         this_cycle: &mut DispatchCycle,
-    ) -> bool {
+    ) {
         let cycle = self.cycle;
-        // What an earlier cycle learnt: a producer still without a result, or a first cycle
-        // still to come.
-        let producer = self.waits_for[id];
-        if producer != NO_PRODUCER {
-            if self.ready[producer].is_none() {
-                return false;
-            }
-            self.waits_for[id] = NO_PRODUCER;
-        }
-        if cycle < self.not_before[id] {
-            return false;
-        }
         let m = iteration.body.len();
         let u = &iteration.body[id % m];
         let paired = core.pairs_stores && u.scheduler == Some(STORE_DATA);
@@ -564,28 +615,23 @@ impl Schedule {
                 (1 << self.bound_port[id]) & !this_cycle.busy
             };
             if free == 0 {
-                return false;
+                return;
             }
         }
         let (t, settled) = match self.inputs_ready(iteration, id) {
             Ok(ready) => ready,
-            Err(producer) => {
-                self.waits_for[id] = producer;
-                return false;
-            }
+            Err(producer) => return self.park_behind(id, producer),
         };
         if u.mask == 0 {
             // Completes at rename once its inputs are ready.
             let at = t.max(self.alloc_cycle[id] as f64);
             if at > cycle as f64 {
                 if settled {
-                    self.not_before[id] = at.ceil() as u64;
+                    self.park_until(id, at.ceil() as u64);
                 }
-                return false;
+                return;
             }
-            self.dispatched[id] = Some(cycle);
-            self.ready[id] = Some(at + u.latency);
-            return true;
+            return self.complete(id, at + u.latency);
         }
         let operands = t.ceil() as u64;
         let earliest = self.alloc_cycle[id] + core.delay;
@@ -596,9 +642,9 @@ impl Schedule {
         }
         if cycle < first {
             if settled {
-                self.not_before[id] = first;
+                self.park_until(id, first);
             }
-            return false;
+            return;
         }
         // The cycle this uop's result would take the port's result bus (computation uops).
         let returns =
@@ -612,13 +658,13 @@ impl Schedule {
         // the heads of the two queues).
         if paired {
             match this_cycle.store {
-                _ if this_cycle.stores_closed => return false,
+                _ if this_cycle.stores_closed => return,
                 None => this_cycle.store = Some((id / m, u.store_at)),
                 Some((k, first)) => {
                     this_cycle.stores_closed = true;
                     let same = matches!((first, u.store_at), (Some(a), Some(b)) if a.same_line(k, &b, id / m));
                     if !same {
-                        return false;
+                        return;
                     }
                 }
             }
@@ -635,13 +681,13 @@ impl Schedule {
             (p < core.ports && busy & (1 << p) == 0 && bus_free(p)).then_some(p)
         };
         let Some(p) = port else {
-            return false;
+            return;
         };
         // A forwarded reload needs its store's data.
         let forwarded = match u.forward_from {
             Some((s, d)) if d <= id / m => match self.ready[(id / m - d) * m + s] {
                 Some(data) => Some(data + core.model.store_forward),
-                None => return false,
+                None => return,
             },
             _ => None,
         };
@@ -649,12 +695,14 @@ impl Schedule {
         if let Some(r) = returns {
             self.writeback[p][r as usize % RING] = r;
         }
-        self.dispatched[id] = Some(cycle);
-        self.ready[id] = Some(match forwarded {
-            Some(f) if core.win.renames_memory => f,
-            Some(f) => f.max(cycle as f64 + u.latency),
-            None => cycle as f64 + u.latency,
-        });
+        self.complete(
+            id,
+            match forwarded {
+                Some(f) if core.win.renames_memory => f,
+                Some(f) => f.max(cycle as f64 + u.latency),
+                None => cycle as f64 + u.latency,
+            },
+        );
         if let Some(s) = u.scheduler {
             self.occupancy[s] -= 1;
         }
@@ -664,7 +712,6 @@ impl Schedule {
                 .dispatched
                 .push(if paired { self.bound_port[id] } else { p });
         }
-        true
     }
 
     /// Cycles per iteration between the two ends of the `iterations` simulated (`m` uops
