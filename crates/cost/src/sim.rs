@@ -564,7 +564,15 @@ fn build_uops(
     model: &CoreModel,
     split: bool,
 ) -> Vec<SimUop> {
-    let fused_compares = fusion.compares;
+    // Per instruction: fused with the branch after it; executed by the renamer.
+    let mut fused_compare = vec![false; effects.len()];
+    for &i in fusion.compares {
+        fused_compare[i] = true;
+    }
+    let mut renamer_add = vec![false; effects.len()];
+    for &i in renamer_adds {
+        renamer_add[i] = true;
+    }
     // The loop's back edge takes the ports of a predicted-taken branch.
     let class_of = |i: usize, class: UopClass| {
         if fusion.taken_branch == Some(i) {
@@ -597,7 +605,7 @@ fn build_uops(
     }
     let mut roles: Vec<Roles> = Vec::with_capacity(effects.len());
     for (i, (fx, classes)) in effects.iter().zip(uops).enumerate() {
-        let fused_branch = i > 0 && fused_compares.contains(&(i - 1));
+        let fused_branch = i > 0 && fused_compare[i - 1];
         let mut r = Roles {
             load: None,
             compute: Vec::new(),
@@ -617,7 +625,7 @@ fn build_uops(
             out.len() - 1
         };
         // Executed by the renamer: no port, no scheduler entry, zero latency ([GLC-ADD]).
-        let renamed = renamer_adds.contains(&i) && !fused_compares.contains(&i);
+        let renamed = renamer_add[i] && !fused_compare[i];
         if renamed {
             r.compute.push(push(0, None, 0.0));
         }
@@ -629,7 +637,7 @@ fn build_uops(
                     r.std = Some(push(layout.mask(c), Some(sched(c)), 0.0))
                 }
                 UopClass::Branch if fused_branch => {}
-                UopClass::Alu if fused_compares.contains(&i) => {
+                UopClass::Alu if fused_compare[i] => {
                     // The fused pair executes as the branch's one uop.
                     let m = layout.mask(class_of(i, fused_branch_class(fx)));
                     r.compute

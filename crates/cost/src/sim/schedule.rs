@@ -177,11 +177,21 @@ impl Iteration {
         fusion: Fusion<'_>,
         core: &Core<'_>,
     ) -> Self {
+        // Per instruction: allocated in one slot with its neighbour (fused compare or move).
+        let mut fused = vec![false; effects.len()];
+        let mut fused_move = vec![false; effects.len()];
+        for &i in fusion.compares {
+            fused[i] = true;
+        }
+        for &i in fusion.moves {
+            fused[i] = true;
+            fused_move[i] = true;
+        }
         let slots: Vec<usize> = effects
             .iter()
             .enumerate()
             .map(|(i, fx)| {
-                if fusion.compares.contains(&i) || fusion.moves.contains(&i) {
+                if fused[i] {
                     0
                 } else if core.model.unlaminates_indexed_stores
                     && fx.store.is_some()
@@ -203,7 +213,7 @@ impl Iteration {
                     .writes
                     .iter()
                     .any(|w| matches!(w, Loc::Reg(_) | Loc::Flags));
-                usize::from(writes && !eliminated && !fusion.moves.contains(&i))
+                usize::from(writes && !eliminated && !fused_move[i])
             })
             .collect();
         let mut inst_uops: Vec<Vec<usize>> = vec![Vec::new(); effects.len()];
