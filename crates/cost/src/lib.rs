@@ -277,6 +277,57 @@ fn iteration_order(body: &HotLoop) -> Vec<&DisasmInst> {
     after.into_iter().chain(before).collect()
 }
 
+/// What one hot loop's instructions do, independent of the core model: decoded once for
+/// the bounds and simulations on every core of its target.
+struct DecodedLoop<'a> {
+    body: &'a HotLoop,
+    /// The instructions in iteration order ([`iteration_order`]).
+    order: Vec<&'a DisasmInst>,
+    /// What each does, `None` where the target has no decoder.
+    effects: Option<Vec<Effects>>,
+    /// [`fused_compares`] of `effects`.
+    fused_compares: Vec<usize>,
+    /// x86_64: the uops of each instruction ([`x86::uops`]; empty on other targets).
+    x86_uops: Vec<Vec<ports::UopClass>>,
+    /// x86_64 loops: the small 64-bit immediate adds ([`sim::is_small_immediate_add64`]).
+    immediate_adds: Vec<usize>,
+    /// x86_64 loops: [`back_edge`].
+    back_edge: Option<usize>,
+}
+
+impl<'a> DecodedLoop<'a> {
+    fn new(target: Target, body: &'a HotLoop) -> Self {
+        let order = iteration_order(body);
+        let effects: Option<Vec<Effects>> = order.iter().map(|i| decode(target, &i.text)).collect();
+        let fused_compares = effects.as_deref().map(fused_compares).unwrap_or_default();
+        let x86 = target == Target::X86_64;
+        let x86_uops = if x86 {
+            order.iter().map(|i| x86::uops(&i.text)).collect()
+        } else {
+            Vec::new()
+        };
+        let (immediate_adds, back_edge) = if x86 && body.is_loop {
+            (
+                (0..order.len())
+                    .filter(|&i| sim::is_small_immediate_add64(&order[i].text))
+                    .collect(),
+                back_edge(&order, body.header, &fused_compares),
+            )
+        } else {
+            (Vec::new(), None)
+        };
+        DecodedLoop {
+            body,
+            order,
+            effects,
+            fused_compares,
+            x86_uops,
+            immediate_adds,
+            back_edge,
+        }
+    }
+}
+
 /// Everything schedlab's own model says about one hot loop.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoopCost {
@@ -345,12 +396,16 @@ fn cost_of_body(compiled: &Compiled, body: HotLoop, simulate: bool) -> Result<Lo
     if let Some(e) = calls_error(&body) {
         return Err(e.into());
     }
+    let decoded = DecodedLoop::new(compiled.target, &body);
     let bounds = models::core_models(compiled.target)
-        .map(|m| bound_of(compiled.target, &body, m))
+        .map(|m| bound_of_decoded(compiled.target, &decoded, m))
         .collect::<Result<_, _>>()?;
     let simulated = if simulate {
         models::core_models(compiled.target)
-            .filter_map(|m| simulated(compiled.target, &body, m).map(|s| (m.name, s)))
+            .filter_map(|m| {
+                let options = sim::SimOptions::cited(m.name);
+                simulated_of_decoded(compiled.target, &decoded, m, options).map(|s| (m.name, s))
+            })
             .collect()
     } else {
         Vec::new()
@@ -549,12 +604,21 @@ pub(crate) fn dependence_graph(effects: &[Effects], model: &CoreModel) -> DepGra
 
 /// The bound of an extracted loop on `model` (no external tool involved).
 pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<LoopBound, CostError> {
-    let order = iteration_order(body);
-    let effects: Vec<Effects> = order
-        .iter()
-        .map(|i| decode(target, &i.text).ok_or(CostError::NoModel(target)))
-        .collect::<Result<_, _>>()?;
-    let graph = dependence_graph(&effects, model);
+    bound_of_decoded(target, &DecodedLoop::new(target, body), model)
+}
+
+/// [`bound_of`] of a loop already decoded.
+fn bound_of_decoded(
+    target: Target,
+    decoded: &DecodedLoop<'_>,
+    model: &CoreModel,
+) -> Result<LoopBound, CostError> {
+    let (body, order) = (decoded.body, &decoded.order);
+    let effects = decoded
+        .effects
+        .as_deref()
+        .ok_or(CostError::NoModel(target))?;
+    let graph = dependence_graph(effects, model);
     // Straight-line code is costed as llvm-mca costs it: run back to back, each run's inputs
     // the previous run's outputs (the same graph as a loop's), so the two figures measure the
     // same thing; one run's latency is kept apart ([`LoopBound::one_run_latency`]).
@@ -577,7 +641,7 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
     // Issue slots: a conditional branch right after the flag-setting ALU instruction it tests
     // is fused with it (x86 macro-fusion; Arm cores fuse `cmp` + `b.cond` likewise), so the
     // pair takes one slot; counting it twice would lift the floor above what the core can do.
-    let fused_compares = fused_compares(&effects);
+    let fused_compares = &decoded.fused_compares;
     let fused = fused_compares.len();
     // An indexed store (`[base + index]`) is un-laminated into two slots on Intel cores.
     let unlaminated = if model.unlaminates_indexed_stores {
@@ -588,7 +652,7 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
     } else {
         0
     };
-    let moves_fused = fused_moves(&order, &effects, &fused_compares, model).len();
+    let moves_fused = fused_moves(order, effects, fused_compares, model).len();
     let insts = (effects.len() - fused - moves_fused + unlaminated) as f64;
     // s390x compares execute on the FXb units, not on the FXa units `alu_ports` counts
     // (models.rs, [LLVM-Z15], [GCC-Z15]).
@@ -604,7 +668,7 @@ pub fn bound_of(target: Target, body: &HotLoop, model: &CoreModel) -> Result<Loo
         })
         .count() as f64;
     let fp_ops = effects.iter().filter(|fx| fx.class.is_fp()).count() as f64;
-    let port = port_group_bound(target, &order, &fused_compares, model);
+    let port = port_group_bound(target, decoded, effects, model);
     let resource = (insts / model.issue_width)
         .max(alu_ops / model.alu_ports)
         .max(fp_ops / model.fp.ports)
@@ -689,20 +753,35 @@ pub fn simulated_with(
     if target != Target::X86_64 || !body.is_loop {
         return None;
     }
-    let order = iteration_order(body);
-    let effects: Vec<Effects> = order.iter().map(|i| x86::effects(&i.text)).collect();
-    let uops: Vec<Vec<ports::UopClass>> = order.iter().map(|i| x86::uops(&i.text)).collect();
-    let fused = fused_compares(&effects);
-    let immediate_adds: Vec<usize> = (0..order.len())
-        .filter(|&i| sim::is_small_immediate_add64(&order[i].text))
-        .collect();
-    let moves = fused_moves(&order, &effects, &fused, model);
+    simulated_of_decoded(target, &DecodedLoop::new(target, body), model, options)
+}
+
+/// [`simulated_with`] of a loop already decoded.
+fn simulated_of_decoded(
+    target: Target,
+    decoded: &DecodedLoop<'_>,
+    model: &CoreModel,
+    options: sim::SimOptions,
+) -> Option<f64> {
+    if target != Target::X86_64 || !decoded.body.is_loop {
+        return None;
+    }
+    let effects = decoded.effects.as_deref()?;
+    let fused = &decoded.fused_compares;
+    let moves = fused_moves(&decoded.order, effects, fused, model);
     let fusion = sim::Fusion {
-        compares: &fused,
+        compares: fused,
         moves: &moves,
-        taken_branch: back_edge(&order, body.header, &fused),
+        taken_branch: decoded.back_edge,
     };
-    sim::simulate_with(&effects, &uops, fusion, &immediate_adds, model, options)
+    sim::simulate_with(
+        effects,
+        &decoded.x86_uops,
+        fusion,
+        &decoded.immediate_adds,
+        model,
+        options,
+    )
 }
 
 /// The instruction (iteration order) whose uop is the loop's back edge: the branch whose
@@ -721,10 +800,11 @@ fn back_edge(order: &[&DisasmInst], header: u64, fused_compares: &[usize]) -> Op
 /// uops of every instruction, a compare fused with its branch counted as the branch's uop.
 fn port_group_bound(
     target: Target,
-    order: &[&DisasmInst],
-    fused_compares: &[usize],
+    decoded: &DecodedLoop<'_>,
+    effects: &[Effects],
     model: &CoreModel,
 ) -> ports::PortBound {
+    let fused_compares = &decoded.fused_compares;
     let layout = match (target, ports::port_layout(model.name)) {
         (Target::X86_64, Some(layout)) => layout,
         _ => {
@@ -735,14 +815,16 @@ fn port_group_bound(
             };
         }
     };
-    let uops = order.iter().enumerate().flat_map(|(i, inst)| {
-        let mut u = x86::uops(&inst.text);
-        if fused_compares.contains(&i) {
+    // `fused_compares` is in ascending order.
+    let fused = |i: usize| fused_compares.binary_search(&i).is_ok();
+    let uops = decoded.x86_uops.iter().enumerate().flat_map(|(i, u)| {
+        let mut u = u.clone();
+        if fused(i) {
             // The fused pair issues and executes as one uop of the branch's kind.
             u.retain(|c| *c != ports::UopClass::Alu);
-            u.push(sim::fused_branch_class(&x86::effects(&inst.text)));
+            u.push(sim::fused_branch_class(&effects[i]));
         }
-        if i > 0 && fused_compares.contains(&(i - 1)) {
+        if i > 0 && fused(i - 1) {
             u.retain(|c| *c != ports::UopClass::Branch);
         }
         u
