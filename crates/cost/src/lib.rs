@@ -413,7 +413,9 @@ fn cost_of_body(compiled: &Compiled, body: HotLoop, simulate: bool) -> Result<Lo
     Ok(LoopCost {
         is_loop: body.is_loop,
         insts: body.insts.len(),
-        spills: hot_code_spills(compiled, &body),
+        spills: hot_code_spills(compiled, body.is_loop, || {
+            spills_of_decoded(compiled.target, &decoded)
+        }),
         bounds,
         simulated,
     })
@@ -438,21 +440,42 @@ pub fn loop_bound(compiled: &Compiled, cpu: &str) -> Result<LoopBound, CostError
 /// in one run: the function's own counts).
 pub fn loop_spills(compiled: &Compiled) -> Result<LoopSpills, CostError> {
     let body = hot_loop(compiled)?;
-    Ok(hot_code_spills(compiled, &body))
+    Ok(hot_code_spills(compiled, body.is_loop, || {
+        spills_of(compiled.target, &body)
+    }))
 }
 
-/// [`spills_of`] for a loop; without one the hot code is the whole function, prologue and
-/// epilogue included, whose saves and restores of callee-saved registers are stack accesses
-/// but not spills: the function's allocator counts ([`schedlab_backend::stats::code_stats`]) are taken.
-fn hot_code_spills(compiled: &Compiled, body: &HotLoop) -> LoopSpills {
-    if body.is_loop {
-        return spills_of(compiled.target, body);
+/// [`spills_of`] for a loop (`in_loop` counts them); without one the hot code is the whole
+/// function, prologue and epilogue included, whose saves and restores of callee-saved registers
+/// are stack accesses but not spills: the function's allocator counts
+/// ([`schedlab_backend::stats::code_stats`]) are taken.
+fn hot_code_spills(
+    compiled: &Compiled,
+    is_loop: bool,
+    in_loop: impl FnOnce() -> LoopSpills,
+) -> LoopSpills {
+    if is_loop {
+        return in_loop();
     }
     let stats = schedlab_backend::stats::code_stats(compiled);
     LoopSpills {
         spills: stats.spills,
         reloads: stats.reloads,
     }
+}
+
+/// [`spills_of`] of a loop already decoded: the same counts, from its effects where the
+/// target has a decoder.
+fn spills_of_decoded(target: Target, decoded: &DecodedLoop<'_>) -> LoopSpills {
+    let Some(effects) = &decoded.effects else {
+        return spills_of(target, decoded.body);
+    };
+    let mut out = LoopSpills::default();
+    for fx in effects {
+        out.spills += usize::from(matches!(fx.store, Some(MemRef::Stack(_))));
+        out.reloads += usize::from(matches!(fx.load, Some(MemRef::Stack(_))));
+    }
+    out
 }
 
 /// [`loop_spills`] of an already extracted loop. On x86_64, AArch64 and s390x every access to
