@@ -98,12 +98,7 @@ pub fn rotate_loops_resolved(func: &mut Function) -> RotateStats {
             if done.contains(&header) {
                 return None;
             }
-            let blocks: HashSet<Block> = func
-                .layout
-                .blocks()
-                .filter(|&b| loops.is_in_loop(b, lp))
-                .collect();
-            analyze(func, &cfg, &domtree, header, &blocks)
+            analyze(func, &cfg, &domtree, header, |b| loops.is_in_loop(b, lp))
         });
         let Some(plan) = plan else {
             break;
@@ -121,13 +116,13 @@ fn analyze(
     cfg: &ControlFlowGraph,
     domtree: &DominatorTree,
     header: Block,
-    in_loop: &HashSet<Block>,
+    in_loop: impl Fn(Block) -> bool,
 ) -> Option<Plan> {
     let dfg = &func.dfg;
     let term = func.layout.last_inst(header)?;
     let (_, blocks) = brif(func, term)?;
     let [then_block, else_block] = blocks.map(|c| c.block(&dfg.value_lists));
-    let body = match (in_loop.contains(&then_block), in_loop.contains(&else_block)) {
+    let body = match (in_loop(then_block), in_loop(else_block)) {
         (true, false) => then_block,
         (false, true) => else_block,
         _ => return None,
@@ -136,10 +131,7 @@ fn analyze(
         return None;
     }
     // Exactly one back edge, an unconditional jump.
-    let back: Vec<_> = cfg
-        .pred_iter(header)
-        .filter(|p| in_loop.contains(&p.block))
-        .collect();
+    let back: Vec<_> = cfg.pred_iter(header).filter(|p| in_loop(p.block)).collect();
     let [back] = back.as_slice() else {
         return None;
     };
@@ -174,7 +166,7 @@ fn analyze(
     let exit_private = cfg.pred_iter(exit).count() == 1;
     let header_values = header_values(func, header);
     let mut exit_region = Vec::new();
-    for block in func.layout.blocks().filter(|b| !in_loop.contains(b)) {
+    for block in func.layout.blocks().filter(|&b| !in_loop(b)) {
         // No operand is an alias (see `rotate_loops_resolved`).
         let reads = func.layout.block_insts(block).any(|inst| {
             let mut reads = false;
@@ -191,7 +183,7 @@ fn analyze(
     let rest = func
         .layout
         .blocks()
-        .filter(|b| *b != header && in_loop.contains(b))
+        .filter(|&b| b != header && in_loop(b))
         .collect();
     Some(Plan {
         header,

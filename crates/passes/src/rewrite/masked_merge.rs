@@ -10,7 +10,7 @@
 //!   (MD5's `G` step loses one operation on its chain this way).
 //! * otherwise the merge is left alone.
 
-use super::ready::{Aliases, LatencyFn, note_ready_with};
+use super::ready::{Aliases, BlockReadyTimes, LatencyFn, note_ready_with};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Function, Inst, InstBuilder, Opcode, Value, ValueDef};
@@ -55,9 +55,10 @@ pub(crate) fn rewrite_merges(
     let mut stats = MaskedMergeStats::default();
     let only_added = values_only_added(func, aliases);
     let blocks: Vec<_> = func.layout.blocks().collect();
+    let mut ready = BlockReadyTimes::new(func);
     for block in blocks {
         // One forward sweep: every operand's ready time is final when its user is reached.
-        let mut ready = super::ready::ready_map(func);
+        ready.next_block();
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
             if func.dfg.insts[inst].opcode() == Opcode::Bor

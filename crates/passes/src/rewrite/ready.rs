@@ -71,28 +71,42 @@ pub(crate) fn ready_map(func: &Function) -> ReadyTimes {
 
 /// Records the ready time of `inst`'s results: the latest operand plus its latency.
 pub fn note_ready(func: &Function, inst: Inst, latency: LatencyFn<'_>, ready: &mut ReadyTimes) {
-    note_ready_with(func, inst, latency, ready, Aliases::Resolve);
+    let done = ready_time(func, inst, latency, |v| ready[func.dfg.resolve_aliases(v)]);
+    for &r in func.dfg.inst_results(inst) {
+        ready[r] = done;
+    }
 }
 
-/// [`note_ready`], reading the operands as `aliases` says.
+/// [`note_ready`] into a [`BlockReadyTimes`], reading the operands as `aliases` says.
 pub(crate) fn note_ready_with(
     func: &Function,
     inst: Inst,
     latency: LatencyFn<'_>,
-    ready: &mut ReadyTimes,
+    ready: &mut BlockReadyTimes,
     aliases: Aliases,
 ) {
+    let done = ready_time(func, inst, latency, |v| ready[aliases.resolve(func, v)]);
+    for &r in func.dfg.inst_results(inst) {
+        ready.set(r, done);
+    }
+}
+
+/// When `inst`'s results are ready: its latest operand (as `ready_of` reads it) plus its
+/// latency.
+fn ready_time(
+    func: &Function,
+    inst: Inst,
+    latency: LatencyFn<'_>,
+    ready_of: impl Fn(Value) -> u32,
+) -> u32 {
     let start = func
         .dfg
         .inst_args(inst)
         .iter()
-        .map(|&v| ready[aliases.resolve(func, v)])
+        .map(|&v| ready_of(v))
         .max()
         .unwrap_or(0);
-    let done = start + latency(func, inst);
-    for &r in func.dfg.inst_results(inst) {
-        ready[r] = done;
-    }
+    start + latency(func, inst)
 }
 
 /// The cycle at which each value defined in `block` is ready if every instruction issues as
@@ -103,6 +117,55 @@ pub fn ready_times(func: &Function, block: Block, latency: LatencyFn<'_>) -> Rea
         note_ready(func, inst, latency, &mut ready);
     }
     ready
+}
+
+/// Ready times of one block at a time, as [`ready_times`] gives them (values from outside the
+/// block read 0), in one map reused from block to block: moving on to the next block resets
+/// only the values written for the last one, where a fresh map per block would clear every
+/// value of the function once per block.
+pub(crate) struct BlockReadyTimes {
+    times: ReadyTimes,
+    /// The values written since the last reset.
+    written: Vec<Value>,
+}
+
+impl BlockReadyTimes {
+    /// An empty map sized for every value `func` has now.
+    pub(crate) fn new(func: &Function) -> Self {
+        Self {
+            times: ready_map(func),
+            written: Vec::new(),
+        }
+    }
+
+    /// Forgets every time written so far: each value reads 0 again.
+    pub(crate) fn next_block(&mut self) {
+        for v in self.written.drain(..) {
+            self.times[v] = 0;
+        }
+    }
+
+    /// Starts `block` afresh ([`BlockReadyTimes::next_block`]) and fills in the ready times
+    /// of its values as [`ready_times`] computes them.
+    pub(crate) fn compute_block(&mut self, func: &Function, block: Block, latency: LatencyFn<'_>) {
+        self.next_block();
+        for inst in func.layout.block_insts(block) {
+            note_ready_with(func, inst, latency, self, Aliases::Resolve);
+        }
+    }
+
+    fn set(&mut self, v: Value, time: u32) {
+        self.times[v] = time;
+        self.written.push(v);
+    }
+}
+
+impl std::ops::Index<Value> for BlockReadyTimes {
+    type Output = u32;
+
+    fn index(&self, v: Value) -> &u32 {
+        &self.times[v]
+    }
 }
 
 /// Uses of each value (instruction and branch arguments) and, for values used exactly once,

@@ -12,9 +12,7 @@
 //! iterations ahead, so the loop-carried chain passes through one operation per tree. Integer
 //! addition wraps, so every regrouping gives the same bits.
 
-use super::ready::{
-    Aliases, LatencyFn, ReadyTimes, Uses, note_ready_with, ready_times, use_counts_with,
-};
+use super::ready::{Aliases, BlockReadyTimes, LatencyFn, Uses, note_ready_with, use_counts_with};
 use super::recurrence::Recurrences;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::types::I8;
@@ -141,15 +139,16 @@ pub(crate) fn reassociate_counting(
     let uses = use_counts_with(func, aliases);
     let recurrences = Recurrences::of(func, aliases);
     let blocks: Vec<Block> = func.layout.blocks().collect();
+    // Both maps are reused block after block (see `BlockReadyTimes`).
+    let mut original = BlockReadyTimes::new(func);
+    let mut ready = BlockReadyTimes::new(func);
     for block in blocks {
-        let original = if shortening {
-            ready_times(func, block, latency)
-        } else {
-            ReadyTimes::new()
-        };
+        if shortening {
+            original.compute_block(func, block, latency);
+        }
         // One forward sweep: a tree's operands are final when its root is reached, and the
         // instructions a rebuild inserts get their ready times as they are created.
-        let mut ready = super::ready::ready_map(func);
+        ready.next_block();
         let insts: Vec<Inst> = func.layout.block_insts(block).collect();
         for inst in insts {
             if is_root(func, block, inst, &uses)
@@ -263,7 +262,7 @@ fn rebuild(
     func: &mut Function,
     tree: &Tree,
     context: &Context<'_>,
-    ready: &mut ReadyTimes,
+    ready: &mut BlockReadyTimes,
     stats: &mut ReassociateStats,
 ) {
     let latency = context.latency;
@@ -341,7 +340,7 @@ fn rebuild(
 }
 
 /// Records the ready time of a value a rebuild just created (and of its constant operand).
-fn note_new(func: &Function, v: Value, context: &Context<'_>, ready: &mut ReadyTimes) {
+fn note_new(func: &Function, v: Value, context: &Context<'_>, ready: &mut BlockReadyTimes) {
     let (latency, aliases) = (context.latency, context.aliases);
     let inst = func.dfg.value_def(v).unwrap_inst();
     for &arg in func.dfg.inst_args(inst) {

@@ -263,10 +263,13 @@ pub fn schedule_with_strategy(
     opts: &ScheduleOptions,
 ) -> Result<ScheduleStats, SchedError> {
     let blocks: Vec<Block> = func.layout.blocks().collect();
+    // Scheduling (and rematerialisation, which copies inside blocks) leaves the control flow
+    // as it is: one set of edges serves both liveness computations.
+    let preds = pressure::Predecessors::of(func);
     let pressure_before: HashMap<Block, usize> = if opts.skip_statistics {
         HashMap::default()
     } else {
-        let liveness_before = Liveness::compute(func);
+        let liveness_before = Liveness::compute_over(func, &preds);
         let pressures = pressure::blocks_max_pressure(func, &liveness_before, &blocks);
         blocks.iter().copied().zip(pressures).collect()
     };
@@ -281,7 +284,7 @@ pub fn schedule_with_strategy(
     let dags = DepDag::build_all_resolved(func, &blocks, model);
     // Reordering inside blocks does not change live-in/live-out sets, so one liveness serves
     // the driver and the statistics after scheduling.
-    let liveness = Liveness::from_dags(func, &dags);
+    let liveness = Liveness::from_dags(func, &dags, &preds);
 
     let mut reasons = BTreeMap::new();
     let mut block_stats = Vec::with_capacity(blocks.len());

@@ -10,7 +10,6 @@
 use super::dag::DepDag;
 use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::{EntityRef, SecondaryMap};
-use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Block, Function, Inst, Value, ValueDef};
 
 /// Live-in and live-out sets of every block.
@@ -32,23 +31,77 @@ fn def_block(func: &Function, v: Value) -> Option<Block> {
     }
 }
 
+/// Every block's predecessors (one entry per branch edge), flat: what liveness walks, read
+/// from the terminators in one sweep.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Predecessors {
+    /// Per block number: where its predecessors start in `blocks` (one more entry at the end).
+    start: Vec<u32>,
+    blocks: Vec<Block>,
+}
+
+impl Predecessors {
+    /// The predecessors of every block of `func`'s layout.
+    pub(crate) fn of(func: &Function) -> Self {
+        let dfg = &func.dfg;
+        let mut edges: Vec<(Block, Block)> = Vec::new();
+        for block in func.layout.blocks() {
+            let Some(term) = func.layout.last_inst(block) else {
+                continue;
+            };
+            for call in dfg.insts[term].branch_destination(&dfg.jump_tables, &dfg.exception_tables)
+            {
+                edges.push((call.block(&dfg.value_lists), block));
+            }
+        }
+        let mut start = vec![0u32; dfg.num_blocks() + 1];
+        for &(to, _) in &edges {
+            start[to.index() + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut blocks = vec![Block::new(0); edges.len()];
+        for &(to, from) in &edges {
+            blocks[next[to.index()] as usize] = from;
+            next[to.index()] += 1;
+        }
+        Self { start, blocks }
+    }
+
+    /// The predecessors of `block`, one per branch edge into it.
+    fn of_block(&self, block: Block) -> &[Block] {
+        match self.start.get(block.index()..block.index() + 2) {
+            Some(&[from, to]) => &self.blocks[from as usize..to as usize],
+            _ => &[],
+        }
+    }
+}
+
 impl Liveness {
     /// Computes liveness for `func` (values are resolved through aliases).
     pub fn compute(func: &Function) -> Liveness {
-        Self::compute_with(func, |v| func.dfg.resolve_aliases(v))
+        Self::compute_over(func, &Predecessors::of(func))
+    }
+
+    /// [`Liveness::compute`] over the control-flow edges `preds` (those of `func`).
+    pub(crate) fn compute_over(func: &Function, preds: &Predecessors) -> Liveness {
+        Self::compute_with(func, preds, |v| func.dfg.resolve_aliases(v))
     }
 
     /// [`Liveness::compute`] from the DAGs of every block of `func` (aliases resolved), which
     /// list the values each block reads without defining them
     /// ([`DepDag::external_uses`]): the same sets without another sweep over the function.
-    pub(crate) fn from_dags(func: &Function, dags: &[DepDag]) -> Liveness {
+    /// `preds` are `func`'s control-flow edges ([`Predecessors::of`]).
+    pub(crate) fn from_dags(func: &Function, dags: &[DepDag], preds: &Predecessors) -> Liveness {
         debug_assert!(all_aliases_resolved(func));
         debug_assert_eq!(dags.len(), func.layout.blocks().count());
         let work: Vec<(Value, Block)> = dags
             .iter()
             .flat_map(|dag| dag.external_uses().iter().map(|&v| (v, dag.block())))
             .collect();
-        let live = Self::propagate(func, work);
+        let live = Self::propagate(func, preds, work);
         debug_assert!(
             live == Self::compute(func),
             "liveness from the DAGs differs"
@@ -56,7 +109,11 @@ impl Liveness {
         live
     }
 
-    fn compute_with(func: &Function, resolve: impl Fn(Value) -> Value) -> Liveness {
+    fn compute_with(
+        func: &Function,
+        preds: &Predecessors,
+        resolve: impl Fn(Value) -> Value,
+    ) -> Liveness {
         let mut work: Vec<(Value, Block)> = Vec::new();
         for block in func.layout.blocks() {
             for inst in func.layout.block_insts(block) {
@@ -74,14 +131,13 @@ impl Liveness {
                 });
             }
         }
-        Self::propagate(func, work)
+        Self::propagate(func, preds, work)
     }
 
     /// Marks each value of `work` live into its block and, through the predecessors, back
     /// to its definition. The work is taken value by value in ascending order, so every
     /// block's lists come out sorted and a block's last entry is the only possible duplicate.
-    fn propagate(func: &Function, mut work: Vec<(Value, Block)>) -> Liveness {
-        let cfg = ControlFlowGraph::with_function(func);
+    fn propagate(func: &Function, preds: &Predecessors, mut work: Vec<(Value, Block)>) -> Liveness {
         let blocks = func.dfg.num_blocks();
         let mut live = Liveness {
             live_in: vec![Vec::new(); blocks],
@@ -103,13 +159,13 @@ impl Liveness {
                     continue;
                 }
                 live_in.push(v);
-                for pred in cfg.pred_iter(block) {
-                    let live_out = &mut live.live_out[pred.block.index()];
+                for &pred in preds.of_block(block) {
+                    let live_out = &mut live.live_out[pred.index()];
                     if live_out.last() != Some(&v) {
                         live_out.push(v);
                     }
-                    if home != Some(pred.block) {
-                        pending.push(pred.block);
+                    if home != Some(pred) {
+                        pending.push(pred);
                     }
                 }
             }

@@ -191,7 +191,8 @@ impl BlockProblem {
         let _ = remat::remat_resolved(&mut func, false, true);
         let blocks: Vec<Block> = func.layout.blocks().collect();
         let dags = DepDag::build_all_resolved(&func, &blocks, model);
-        let liveness = Liveness::from_dags(&func, &dags);
+        let preds = crate::sched::pressure::Predecessors::of(&func);
+        let liveness = Liveness::from_dags(&func, &dags, &preds);
         let mut ids = SecondaryMap::with_capacity(func.dfg.num_values());
         ids.resize(func.dfg.num_values());
         blocks
