@@ -11,6 +11,7 @@ use super::dag::DepDag;
 use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::{EntityRef, SecondaryMap};
 use cranelift_codegen::ir::{Block, Function, Inst, Value, ValueDef};
+use std::sync::Arc;
 
 /// Live-in and live-out sets of every block.
 ///
@@ -256,21 +257,30 @@ pub(crate) fn sort_dedup_tail(out: &mut Vec<Value>, start: usize) {
 /// Instructions are named by their position in the slice given to [`PressureTracker::new`];
 /// values by dense indices, so that the per-candidate [`PressureTracker::delta`] is cheap.
 /// Operands and results are stored flat: instruction `i`'s are `uses[use_start[i]..use_start[i + 1]]`.
+/// What placing instructions does not change is shared by a tracker's copies (a strategy's
+/// trial run starts from a copy), so that a copy costs one vector.
 #[derive(Clone, Debug)]
 pub struct PressureTracker {
+    /// The block as the tracker sees it.
+    shape: Arc<TrackedBlock>,
+    /// Per value: unplaced instructions of the block that read it.
+    remaining: Vec<u32>,
+    live: usize,
+    max: usize,
+    /// Values live through the block without a use in it (see [`PressureTracker::idle_through`]).
+    idle: usize,
+}
+
+/// The fixed part of a [`PressureTracker`]: the block's instructions and values by dense id.
+#[derive(Debug)]
+struct TrackedBlock {
     /// Per instruction, flat: the distinct values it reads.
     uses: Vec<u32>,
     use_start: Vec<u32>,
     /// Per instruction: how many of its results are used in the block or live out.
     defs: Vec<u32>,
-    /// Per value: unplaced instructions of the block that read it.
-    remaining: Vec<u32>,
     /// Per value: live on exit from the block.
     live_out: Vec<bool>,
-    live: usize,
-    max: usize,
-    /// Values live through the block without a use in it (see [`PressureTracker::idle_through`]).
-    idle: usize,
     /// Per instruction, flat: its results' value ids (`results[result_start[i]..result_start[i + 1]]`).
     #[cfg_attr(not(feature = "optimal"), allow(dead_code))]
     results: Vec<u32>,
@@ -370,13 +380,10 @@ impl PressureTracker {
             }
             result_start.push(result_ids.len() as u32);
         }
-        let entry_params: Vec<u32> = func
-            .dfg
-            .block_params(block)
-            .iter()
-            .map(|&p| id(p, ids))
-            .collect();
-        let live_ins: Vec<u32> = liveness.live_in(block).map(|v| id(v, ids)).collect();
+        // The parameters (those still needed are kept below), then the values live in.
+        let params = func.dfg.block_params(block);
+        let mut entry: Vec<u32> = params.iter().map(|&p| id(p, ids)).collect();
+        entry.extend(liveness.live_in(block).map(|v| id(v, ids)));
         let count = numbered.len();
         let mut remaining = vec![0u32; count];
         for &u in &uses {
@@ -402,8 +409,11 @@ impl PressureTracker {
                     .count() as u32
             })
             .collect();
-        let mut entry: Vec<u32> = live_ins;
-        entry.extend(entry_params.iter().copied().filter(|&i| needed(i)));
+        let mut position = 0;
+        entry.retain(|&i| {
+            position += 1;
+            position > params.len() || needed(i)
+        });
         entry.sort_unstable();
         entry.dedup();
         let live = entry.len();
@@ -412,16 +422,18 @@ impl PressureTracker {
             .filter(|&&i| remaining[i as usize] == 0 && live_out[i as usize])
             .count();
         Self {
-            uses,
-            use_start,
-            defs,
+            shape: Arc::new(TrackedBlock {
+                uses,
+                use_start,
+                defs,
+                live_out,
+                results: result_ids,
+                result_start,
+            }),
             remaining,
-            live_out,
             live,
             max: live,
             idle,
-            results: result_ids,
-            result_start,
         }
     }
 
@@ -429,25 +441,26 @@ impl PressureTracker {
     /// and result lists are read, which placing instructions does not change).
     #[cfg_attr(not(feature = "optimal"), allow(dead_code))]
     pub(crate) fn value_table(&self) -> ValueTable {
-        let count = self.live_out.len();
+        let shape = &*self.shape;
+        let count = shape.live_out.len();
         let mut def = vec![None; count];
         let mut users = vec![Vec::new(); count];
-        for i in 0..self.use_start.len() - 1 {
+        for i in 0..shape.use_start.len() - 1 {
             for &v in self.uses_of(i) {
                 users[v as usize].push(i as u32);
             }
             let (a, b) = (
-                self.result_start[i] as usize,
-                self.result_start[i + 1] as usize,
+                shape.result_start[i] as usize,
+                shape.result_start[i + 1] as usize,
             );
-            for &v in &self.results[a..b] {
+            for &v in &shape.results[a..b] {
                 def[v as usize] = Some(i as u32);
             }
         }
         ValueTable {
             def,
             users,
-            live_out: self.live_out.clone(),
+            live_out: shape.live_out.clone(),
         }
     }
 
@@ -470,7 +483,8 @@ impl PressureTracker {
     }
 
     fn uses_of(&self, i: usize) -> &[u32] {
-        &self.uses[self.use_start[i] as usize..self.use_start[i + 1] as usize]
+        let shape = &*self.shape;
+        &shape.uses[shape.use_start[i] as usize..shape.use_start[i + 1] as usize]
     }
 
     /// How the live count changes if the instruction at position `i` is placed next: its
@@ -479,23 +493,24 @@ impl PressureTracker {
         let dying = self
             .uses_of(i)
             .iter()
-            .filter(|&&v| self.remaining[v as usize] == 1 && !self.live_out[v as usize])
+            .filter(|&&v| self.remaining[v as usize] == 1 && !self.shape.live_out[v as usize])
             .count();
-        self.defs[i] as isize - dying as isize
+        self.shape.defs[i] as isize - dying as isize
     }
 
     /// Places the instruction at position `i` next.
     pub fn place(&mut self, i: usize) {
         // `delta(i)`, counted while the operands' remaining uses go down.
-        let (start, end) = (self.use_start[i] as usize, self.use_start[i + 1] as usize);
+        let shape = &*self.shape;
+        let (start, end) = (shape.use_start[i] as usize, shape.use_start[i + 1] as usize);
         let mut dying = 0usize;
-        for &v in &self.uses[start..end] {
+        for &v in &shape.uses[start..end] {
             let v = v as usize;
             let n = &mut self.remaining[v];
-            dying += usize::from(*n == 1 && !self.live_out[v]);
+            dying += usize::from(*n == 1 && !shape.live_out[v]);
             *n = n.saturating_sub(1);
         }
-        let delta = self.defs[i] as isize - dying as isize;
+        let delta = shape.defs[i] as isize - dying as isize;
         self.live = (self.live as isize + delta).max(0) as usize;
         self.max = self.max.max(self.live);
     }
