@@ -383,19 +383,34 @@ impl PressureTracker {
         // The parameters (those still needed are kept below), then the values live in.
         let params = func.dfg.block_params(block);
         let mut entry: Vec<u32> = params.iter().map(|&p| id(p, ids)).collect();
-        entry.extend(liveness.live_in(block).map(|v| id(v, ids)));
-        let count = numbered.len();
+        // A value live in that the block neither reads nor defines (most of them, in a large
+        // function) would be numbered after every other, in ascending order: it takes that
+        // number without a mark in `ids`, and only whether it is live out is kept.
+        let mut unread_live_out: Vec<bool> = Vec::new();
+        let mut outs = liveness.live_out(block).peekable();
+        for v in liveness.live_in(block) {
+            match ids[v].checked_sub(1) {
+                Some(i) => entry.push(i),
+                None => {
+                    while outs.next_if(|&out| out < v).is_some() {}
+                    unread_live_out.push(outs.peek() == Some(&v));
+                }
+            }
+        }
+        let read = numbered.len();
+        let count = read + unread_live_out.len();
         let mut remaining = vec![0u32; count];
         for &u in &uses {
             remaining[u as usize] += 1;
         }
         // Only numbered values matter: mark those among the (few) values live out.
-        let mut live_out = vec![false; count];
+        let mut live_out = vec![false; read];
         for v in liveness.live_out(block) {
             if let Some(i) = ids[v].checked_sub(1) {
                 live_out[i as usize] = true;
             }
         }
+        live_out.extend_from_slice(&unread_live_out);
         for &v in &numbered {
             ids[v] = 0;
         }
@@ -416,11 +431,13 @@ impl PressureTracker {
         });
         entry.sort_unstable();
         entry.dedup();
-        let live = entry.len();
+        // The unread values live in are distinct from the others and none is read.
+        let live = entry.len() + unread_live_out.len();
         let idle = entry
             .iter()
             .filter(|&&i| remaining[i as usize] == 0 && live_out[i as usize])
-            .count();
+            .count()
+            + unread_live_out.iter().filter(|&&out| out).count();
         Self {
             shape: Arc::new(TrackedBlock {
                 uses,
