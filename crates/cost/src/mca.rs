@@ -444,10 +444,15 @@ pub fn disassemble_batch(
     let dir = tempdir()?;
     let path = dir.path().join("batch.o");
     std::fs::write(&path, &object.bytes).map_err(io_err("writing the object file"))?;
+    // The listing of a batch runs to megabytes: written to a file and read at once, it costs
+    // a few system calls instead of a pipe's poll and read per page.
+    let listing_path = dir.path().join("batch.txt");
+    let listing = std::fs::File::create(&listing_path).map_err(io_err("creating the listing"))?;
     let output = Command::new(&objdump)
         .args(["-d", "--no-show-raw-insn"])
         .args(decoder_args(target))
         .arg(&path)
+        .stdout(listing)
         .output()
         .map_err(io_err(format!("starting {}", objdump.display())))?;
     if !output.status.success() {
@@ -457,7 +462,8 @@ pub fn disassemble_batch(
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         });
     }
-    let text = String::from_utf8_lossy(&output.stdout);
+    let bytes = std::fs::read(&listing_path).map_err(io_err("reading the listing"))?;
+    let text = String::from_utf8_lossy(&bytes);
     let listings = split_sections(&text, batch.len()).ok_or_else(|| McaError::Parse {
         what: "llvm-objdump's listing of a batch",
         detail: format!(
