@@ -11,7 +11,6 @@ use schedlab_backend::pipeline::{
     self, Artifact, IrStats, PipelineConfig, Prepared, StageOptions, StageText,
 };
 use schedlab_backend::stats::{CodeStats, code_stats};
-use std::collections::HashMap;
 use std::time::Instant;
 
 /// Stage times of one pipeline run.
@@ -165,27 +164,35 @@ pub fn compile_kernel_configs_timed(
                 let start = Instant::now();
                 let (func, stages, ir) = pipeline::schedule_prepared(before, config, options, None)
                     .map_err(|e| e.to_string())?;
+                let ir_us = before_us + micros(start);
                 Ok(Scheduled {
-                    text: func.display().to_string(),
+                    order: layout_order(&func),
+                    text: std::sync::OnceLock::new(),
                     func,
                     stages,
                     ir,
-                    ir_us: before_us + micros(start),
+                    ir_us,
                 })
             })
             .and_then(|r| r)
         })
         .collect();
-    let mut first_with: HashMap<&str, usize> = HashMap::new();
-    let same_code_as: Vec<Option<usize>> = scheduled
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let text = s.as_ref().ok()?.text.as_str();
-            let first = *first_with.entry(text).or_insert(i);
-            (first != i).then_some(first)
-        })
-        .collect();
+    let mut firsts: Vec<usize> = Vec::new();
+    let mut same_code_as: Vec<Option<usize>> = Vec::with_capacity(scheduled.len());
+    for (i, s) in scheduled.iter().enumerate() {
+        let Ok(s) = s else {
+            same_code_as.push(None);
+            continue;
+        };
+        let earlier = firsts.iter().copied().find(|&f| match &scheduled[f] {
+            Ok(first) => first.same_function(s),
+            Err(_) => false,
+        });
+        if earlier.is_none() {
+            firsts.push(i);
+        }
+        same_code_as.push(earlier);
+    }
     let compiled: Vec<Option<CompiledTimed>> = (0..configs.len())
         .into_par_iter()
         .map(|i| match (&scheduled[i], same_code_as[i]) {
@@ -235,9 +242,39 @@ type CompiledTimed = Result<(Compiled, CodeStats, u64), String>;
 /// One configuration's scheduled function in [`compile_kernel_configs_timed`].
 struct Scheduled {
     func: Function,
-    /// Its CLIF text: configurations with the same text share one compile.
-    text: String,
+    /// Its blocks and instructions in layout order ([`layout_order`]).
+    order: Vec<u32>,
+    /// Its CLIF text, made when an earlier configuration has the same layout order:
+    /// configurations with the same text share one compile.
+    text: std::sync::OnceLock<String>,
     stages: StageText,
     ir: IrStats,
     ir_us: u64,
+}
+
+impl Scheduled {
+    /// Whether the two are the same function to code generation: the same CLIF text. The
+    /// layout orders are compared first, and the texts only when those are equal: every
+    /// configuration starts from one prepared function, so different orders almost always
+    /// mean different texts (and when two equal texts have different orders, the only cost
+    /// is a compile that could have been shared).
+    fn same_function(&self, other: &Scheduled) -> bool {
+        self.order == other.order && self.text() == other.text()
+    }
+
+    fn text(&self) -> &str {
+        self.text.get_or_init(|| self.func.display().to_string())
+    }
+}
+
+/// The blocks of `func` in layout order, each followed by its instructions (a block's number
+/// with the top bit set, then instruction numbers).
+fn layout_order(func: &Function) -> Vec<u32> {
+    const BLOCK: u32 = 1 << 31;
+    let mut order = Vec::with_capacity(func.dfg.num_insts() + func.dfg.num_blocks());
+    for block in func.layout.blocks() {
+        order.push(BLOCK | block.as_u32());
+        order.extend(func.layout.block_insts(block).map(|inst| inst.as_u32()));
+    }
+    order
 }
