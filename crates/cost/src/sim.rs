@@ -893,6 +893,24 @@ mod tests {
         "jge 0x0",
     ];
 
+    /// The switches of [`SimOptions`] as the bits of `bits`, in declaration order (2 048
+    /// combinations).
+    fn switches(bits: u16) -> SimOptions {
+        SimOptions {
+            bind_ports_at_allocation: bits & 1 != 0,
+            issue_dispatch_delay: bits & 2 != 0,
+            split_schedulers: bits & 4 != 0,
+            writeback_conflicts: bits & 8 != 0,
+            issue_slot_rule: bits & 16 != 0,
+            late_operand_penalty: bits & 32 != 0,
+            immediate_add_elimination: bits & 64 != 0,
+            one_uop_per_queue_per_cycle: bits & 128 != 0,
+            whole_group_allocation: bits & 256 != 0,
+            paired_stores: bits & 512 != 0,
+            register_file: bits & 1024 != 0,
+        }
+    }
+
     fn sim_of(lines: &[&str], cpu: &str, options: SimOptions) -> f64 {
         let m = core_model(Target::X86_64, cpu).expect("model");
         crate::simulated_with(Target::X86_64, &body(lines), m, options).expect("simulated")
@@ -993,19 +1011,7 @@ mod tests {
                 .expect("bound")
                 .bound();
             for bits in 0..2048u16 {
-                let options = SimOptions {
-                    bind_ports_at_allocation: bits & 1 != 0,
-                    issue_dispatch_delay: bits & 2 != 0,
-                    split_schedulers: bits & 4 != 0,
-                    writeback_conflicts: bits & 8 != 0,
-                    issue_slot_rule: bits & 16 != 0,
-                    late_operand_penalty: bits & 32 != 0,
-                    immediate_add_elimination: bits & 64 != 0,
-                    one_uop_per_queue_per_cycle: bits & 128 != 0,
-                    whole_group_allocation: bits & 256 != 0,
-                    paired_stores: bits & 512 != 0,
-                    register_file: bits & 1024 != 0,
-                };
+                let options = switches(bits);
                 let sim = sim_of(MUL_ADD, cpu, options);
                 assert!(sim >= b - 1e-9, "{cpu} {options:?}: {sim} < {b}");
             }
@@ -1287,19 +1293,7 @@ mod tests {
         let mut digest = 0xcbf2_9ce4_8422_2325u64;
         for cpu in cpus {
             for bits in 0..2048u16 {
-                let options = SimOptions {
-                    bind_ports_at_allocation: bits & 1 != 0,
-                    issue_dispatch_delay: bits & 2 != 0,
-                    split_schedulers: bits & 4 != 0,
-                    writeback_conflicts: bits & 8 != 0,
-                    issue_slot_rule: bits & 16 != 0,
-                    late_operand_penalty: bits & 32 != 0,
-                    immediate_add_elimination: bits & 64 != 0,
-                    one_uop_per_queue_per_cycle: bits & 128 != 0,
-                    whole_group_allocation: bits & 256 != 0,
-                    paired_stores: bits & 512 != 0,
-                    register_file: bits & 1024 != 0,
-                };
+                let options = switches(bits);
                 for byte in sim_of(MUL_ADD, cpu, options).to_bits().to_le_bytes() {
                     digest = (digest ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
                 }
