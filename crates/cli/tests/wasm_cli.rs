@@ -194,6 +194,33 @@ fn a_function_met_again_gets_the_rows_it_gets_alone() {
 }
 
 #[test]
+fn a_run_with_the_translation_cache_gives_the_rows_of_one_without() {
+    let cache = tempfile::tempdir().expect("temp dir");
+    let args = [
+        "report",
+        "--kernel",
+        SMALL,
+        "--strategy",
+        "source,balanced",
+        "--optimize-both",
+        "--baseline",
+        "--target",
+        "x86_64",
+        "--format",
+        "jsonl",
+    ];
+    let uncached = untimed_rows(&schedlab(&args));
+    let entries = || std::fs::read_dir(cache.path()).expect("the cache").count();
+    let filling = common::schedlab_with_cache(&args, cache.path());
+    assert_eq!(entries(), 2, "one entry per mode");
+    let reading = common::schedlab_with_cache(&args, cache.path());
+    assert_eq!(entries(), 2);
+    assert_eq!(untimed_rows(&filling), uncached);
+    assert_eq!(untimed_rows(&reading), uncached);
+    assert_eq!(stderr(&reading), stderr(&filling));
+}
+
+#[test]
 fn check_verifies_schedules_and_interprets_argument_only_functions() {
     let out = schedlab(&[
         "check",

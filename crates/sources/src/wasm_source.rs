@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use schedlab_backend::Target;
 use schedlab_backend::target::OptLevel;
 use schedlab_passes::bce::heap::HeapFacts;
-use schedlab_wasm::{BoundsChecks, Translation};
+use schedlab_wasm::{BoundsChecks, Translation, TranslationCache};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -77,11 +77,13 @@ pub fn kernels(
     let bytes = std::fs::read(path)
         .map_err(|e| CliError::usage(format!("cannot read {}: {e}", path.display())))?;
     // The modes are translated in parallel: a translation is one thread's work for seconds
-    // (Wasmtime's own compile and its IR written out), and each mode's is independent.
+    // (Wasmtime's own compile and its IR written out), and each mode's is independent. The
+    // cache (`SCHEDLAB_CACHE`) keeps each translation for the runs after the first.
+    let cache = TranslationCache::from_env();
     let translations: Vec<Result<Translation, CliError>> = modes
         .par_iter()
         .map(|&mode| {
-            crate::guard::catch(|| schedlab_wasm::translate(&bytes, mode))
+            crate::guard::catch(|| schedlab_wasm::translate_cached(&bytes, mode, &cache))
                 .map_err(|panic| format!("Wasmtime's translator {panic}"))
                 .and_then(|r| r.map_err(|e| e.to_string()))
                 .map_err(|reason| CliError::usage(format!("{name}: {reason}")))

@@ -11,6 +11,7 @@
 //! legalisation only (no e-graph, no other rewrite), collects the texts from a private
 //! temporary directory and parses them with cranelift-reader. A function whose text does not
 //! parse keeps its reason ([`WasmFunction::func`]); the others are unaffected.
+//! [`translate_cached`] keeps the texts between runs ([`TranslationCache`]).
 //!
 //! Two bounds-check modes ([`BoundsChecks`]): Wasmtime's default on 64-bit hosts (a 4 GiB
 //! reservation plus guard pages: a 32-bit memory needs no check) and explicit checks
@@ -19,6 +20,7 @@
 #![deny(missing_docs)]
 
 mod body;
+mod cache;
 mod census;
 mod names;
 pub mod soundness;
@@ -32,6 +34,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 pub use body::body_digest;
+pub use cache::{CACHE_VARIABLE, TranslationCache, WASMTIME_VERSION};
 pub use census::{HeapChecks, heap_checks};
 pub use names::{function_names, smallest_memory_minimum};
 
@@ -116,7 +119,7 @@ pub struct Translation {
     /// The defined functions, by index.
     pub functions: Vec<WasmFunction>,
     /// Wall time of Wasmtime's translation of the whole module (with its own `opt_level=none`
-    /// compile, which `Engine::precompile_module` cannot skip).
+    /// compile, which `Engine::precompile_module` cannot skip), or of reading it from the cache.
     pub wasmtime_time: Duration,
     /// Wall time spent reading the IR text back.
     pub parse_time: Duration,
@@ -124,39 +127,62 @@ pub struct Translation {
     /// ([`smallest_memory_minimum`]): what bounds-check elimination may assume of every
     /// memory's length.
     pub min_memory_bytes: u64,
+    /// Whether the IR text came from a [`TranslationCache`] instead of Wasmtime.
+    pub from_cache: bool,
 }
 
 /// The target triple Wasmtime translates for: x86_64 at schedlab's named feature level, the
 /// same IR on every host (the translation does not depend on the host's CPU).
 const TRANSLATION_TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
-/// Translates every function `bytes` (a binary module) defines, in `mode`.
+/// Translates every function `bytes` (a binary module) defines, in `mode`, with no cache.
 pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmError> {
+    translate_cached(bytes, mode, &TranslationCache::off())
+}
+
+/// [`translate`], reading the functions' IR text from `cache` when it holds this module's
+/// translation in `mode`, else running Wasmtime and keeping its text there. A cache that
+/// cannot be written costs nothing but the saving.
+pub fn translate_cached(
+    bytes: &[u8],
+    mode: BoundsChecks,
+    cache: &TranslationCache,
+) -> Result<Translation, WasmError> {
     let names = names::function_names(bytes).map_err(WasmError::Module)?;
     let min_memory_bytes = names::smallest_memory_minimum(bytes).map_err(WasmError::Module)?;
-    let dir = ir_directory()?;
-    let config = config(mode, dir.path())?;
     let started = Instant::now();
-    let engine = wasmtime::Engine::new(&config).map_err(|e| WasmError::Module(format!("{e:#}")))?;
-    engine
-        .precompile_module(&without_custom_sections(bytes))
-        .map_err(|e| WasmError::Module(format!("{e:#}")))?;
+    let key = match cache.dir() {
+        Some(_) => Some(TranslationCache::key(
+            bytes,
+            &configuration_text(&config(mode, Path::new("/ir"))?),
+        )),
+        None => None,
+    };
+    let cached = key.as_deref().and_then(|key| cache.load(key));
+    let from_cache = cached.is_some();
+    let texts = match cached {
+        Some(texts) => texts,
+        None => {
+            let texts = wasmtime_texts(bytes, mode)?;
+            if let Some(key) = &key {
+                // The cache only saves time: a directory that cannot be written changes
+                // nothing else.
+                let _ = cache.store(key, &texts);
+            }
+            texts
+        }
+    };
     let wasmtime_time = started.elapsed();
     let started = Instant::now();
-    let mut functions = Vec::new();
-    for entry in std::fs::read_dir(dir.path())? {
-        let path = entry?.path();
-        let Some(index) = function_index(&path) else {
-            continue;
-        };
-        let text = std::fs::read_to_string(&path)?;
-        functions.push(WasmFunction {
+    let mut functions: Vec<WasmFunction> = texts
+        .into_iter()
+        .map(|(index, text)| WasmFunction {
             index,
             name: names.get(&index).cloned(),
             func: parse_function(&text),
             body_digest: body_digest(&text),
-        });
-    }
+        })
+        .collect();
     functions.sort_by_key(|f| f.index);
     Ok(Translation {
         mode,
@@ -164,7 +190,36 @@ pub fn translate(bytes: &[u8], mode: BoundsChecks) -> Result<Translation, WasmEr
         wasmtime_time,
         parse_time: started.elapsed(),
         min_memory_bytes,
+        from_cache,
     })
+}
+
+/// Every setting of `config` as text, the same for equal configurations: the lines of its
+/// pretty `Debug` text, sorted (Wasmtime keeps the compiler's flags in hash maps, whose
+/// order differs between processes).
+fn configuration_text(config: &wasmtime::Config) -> String {
+    let text = format!("{config:#?}");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines.join("\n")
+}
+
+/// Each defined function's index and IR text as Wasmtime writes it for `bytes` in `mode`.
+fn wasmtime_texts(bytes: &[u8], mode: BoundsChecks) -> Result<Vec<(u32, String)>, WasmError> {
+    let dir = ir_directory()?;
+    let config = config(mode, dir.path())?;
+    let engine = wasmtime::Engine::new(&config).map_err(|e| WasmError::Module(format!("{e:#}")))?;
+    engine
+        .precompile_module(&without_custom_sections(bytes))
+        .map_err(|e| WasmError::Module(format!("{e:#}")))?;
+    let mut texts = Vec::new();
+    for entry in std::fs::read_dir(dir.path())? {
+        let path = entry?.path();
+        if let Some(index) = function_index(&path) {
+            texts.push((index, std::fs::read_to_string(&path)?));
+        }
+    }
+    Ok(texts)
 }
 
 /// Where Wasmtime writes the IR files: a fresh directory in `/dev/shm` when `TMPDIR` is not
@@ -322,6 +377,15 @@ pub fn isa(target: Target, mode: BoundsChecks, opt: OptLevel) -> Result<OwnedTar
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_configuration_text_names_the_mode_and_nothing_random() {
+        let text = |mode| configuration_text(&config(mode, Path::new("/ir")).unwrap());
+        for mode in BoundsChecks::ALL {
+            assert_eq!(text(mode), text(mode));
+        }
+        assert_ne!(text(BoundsChecks::GuardPages), text(BoundsChecks::Explicit));
+    }
 
     #[test]
     fn custom_sections_are_dropped_and_the_rest_kept() {

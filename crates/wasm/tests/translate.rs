@@ -92,3 +92,30 @@ fn modes_have_names_and_unknown_ones_are_refused() {
     let err = "fast".parse::<BoundsChecks>().expect_err("unknown");
     assert!(err.contains("guard, explicit"), "{err}");
 }
+
+#[test]
+fn a_cached_translation_is_wasmtimes_translation() {
+    use schedlab_wasm::{TranslationCache, translate_cached};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cache = TranslationCache::at(dir.path());
+    for mode in BoundsChecks::ALL {
+        let fresh = translate_cached(SMALL, mode, &cache).expect("translates");
+        let cached = translate_cached(SMALL, mode, &cache).expect("reads back");
+        assert!(!fresh.from_cache && cached.from_cache, "{mode:?}");
+        let alone = translate(SMALL, mode).expect("translates");
+        assert!(!alone.from_cache);
+        for t in [&fresh, &cached] {
+            assert_eq!(t.functions.len(), alone.functions.len());
+            for (f, g) in t.functions.iter().zip(&alone.functions) {
+                assert_eq!(
+                    (f.index, &f.name, f.body_digest),
+                    (g.index, &g.name, g.body_digest)
+                );
+                let text = |f: &schedlab_wasm::WasmFunction| f.func.as_ref().unwrap().to_string();
+                assert_eq!(text(f), text(g));
+            }
+        }
+    }
+    // One entry per mode.
+    assert_eq!(std::fs::read_dir(dir.path()).expect("the cache").count(), 2);
+}

@@ -35,14 +35,24 @@ pub fn schedlab(args: &[&str]) -> Output {
     schedlab_with_path(args, None)
 }
 
-/// Runs the binary, optionally with `PATH` replaced (to hide `java` or `valgrind`).
+/// Runs the binary, optionally with `PATH` replaced (to hide `java` or `valgrind`), without
+/// the translation cache (a test sees Wasmtime's translation and leaves nothing behind).
 pub fn schedlab_with_path(args: &[&str], path: Option<&Path>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_schedlab"));
-    cmd.args(args);
+    cmd.args(args).env("SCHEDLAB_CACHE", "off");
     if let Some(p) = path {
         cmd.env("PATH", p);
     }
     cmd.output().expect("schedlab runs")
+}
+
+/// Runs `schedlab args…` with the translation cache in `cache`.
+pub fn schedlab_with_cache(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .env("SCHEDLAB_CACHE", cache)
+        .output()
+        .expect("schedlab runs")
 }
 
 /// Whether `program` (from the Debian package `package`) is installed. Skips with a message,
