@@ -9,9 +9,11 @@ use schedlab_backend::pipeline::DEFAULT_STRATEGY;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-/// Jobs computed in parallel before their rows are printed: enough to keep every core busy,
-/// few enough that a 100,000-function run holds only this many rows at a time.
-pub const CHUNK: usize = 512;
+/// Jobs computed in parallel before their rows are printed: enough to keep every core busy
+/// and to disassemble many functions per llvm-objdump process (one per target and thread in
+/// each chunk), few enough that a 100,000-function run holds only this many rows and their
+/// code at a time (≈ 0.25 GB on the corpus; notes/real-programs.md, "Chunks of 2,048").
+pub const CHUNK: usize = 2048;
 
 /// How many of the default's largest losses the summary lists.
 const LOSSES: usize = 12;
