@@ -79,3 +79,18 @@ pub fn test_can_use<T, E: std::fmt::Display>(probe: Result<T, E>) -> bool {
         }
     }
 }
+
+/// A fresh temporary directory for files that live for one external program's run: in
+/// `/dev/shm` when `TMPDIR` is not set and the machine has one, else in the temporary
+/// directory. The programs schedlab runs (Wasmtime's IR output, llvm-objdump's listing) write
+/// a system call per line or fragment, and a RAM filesystem serves each for less.
+pub fn scratch_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    let ram = Path::new("/dev/shm");
+    if std::env::var_os("TMPDIR").is_none()
+        && ram.is_dir()
+        && let Ok(dir) = tempfile::Builder::new().prefix(prefix).tempdir_in(ram)
+    {
+        return Ok(dir);
+    }
+    tempfile::Builder::new().prefix(prefix).tempdir()
+}

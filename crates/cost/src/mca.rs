@@ -320,10 +320,10 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> McaError {
     move |source| McaError::Io { what, source }
 }
 
+/// A scratch directory for an object and its listing or report (in RAM where the machine has
+/// it: llvm-objdump writes its listing a line per system call).
 fn tempdir() -> Result<tempfile::TempDir, McaError> {
-    tempfile::Builder::new()
-        .prefix("schedlab-mca-")
-        .tempdir()
+    schedlab_backend::tools::scratch_dir("schedlab-mca-")
         .map_err(io_err("creating a temporary directory"))
 }
 

@@ -222,21 +222,12 @@ fn wasmtime_texts(bytes: &[u8], mode: BoundsChecks) -> Result<Vec<(u32, String)>
     Ok(texts)
 }
 
-/// Where Wasmtime writes the IR files: a fresh directory in `/dev/shm` when `TMPDIR` is not
-/// set and the machine has one (the files live for one translation, and Wasmtime writes them
-/// unbuffered, a system call per formatted fragment: a RAM filesystem takes about a fifth
-/// less system time for them), else in the temporary directory.
+/// Where Wasmtime writes the IR files: a fresh scratch directory
+/// ([`schedlab_backend::tools::scratch_dir`]; the files live for one translation, and
+/// Wasmtime writes them unbuffered, a system call per formatted fragment: a RAM filesystem
+/// takes about a fifth less system time for them).
 fn ir_directory() -> std::io::Result<tempfile::TempDir> {
-    let ram = Path::new("/dev/shm");
-    if std::env::var_os("TMPDIR").is_none()
-        && ram.is_dir()
-        && let Ok(dir) = tempfile::Builder::new()
-            .prefix("schedlab-wasm")
-            .tempdir_in(ram)
-    {
-        return Ok(dir);
-    }
-    tempfile::tempdir()
+    schedlab_backend::tools::scratch_dir("schedlab-wasm")
 }
 
 /// `wasm[0]--function[<index>].clif` (Wasmtime's symbol with `:` made `-`) → `<index>`;
