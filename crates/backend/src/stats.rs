@@ -101,7 +101,7 @@ fn vcode_stats_with_slots(vcode: &str, target: Target, slot_area: i64) -> CodeSt
 
 /// Bytes of the explicit stack slots, laid out as Cranelift's ABI code does (each slot at
 /// its alignment, the running size rounded to 8 bytes); spill slots come after them.
-fn explicit_slot_bytes(func: &Function) -> i64 {
+pub fn explicit_slot_bytes(func: &Function) -> i64 {
     let mut size: i64 = 0;
     for (_, data) in func.sized_stack_slots.iter() {
         let align = 1i64 << data.align_shift.min(12);

@@ -451,9 +451,52 @@ impl Built {
     }
 }
 
+/// Everything the own model's figures of a compiled function are computed from
+/// ([`report_cost::row_costs`]): the target, the machine code (the listing, the hot loop, its
+/// bounds and simulation), the VCode listing and the explicit stack slots' bytes (the
+/// allocator's spills and reloads, [`schedlab_backend::stats::code_stats`]).
+#[derive(PartialEq, Eq, Hash)]
+struct CostInputs<'a> {
+    target: Target,
+    code: &'a [u8],
+    vcode: &'a str,
+    explicit_slot_bytes: i64,
+}
+
+impl<'a> CostInputs<'a> {
+    fn of(compiled: &'a schedlab_backend::Compiled) -> Self {
+        CostInputs {
+            target: compiled.target,
+            code: &compiled.code,
+            vcode: &compiled.vcode,
+            explicit_slot_bytes: schedlab_backend::stats::explicit_slot_bytes(&compiled.func),
+        }
+    }
+}
+
 /// The rows of `built` with their own-model columns, problems and profiles. Code is costed
-/// once: a row with the code of an earlier row takes that row's figures.
-fn with_costs(built: Vec<Built>) -> Vec<(Row, Vec<String>, Option<Profile>)> {
+/// once: a row with the code of an earlier row — the same scheduled IR, or different IR that
+/// came out as the same code ([`CostInputs`]) — takes that row's figures.
+fn with_costs(mut built: Vec<Built>) -> Vec<(Row, Vec<String>, Option<Profile>)> {
+    let mut first_with: std::collections::HashMap<CostInputs<'_>, usize> =
+        std::collections::HashMap::new();
+    let mut same_cost_as: Vec<Option<usize>> = built.iter().map(|b| b.same_code_as).collect();
+    for (i, b) in built.iter().enumerate() {
+        if let (Some(compiled), None) = (&b.compiled, b.same_code_as) {
+            match first_with.entry(CostInputs::of(compiled)) {
+                std::collections::hash_map::Entry::Occupied(earlier) => {
+                    same_cost_as[i] = Some(*earlier.get());
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
+        }
+    }
+    drop(first_with);
+    for (b, same) in built.iter_mut().zip(&same_cost_as) {
+        b.same_code_as = *same;
+    }
     let costed: Vec<usize> = (0..built.len())
         .filter(|&i| built[i].compiled.is_some() && built[i].same_code_as.is_none())
         .collect();

@@ -2,7 +2,10 @@
 
 mod common;
 
-use common::{json, rows, schedlab, schedlab_plotting, stderr, stdout, success_stdout, temp_file};
+use common::{
+    json, rows, schedlab, schedlab_plotting, stderr, stdout, success_stdout, temp_file,
+    untimed_rows,
+};
 
 const KEYS: [&str; 11] = [
     "kernel",
@@ -504,4 +507,44 @@ fn baseline_rows_pressure_plot_and_isa_choice() {
     assert_eq!(stdout(&level), stdout(&named));
     let native = schedlab(&["report", "--target", "x86_64", "--isa", "native"]);
     assert!(native.status.success(), "{}", stderr(&native));
+}
+
+#[test]
+fn rows_that_share_code_get_the_figures_they_get_alone() {
+    // Strategies often agree on a schedule, or disagree only where code generation erases the
+    // difference: such rows are costed once. Each strategy reported alone shares with none.
+    const STRATEGIES: [&str; 8] = [
+        "source",
+        "hoist-loads",
+        "sink-loads",
+        "remat-loads",
+        "list-latency",
+        "pressure",
+        "latency-pressure",
+        "balanced",
+    ];
+    let report = |strategies: &str| {
+        untimed_rows(&schedlab(&[
+            "report",
+            "--kernel",
+            "md5,muladd",
+            "--strategy",
+            strategies,
+            "--optimize-both",
+            "--target",
+            "x86_64,aarch64",
+            "--format",
+            "jsonl",
+        ]))
+    };
+    let together = report(&STRATEGIES.join(","));
+    for strategy in STRATEGIES {
+        let egraph = format!("{strategy}+egraph");
+        let shared: Vec<serde_json::Value> = together
+            .iter()
+            .filter(|r| r["strategy"] == strategy || r["strategy"] == egraph.as_str())
+            .cloned()
+            .collect();
+        assert_eq!(shared, report(strategy), "{strategy}");
+    }
 }

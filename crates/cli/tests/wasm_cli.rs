@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{schedlab, stderr, stdout, success_stdout, temp_file};
+use common::{schedlab, stderr, stdout, success_stdout, temp_file, untimed_rows};
 use serde_json::Value;
 
 const SMALL: &str = concat!(
@@ -138,19 +138,6 @@ fn json_lines_from_shards_merge_into_the_summary() {
 
 /// The rows of `report --format jsonl` without the two timing columns, which differ from run
 /// to run.
-fn untimed_rows(out: &std::process::Output) -> Vec<Value> {
-    success_stdout(out)
-        .lines()
-        .map(|line| {
-            let mut row: Value = serde_json::from_str(line).expect("one row per line");
-            let columns = row.as_object_mut().expect("a row object");
-            columns.remove("ir_us");
-            columns.remove("codegen_us");
-            row
-        })
-        .collect()
-}
-
 #[test]
 fn a_function_met_again_gets_the_rows_it_gets_alone() {
     // The same module twice: every function of the second is a twin of the first's.

@@ -222,3 +222,17 @@ pub fn assert_jvm_row(r: &Value, figure: &str) {
         "{r}"
     );
 }
+
+/// The JSON-lines rows of a successful `report`, without their timing columns.
+pub fn untimed_rows(out: &Output) -> Vec<Value> {
+    success_stdout(out)
+        .lines()
+        .map(|line| {
+            let mut row: Value = serde_json::from_str(line).expect("one row per line");
+            let columns = row.as_object_mut().expect("a row object");
+            columns.remove("ir_us");
+            columns.remove("codegen_us");
+            row
+        })
+        .collect()
+}
