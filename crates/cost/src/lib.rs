@@ -104,7 +104,7 @@ pub(crate) struct Address {
 }
 
 /// Latency class of an instruction's computation (its memory part is costed separately).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OpClass {
     /// Simple integer operation.
     Alu,
@@ -159,7 +159,7 @@ impl OpClass {
 }
 
 /// What one instruction reads, writes and accesses.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Effects {
     pub class: OpClass,
     /// Data inputs.
@@ -797,7 +797,7 @@ fn simulated_of_decoded(
         moves: &moves,
         taken_branch: decoded.back_edge,
     };
-    sim::simulate_with(
+    sim::simulate_cached(
         effects,
         &decoded.x86_uops,
         fusion,

@@ -232,8 +232,10 @@ use super::ports::{PortLayout, PortMask, UopClass, ZEN_ALU};
 use super::{Address, Effects, Loc, MemRef, OpClass, latency, producer};
 use std::collections::HashMap;
 
+mod cache;
 mod schedule;
 
+pub(crate) use cache::simulate_cached;
 pub(crate) use schedule::simulate_with;
 
 /// Fewest iterations simulated.
