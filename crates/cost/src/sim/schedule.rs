@@ -56,6 +56,7 @@ pub(crate) fn simulate_with(
     let iterations = MIN_ITERATIONS
         .max(3 * win.rob / n + 4)
         .max(MIN_SIMULATED_INSTRUCTIONS / n);
+    let m = iteration.body.len();
     let mut schedule = Schedule::new(&iteration, &core, iterations);
     let total_insts = n * iterations;
     let (mut last_progress, mut progress_cycle) = ((0usize, 0usize, 0usize), 0u64);
@@ -73,8 +74,19 @@ pub(crate) fn simulate_with(
         } else if schedule.cycle - progress_cycle > STALL_LIMIT {
             return None;
         }
+        // The figure is fixed once the uops it reads have dispatched, and the rest would
+        // retire without a stall ([`Schedule::figure_uops`]): stop there.
+        if schedule.figure_dispatched == schedule.figure_uops {
+            break;
+        }
     }
-    schedule.cycles_per_iteration(iteration.body.len(), iterations)
+    schedule.cycles_per_iteration(m, iterations)
+}
+
+/// The iterations whose dispatch cycles [`Schedule::cycles_per_iteration`] reads (their
+/// middle third).
+fn measured_iterations(iterations: usize) -> std::ops::Range<usize> {
+    iterations / 3..2 * iterations / 3
 }
 
 /// The core as one simulation runs it: the window's sizes and rules with the mechanisms
@@ -295,6 +307,27 @@ struct Schedule {
     /// Uops bound this cycle per port set (the ten-port rule; reused buffer).
     same_mask_this_cycle: Vec<(PortMask, usize)>,
     cycle: u64,
+    /// The uop instances `0..figure_uops` are those whose dispatch cycles
+    /// [`Schedule::cycles_per_iteration`] reads, and `figure_dispatched` of them have
+    /// dispatched. Once all have, the simulation can stop with the figure it would give at
+    /// the end:
+    /// - a uop's dispatch cycle is written once ([`Schedule::complete`]) and never changed,
+    ///   whatever younger uops do later (port bindings, pending counts and the oldest-first
+    ///   order only decide when a uop not yet dispatched goes);
+    /// - the rest cannot hit [`STALL_LIMIT`]. Every instruction of the loop has allocated by
+    ///   then, so each can allocate into an empty window (its slots, registers and scheduler
+    ///   entries fit; the whole group fits; [`queues_free`] with no queue written yet succeeds
+    ///   whenever it did with some written, as the greedy choice with fewer queues taken
+    ///   takes a subset of them). A uop's producers are older instructions' uops, the
+    ///   previous iteration's, or its own instruction's load (which has no input from it), so
+    ///   the allocated uops not dispatched always include one whose producers have all
+    ///   dispatched; the oldest such uop, its masks being the layout's ports, is kept from
+    ///   dispatching only by older uops dispatching (each once, at most a window's worth), a
+    ///   result bus taken by an earlier uop (a latency's worth of cycles) or its own delay and
+    ///   inputs: far fewer than [`STALL_LIMIT`] cycles. With no uop waiting, the oldest
+    ///   instruction retires within a latency; with none in flight, the next one allocates.
+    figure_uops: usize,
+    figure_dispatched: usize,
 }
 
 /// No uop instance (ends the lists of [`Schedule::first_waiter`]).
@@ -341,6 +374,9 @@ impl Schedule {
             usage_seen: Vec::with_capacity(core.ports),
             same_mask_this_cycle: Vec::new(),
             cycle: 0,
+            // The iterations before the end of the measured ones.
+            figure_uops: measured_iterations(iterations).end * iteration.body.len(),
+            figure_dispatched: 0,
         }
     }
 
@@ -600,6 +636,7 @@ impl Schedule {
         self.candidates[id / 64] &= !(1 << (id % 64));
         self.waiting -= 1;
         self.dispatched[id] = Some(self.cycle);
+        self.figure_dispatched += usize::from(id < self.figure_uops);
         self.ready[id] = Some(ready);
         self.wake_waiters(id);
     }
@@ -732,7 +769,10 @@ impl Schedule {
     fn cycles_per_iteration(&self, m: usize, iterations: usize) -> Option<f64> {
         let finish =
             |k: usize| -> Option<u64> { (k * m..(k + 1) * m).map(|i| self.dispatched[i]).max()? };
-        let (from, to) = (iterations / 3, 2 * iterations / 3);
+        let std::ops::Range {
+            start: from,
+            end: to,
+        } = measured_iterations(iterations);
         let span = ((to - from) / 4).max(1);
         let mean = |range: std::ops::Range<usize>| -> Option<f64> {
             let len = range.len() as f64;
