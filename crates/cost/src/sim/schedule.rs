@@ -318,14 +318,15 @@ struct Schedule {
     ///   then, so each can allocate into an empty window (its slots, registers and scheduler
     ///   entries fit; the whole group fits; [`queues_free`] with no queue written yet succeeds
     ///   whenever it did with some written, as the greedy choice with fewer queues taken
-    ///   takes a subset of them). A uop's producers are older instructions' uops, the
-    ///   previous iteration's, or its own instruction's load (which has no input from it), so
-    ///   the allocated uops not dispatched always include one whose producers have all
-    ///   dispatched; the oldest such uop, its masks being the layout's ports, is kept from
-    ///   dispatching only by older uops dispatching (each once, at most a window's worth), a
-    ///   result bus taken by an earlier uop (a latency's worth of cycles) or its own delay and
-    ///   inputs: far fewer than [`STALL_LIMIT`] cycles. With no uop waiting, the oldest
-    ///   instruction retires within a latency; with none in flight, the next one allocates.
+    ///   takes a subset of them). A uop's producers (and a reload's store) are uops of older
+    ///   instructions, of the previous iteration, or of its own instruction in the order
+    ///   load → computation → store data, so the allocated uops not dispatched always include
+    ///   one whose producers have all dispatched; the oldest such uop, its masks being the
+    ///   layout's ports, is kept from dispatching only by older uops dispatching (each once,
+    ///   at most a window's worth), a result bus taken by an earlier uop (a latency's worth of
+    ///   cycles) or its own delay and inputs: far fewer than [`STALL_LIMIT`] cycles. With no
+    ///   uop waiting, the oldest instruction retires within a latency; with none in flight,
+    ///   the next one allocates. The output is the same (`the_figures_are_pinned`, reports).
     figure_uops: usize,
     figure_dispatched: usize,
 }
