@@ -55,7 +55,7 @@ use cranelift_codegen::ir::{
     condcodes::{CondCode, IntCC},
     types,
 };
-use cranelift_codegen::loop_analysis::LoopAnalysis;
+use cranelift_codegen::loop_analysis::{Loop, LoopAnalysis};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What predication did.
@@ -114,16 +114,19 @@ enum Limit {
 pub fn predicate_loops(func: &mut Function, slow_path: Option<&SlowPathCall>) -> PredicateOutcome {
     let mut out = PredicateOutcome::default();
     let mut done: HashSet<Block> = HashSet::default();
+    // The analyses of the function as it stands: a loop left alone changes nothing, so they
+    // are recomputed only after a loop was versioned.
+    let mut current: Option<LoopAnalyses> = None;
     loop {
-        let cfg = ControlFlowGraph::with_function(func);
-        let domtree = DominatorTree::with_function(func, &cfg);
-        let mut loops = LoopAnalysis::new();
-        loops.compute(func, &cfg, &domtree);
-        let parents: HashSet<_> = loops.loops().filter_map(|l| loops.loop_parent(l)).collect();
-        let next = loops
-            .loops()
-            .filter(|l| !parents.contains(l))
-            .map(|l| (l, loops.loop_header(l)))
+        let LoopAnalyses {
+            cfg,
+            domtree,
+            loops,
+            innermost,
+        } = current.get_or_insert_with(|| LoopAnalyses::of(func));
+        let next = innermost
+            .iter()
+            .map(|&l| (l, loops.loop_header(l)))
             .find(|(_, h)| !done.contains(h));
         let Some((lp, header)) = next else {
             break;
@@ -134,7 +137,8 @@ pub fn predicate_loops(func: &mut Function, slow_path: Option<&SlowPathCall>) ->
             .blocks()
             .filter(|&b| loops.is_in_loop(b, lp))
             .collect();
-        if let Some(plan) = analyze(func, &cfg, &domtree, header, blocks) {
+        if let Some(plan) = analyze(func, cfg, domtree, header, blocks) {
+            current = None;
             let restartable =
                 slow_path.filter(|_| deopt::check_restartable(func, plan.entry_branch).is_ok());
             if let Some(call) = restartable {
@@ -148,6 +152,32 @@ pub fn predicate_loops(func: &mut Function, slow_path: Option<&SlowPathCall>) ->
         }
     }
     out
+}
+
+/// The control-flow graph, dominator tree and loops of a function, and its innermost loops
+/// in the loop analysis' order.
+struct LoopAnalyses {
+    cfg: ControlFlowGraph,
+    domtree: DominatorTree,
+    loops: LoopAnalysis,
+    innermost: Vec<Loop>,
+}
+
+impl LoopAnalyses {
+    fn of(func: &Function) -> Self {
+        let cfg = ControlFlowGraph::with_function(func);
+        let domtree = DominatorTree::with_function(func, &cfg);
+        let mut loops = LoopAnalysis::new();
+        loops.compute(func, &cfg, &domtree);
+        let parents: HashSet<Loop> = loops.loops().filter_map(|l| loops.loop_parent(l)).collect();
+        let innermost = loops.loops().filter(|l| !parents.contains(l)).collect();
+        Self {
+            cfg,
+            domtree,
+            loops,
+            innermost,
+        }
+    }
 }
 
 fn analyze(
