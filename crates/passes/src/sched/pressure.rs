@@ -20,8 +20,74 @@ use std::sync::Arc;
 /// the deduplication it needs (no hashing), and membership is a binary search.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Liveness {
-    live_in: Vec<Vec<Value>>,
-    live_out: Vec<Vec<Value>>,
+    live_in: BlockSets,
+    live_out: BlockSets,
+}
+
+/// One sorted list of values per block number, stored flat: block `b`'s list is
+/// `values[start[b]..start[b + 1]]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct BlockSets {
+    start: Vec<u32>,
+    values: Vec<Value>,
+}
+
+impl BlockSets {
+    /// The lists of `blocks` blocks holding `entries` (block, value), given in ascending
+    /// order of value, each pair once.
+    fn from_entries(blocks: usize, entries: &[(Block, Value)]) -> Self {
+        let mut start = vec![0u32; blocks + 1];
+        for &(block, _) in entries {
+            start[block.index() + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut next = start.clone();
+        let mut values = vec![Value::new(0); entries.len()];
+        // Stable: each block's values keep their ascending order.
+        for &(block, v) in entries {
+            values[next[block.index()] as usize] = v;
+            next[block.index()] += 1;
+        }
+        Self { start, values }
+    }
+
+    /// The list of `block` (empty for a block number out of range).
+    fn of(&self, block: Block) -> &[Value] {
+        match self.start.get(block.index()..block.index() + 2) {
+            Some(&[from, to]) => &self.values[from as usize..to as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// The live-in or live-out side of [`Liveness::propagate`]'s work: (block, value) pairs in
+/// ascending order of value, and per block the last value added.
+struct SideEntries {
+    entries: Vec<(Block, Value)>,
+    last: Vec<Option<Value>>,
+}
+
+impl SideEntries {
+    fn new(blocks: usize, capacity: usize) -> Self {
+        Self {
+            entries: Vec::with_capacity(capacity),
+            last: vec![None; blocks],
+        }
+    }
+
+    /// Adds `v` to `block`'s list unless it was the last value added to it; returns whether
+    /// it was added.
+    fn add_once(&mut self, block: Block, v: Value) -> bool {
+        let mark = &mut self.last[block.index()];
+        if *mark == Some(v) {
+            return false;
+        }
+        *mark = Some(v);
+        self.entries.push((block, v));
+        true
+    }
 }
 
 fn def_block(func: &Function, v: Value) -> Option<Block> {
@@ -140,10 +206,13 @@ impl Liveness {
     /// block's lists come out sorted and a block's last entry is the only possible duplicate.
     fn propagate(func: &Function, preds: &Predecessors, mut work: Vec<(Value, Block)>) -> Liveness {
         let blocks = func.dfg.num_blocks();
-        let mut live = Liveness {
-            live_in: vec![Vec::new(); blocks],
-            live_out: vec![Vec::new(); blocks],
-        };
+        // Sorted into per-block lists at the end; a first guess at their length: one entry
+        // per use outside its block.
+        let capacity = work.len();
+        let (mut ins, mut outs) = (
+            SideEntries::new(blocks, capacity),
+            SideEntries::new(blocks, capacity),
+        );
         work.sort_unstable();
         let mut pending: Vec<Block> = Vec::new();
         let mut next = 0;
@@ -155,48 +224,31 @@ impl Liveness {
             }
             let home = def_block(func, v);
             while let Some(block) = pending.pop() {
-                let live_in = &mut live.live_in[block.index()];
-                if live_in.last() == Some(&v) {
+                if !ins.add_once(block, v) {
                     continue;
                 }
-                live_in.push(v);
                 for &pred in preds.of_block(block) {
-                    let live_out = &mut live.live_out[pred.index()];
-                    if live_out.last() != Some(&v) {
-                        live_out.push(v);
-                    }
+                    outs.add_once(pred, v);
                     if home != Some(pred) {
                         pending.push(pred);
                     }
                 }
             }
         }
-        live
+        Liveness {
+            live_in: BlockSets::from_entries(blocks, &ins.entries),
+            live_out: BlockSets::from_entries(blocks, &outs.entries),
+        }
     }
 
     /// Values live on entry to `block` (not counting its own parameters), in ascending order.
     pub fn live_in(&self, block: Block) -> impl Iterator<Item = Value> + '_ {
-        self.live_in
-            .get(block.index())
-            .into_iter()
-            .flatten()
-            .copied()
-    }
-
-    /// Values live on exit from `block`, in ascending order.
-    pub(crate) fn live_out(&self, block: Block) -> impl Iterator<Item = Value> + '_ {
-        self.live_out
-            .get(block.index())
-            .into_iter()
-            .flatten()
-            .copied()
+        self.live_in.of(block).iter().copied()
     }
 
     /// Whether `v` is live on exit from `block`.
     pub fn is_live_out(&self, block: Block, v: Value) -> bool {
-        self.live_out
-            .get(block.index())
-            .is_some_and(|s| s.binary_search(&v).is_ok())
+        self.live_out.of(block).binary_search(&v).is_ok()
     }
 }
 
@@ -362,7 +414,7 @@ impl PressureTracker {
         ids: &mut SecondaryMap<Value, u32>,
     ) -> Self {
         // Dense value ids (+1; 0 means unnumbered), reset before returning.
-        let mut numbered: Vec<Value> = Vec::new();
+        let mut numbered: Vec<Value> = Vec::with_capacity(operand_values.len() + insts.len());
         let mut id = |v: Value, ids: &mut SecondaryMap<Value, u32>| {
             if ids[v] == 0 {
                 numbered.push(v);
@@ -382,35 +434,40 @@ impl PressureTracker {
         }
         // The parameters (those still needed are kept below), then the values live in.
         let params = func.dfg.block_params(block);
-        let mut entry: Vec<u32> = params.iter().map(|&p| id(p, ids)).collect();
+        let live_in = liveness.live_in.of(block);
+        let mut entry: Vec<u32> = Vec::with_capacity(params.len() + live_in.len());
+        entry.extend(params.iter().map(|&p| id(p, ids)));
         // A value live in that the block neither reads nor defines (most of them, in a large
         // function) would be numbered after every other, in ascending order: it takes that
         // number without a mark in `ids`, and only whether it is live out is kept.
-        let mut unread_live_out: Vec<bool> = Vec::new();
-        let mut outs = liveness.live_out(block).peekable();
-        for v in liveness.live_in(block) {
+        let read = numbered.len();
+        let mut live_out: Vec<bool> = Vec::with_capacity(read + live_in.len());
+        live_out.resize(read, false);
+        let (mut unread, mut unread_live_out) = (0, 0);
+        let live_out_values = liveness.live_out.of(block);
+        let mut outs = live_out_values.iter().copied().peekable();
+        for &v in live_in {
             match ids[v].checked_sub(1) {
                 Some(i) => entry.push(i),
                 None => {
                     while outs.next_if(|&out| out < v).is_some() {}
-                    unread_live_out.push(outs.peek() == Some(&v));
+                    let out = outs.peek() == Some(&v);
+                    live_out.push(out);
+                    unread += 1;
+                    unread_live_out += usize::from(out);
                 }
             }
         }
-        let read = numbered.len();
-        let count = read + unread_live_out.len();
-        let mut remaining = vec![0u32; count];
+        let mut remaining = vec![0u32; live_out.len()];
         for &u in &uses {
             remaining[u as usize] += 1;
         }
         // Only numbered values matter: mark those among the (few) values live out.
-        let mut live_out = vec![false; read];
-        for v in liveness.live_out(block) {
+        for &v in live_out_values {
             if let Some(i) = ids[v].checked_sub(1) {
                 live_out[i as usize] = true;
             }
         }
-        live_out.extend_from_slice(&unread_live_out);
         for &v in &numbered {
             ids[v] = 0;
         }
@@ -432,12 +489,12 @@ impl PressureTracker {
         entry.sort_unstable();
         entry.dedup();
         // The unread values live in are distinct from the others and none is read.
-        let live = entry.len() + unread_live_out.len();
+        let live = entry.len() + unread;
         let idle = entry
             .iter()
             .filter(|&&i| remaining[i as usize] == 0 && live_out[i as usize])
             .count()
-            + unread_live_out.iter().filter(|&&out| out).count();
+            + unread_live_out;
         Self {
             shape: Arc::new(TrackedBlock {
                 uses,
