@@ -59,9 +59,10 @@ pub struct RewriteOptions {
     /// instructions (`masked_merge.removed` counts both sweeps') and
     /// `reassociate.shortened` / `reassociate.cycles_saved` stay zero.
     pub lean: bool,
-    /// With `lean`: no instruction of the function reads an alias (what predicating
-    /// bounds-check elimination and forwarding leave; checked in debug builds), so no operand
-    /// is passed through `resolve_aliases`. The function that results is the same.
+    /// No instruction of the function reads an alias (what predicating bounds-check
+    /// elimination and forwarding leave; checked in debug builds), so no operand is passed
+    /// through `resolve_aliases`. The function that results, and the statistics, are the
+    /// same.
     pub aliases_resolved: bool,
     /// Leave trees of `i8` conditions as built (reassociate only values). Predicating
     /// bounds-check elimination tests a loop's ranges in its preheader as a chain
@@ -91,7 +92,7 @@ pub fn run(
     options: impl Into<RewriteOptions>,
 ) -> RewriteStats {
     let options = options.into();
-    if options.lean && options.aliases_resolved {
+    if options.aliases_resolved {
         debug_assert!(reads_no_alias(func));
         let stats = run_steps(func, latency, options, Aliases::NoneRead);
         debug_assert!(reads_no_alias(func));
