@@ -20,6 +20,7 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use sha2::{Digest, Sha256};
+use std::ffi::OsString;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -57,23 +58,27 @@ impl TranslationCache {
     /// The cache [`CACHE_VARIABLE`] names; off when it is unset and there is no home
     /// directory.
     pub fn from_env() -> Self {
-        match std::env::var_os(CACHE_VARIABLE) {
+        Self::located(
+            std::env::var_os(CACHE_VARIABLE),
+            std::env::var_os("XDG_CACHE_HOME"),
+            std::env::var_os("HOME"),
+        )
+    }
+
+    /// The cache for the values of [`CACHE_VARIABLE`], `XDG_CACHE_HOME` and `HOME` (an empty
+    /// value counts as unset).
+    fn located(setting: Option<OsString>, xdg: Option<OsString>, home: Option<OsString>) -> Self {
+        let set = |v: Option<OsString>| v.filter(|v| !v.is_empty());
+        match set(setting) {
             Some(v) if v == "off" => Self::off(),
-            Some(v) if !v.is_empty() => Self::at(v),
-            _ => {
-                let base = std::env::var_os("XDG_CACHE_HOME")
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from)
-                    .or_else(|| {
-                        std::env::var_os("HOME")
-                            .filter(|v| !v.is_empty())
-                            .map(|home| Path::new(&home).join(".cache"))
-                    });
-                match base {
-                    Some(base) => Self::at(base.join("schedlab").join("wasm")),
-                    None => Self::off(),
-                }
-            }
+            Some(v) => Self::at(v),
+            None => match set(xdg)
+                .map(PathBuf::from)
+                .or_else(|| set(home).map(|home| Path::new(&home).join(".cache")))
+            {
+                Some(base) => Self::at(base.join("schedlab").join("wasm")),
+                None => Self::off(),
+            },
         }
     }
 
@@ -211,6 +216,29 @@ mod tests {
         assert_ne!(key, TranslationCache::key(b"\0asm\x02", "a"));
         assert_ne!(key, TranslationCache::key(b"\0asm\x01", "b"));
         assert_eq!(key, TranslationCache::key(b"\0asm\x01", "a"));
+    }
+
+    #[test]
+    fn the_variable_places_the_cache_or_turns_it_off() {
+        let os = |s: &str| Some(OsString::from(s));
+        let located = TranslationCache::located;
+        assert_eq!(
+            located(os("off"), os("/x"), os("/h")),
+            TranslationCache::off()
+        );
+        assert_eq!(
+            located(os("/c"), os("/x"), os("/h")),
+            TranslationCache::at("/c")
+        );
+        assert_eq!(
+            located(None, os("/x"), os("/h")),
+            TranslationCache::at("/x/schedlab/wasm")
+        );
+        assert_eq!(
+            located(os(""), os(""), os("/h")),
+            TranslationCache::at("/h/.cache/schedlab/wasm")
+        );
+        assert_eq!(located(None, None, None), TranslationCache::off());
     }
 
     #[test]
