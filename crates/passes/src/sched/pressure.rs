@@ -24,43 +24,53 @@ pub struct Liveness {
     live_out: BlockSets,
 }
 
-/// One sorted list of values per block number, stored flat: block `b`'s list is
-/// `values[start[b]..start[b + 1]]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct BlockSets {
+/// One list per block number, stored flat: block `b`'s list is `items[start[b]..start[b + 1]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PerBlock<T> {
     start: Vec<u32>,
-    values: Vec<Value>,
+    items: Vec<T>,
 }
 
-impl BlockSets {
-    /// The lists of `blocks` blocks holding `entries` (block, value), given in ascending
-    /// order of value, each pair once.
-    fn from_entries(blocks: usize, entries: &[(Block, Value)]) -> Self {
+impl<T> Default for PerBlock<T> {
+    fn default() -> Self {
+        Self {
+            start: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> PerBlock<T> {
+    /// The lists of `blocks` blocks holding `pairs` (block, item); each block's items keep
+    /// the order they have in `pairs`.
+    fn grouped(blocks: usize, pairs: &[(Block, T)]) -> Self {
         let mut start = vec![0u32; blocks + 1];
-        for &(block, _) in entries {
+        for &(block, _) in pairs {
             start[block.index() + 1] += 1;
         }
         for i in 1..start.len() {
             start[i] += start[i - 1];
         }
         let mut next = start.clone();
-        let mut values = vec![Value::new(0); entries.len()];
-        // Stable: each block's values keep their ascending order.
-        for &(block, v) in entries {
-            values[next[block.index()] as usize] = v;
+        let mut items: Vec<T> = pairs.iter().map(|&(_, item)| item).collect();
+        for &(block, item) in pairs {
+            items[next[block.index()] as usize] = item;
             next[block.index()] += 1;
         }
-        Self { start, values }
+        Self { start, items }
     }
 
     /// The list of `block` (empty for a block number out of range).
-    fn of(&self, block: Block) -> &[Value] {
+    fn of(&self, block: Block) -> &[T] {
         match self.start.get(block.index()..block.index() + 2) {
-            Some(&[from, to]) => &self.values[from as usize..to as usize],
+            Some(&[from, to]) => &self.items[from as usize..to as usize],
             _ => &[],
         }
     }
 }
+
+/// One sorted list of values per block number (pairs given in ascending order of value).
+type BlockSets = PerBlock<Value>;
 
 /// The live-in or live-out side of [`Liveness::propagate`]'s work: (block, value) pairs in
 /// ascending order of value, and per block the last value added.
@@ -101,11 +111,7 @@ fn def_block(func: &Function, v: Value) -> Option<Block> {
 /// Every block's predecessors (one entry per branch edge), flat: what liveness walks, read
 /// from the terminators in one sweep.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Predecessors {
-    /// Per block number: where its predecessors start in `blocks` (one more entry at the end).
-    start: Vec<u32>,
-    blocks: Vec<Block>,
-}
+pub(crate) struct Predecessors(PerBlock<Block>);
 
 impl Predecessors {
     /// The predecessors of every block of `func`'s layout.
@@ -121,28 +127,12 @@ impl Predecessors {
                 edges.push((call.block(&dfg.value_lists), block));
             }
         }
-        let mut start = vec![0u32; dfg.num_blocks() + 1];
-        for &(to, _) in &edges {
-            start[to.index() + 1] += 1;
-        }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
-        let mut next = start.clone();
-        let mut blocks = vec![Block::new(0); edges.len()];
-        for &(to, from) in &edges {
-            blocks[next[to.index()] as usize] = from;
-            next[to.index()] += 1;
-        }
-        Self { start, blocks }
+        Self(PerBlock::grouped(dfg.num_blocks(), &edges))
     }
 
     /// The predecessors of `block`, one per branch edge into it.
     fn of_block(&self, block: Block) -> &[Block] {
-        match self.start.get(block.index()..block.index() + 2) {
-            Some(&[from, to]) => &self.blocks[from as usize..to as usize],
-            _ => &[],
-        }
+        self.0.of(block)
     }
 }
 
@@ -236,8 +226,8 @@ impl Liveness {
             }
         }
         Liveness {
-            live_in: BlockSets::from_entries(blocks, &ins.entries),
-            live_out: BlockSets::from_entries(blocks, &outs.entries),
+            live_in: BlockSets::grouped(blocks, &ins.entries),
+            live_out: BlockSets::grouped(blocks, &outs.entries),
         }
     }
 
