@@ -1,11 +1,13 @@
 //! The host JIT: a function compiled through [`crate::compile()`]'s settings into executable
 //! memory that lives for the rest of the process.
 
+use crate::code_cache::{CachedCode, CodeCache, patched, word_sites};
 use crate::compile::{Compiled, compile_in_context};
 use crate::target::{IsaChoice, OptLevel, Target};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::Function;
-use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::ir::Signature;
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, ModuleError};
 use std::cell::RefCell;
@@ -135,31 +137,67 @@ impl JitFunction {
         // Compile once, keep the statistics, and hand the same bytes to the module; functions
         // with relocations go through the module's own compile with the same ISA settings.
         let name = func.name.to_string();
-        let mut signature = func.signature.clone();
+        let signature = func.signature.clone();
         let compiled = with_context(|ctx| {
             compile_in_context(ctx, func, target, isa.as_ref(), options.listing)
         })??;
-        let alignment = u64::from(isa.function_alignment().preferred);
-        let mut module = JITModule::new(JITBuilder::with_isa(
-            isa,
-            cranelift_module::default_libcall_names(),
-        ));
-        signature.call_conv = module.isa().default_call_conv();
-        let id = module.declare_function(&name, Linkage::Export, &signature)?;
-        if compiled.relocs.is_empty() {
-            module.define_function_bytes(id, alignment, &compiled.code, &[])?;
+        let code = if compiled.relocs.is_empty() {
+            executable(isa, &name, signature, ModuleInput::Bytes(&compiled.code))?
         } else {
-            // The function as compiled (legalised), compiled again by the module.
-            let mut exec_func = compiled.func.clone();
-            exec_func.signature = signature;
-            let mut ctx = cranelift_codegen::Context::for_function(exec_func);
-            module.define_function(id, &mut ctx)?;
-        }
-        module.finalize_definitions()?;
-        let code = module.get_finalized_function(id);
-        // Keep the executable memory for the rest of the process (see the type's docs).
-        std::mem::forget(module);
+            executable(isa, &name, signature, ModuleInput::Function(&compiled.func))?
+        };
         Ok(Self { code, compiled })
+    }
+
+    /// Compiles `func` after `stages` as [`JitFunction::compile_with`] does (`opt_level=none`,
+    /// no verifier, no listing), keeping the machine code in `cache` under `recipe` (which
+    /// must name everything `stages` and `func` depend on; see [`crate::code_cache`]); a later
+    /// process of the same executable on the same ISA loads it instead of running `stages`
+    /// and the code generator. `words` are the process-specific 64-bit values the code
+    /// embeds (addresses): code in which one does not occur exactly once is not kept. Only an
+    /// x86_64 host keeps code (the sites are x86_64 immediates; see [`crate::code_cache`]).
+    /// Returns the entry point and whether it came from the cache.
+    pub fn compile_cached<E: From<JitError>>(
+        cache: &CodeCache,
+        recipe: &str,
+        words: &[u64],
+        mut func: Function,
+        stages: impl FnOnce(&mut Function) -> Result<(), E>,
+    ) -> Result<(JitCode, bool), E> {
+        let isa = host_isa(false)?;
+        let name = func.name.to_string();
+        let key = CodeCache::key(recipe, &isa_text(isa.as_ref()))
+            .filter(|_| cfg!(target_arch = "x86_64") && cache.dir().is_some());
+        let loaded = key.as_ref().and_then(|key| cache.load(key));
+        if let Some(entry) = loaded
+            && let Some(code) = patched(entry.code, &entry.sites, words)
+        {
+            let entry = executable(
+                isa,
+                &name,
+                func.signature.clone(),
+                ModuleInput::Bytes(&code),
+            )?;
+            return Ok((JitCode { entry }, true));
+        }
+        stages(&mut func)?;
+        let options = JitOptions {
+            verify: false,
+            listing: false,
+        };
+        let jit = Self::compile_with(func, &options)?;
+        if let Some(key) = key
+            && jit.compiled.relocs.is_empty()
+            && let Some(sites) = word_sites(&jit.compiled.code, words)
+        {
+            let entry = CachedCode {
+                code: jit.compiled.code.clone(),
+                sites,
+            };
+            // The cache only saves time: a directory that cannot be written changes nothing.
+            let _ = cache.store(&key, &entry);
+        }
+        Ok((JitCode { entry: jit.code }, false))
     }
 
     /// The entry point. Transmute it to the function's `extern "C"`-compatible type.
@@ -171,4 +209,72 @@ impl JitFunction {
     pub fn compiled(&self) -> &Compiled {
         &self.compiled
     }
+}
+
+/// The entry point of code made by [`JitFunction::compile_cached`]: executable memory that
+/// lives for the rest of the process.
+#[derive(Clone, Copy, Debug)]
+pub struct JitCode {
+    entry: *const u8,
+}
+
+// SAFETY: as for `JitFunction`: the pointer refers to immutable executable memory that is
+// never unmapped.
+unsafe impl Send for JitCode {}
+// SAFETY: as above.
+unsafe impl Sync for JitCode {}
+
+impl JitCode {
+    /// The entry point. Transmute it to the function's `extern "C"`-compatible type.
+    pub fn code_ptr(&self) -> *const u8 {
+        self.entry
+    }
+}
+
+/// What the JIT module makes executable: finished bytes, or a function it compiles itself
+/// (one with relocations, which the module resolves).
+enum ModuleInput<'a> {
+    Bytes(&'a [u8]),
+    Function(&'a Function),
+}
+
+/// `input` as the exported function `name` of a fresh JIT module on `isa`, made executable;
+/// the module is kept for the rest of the process (see [`JitFunction`]).
+fn executable(
+    isa: OwnedTargetIsa,
+    name: &str,
+    mut signature: Signature,
+    input: ModuleInput<'_>,
+) -> Result<*const u8, JitError> {
+    let alignment = u64::from(isa.function_alignment().preferred);
+    let mut module = JITModule::new(JITBuilder::with_isa(
+        isa,
+        cranelift_module::default_libcall_names(),
+    ));
+    signature.call_conv = module.isa().default_call_conv();
+    let id = module.declare_function(name, Linkage::Export, &signature)?;
+    match input {
+        ModuleInput::Bytes(bytes) => module.define_function_bytes(id, alignment, bytes, &[])?,
+        ModuleInput::Function(func) => {
+            // The function as compiled (legalised), compiled again by the module.
+            let mut exec_func = func.clone();
+            exec_func.signature = signature;
+            let mut ctx = cranelift_codegen::Context::for_function(exec_func);
+            module.define_function(id, &mut ctx)?;
+        }
+    }
+    module.finalize_definitions()?;
+    let code = module.get_finalized_function(id);
+    std::mem::forget(module);
+    Ok(code)
+}
+
+/// Everything about `isa` its code depends on: the triple and every shared and ISA-specific
+/// flag (the host's detected features among them).
+fn isa_text(isa: &dyn TargetIsa) -> String {
+    let mut text = format!("{}\n{}", isa.triple(), isa.flags());
+    for value in isa.isa_flags() {
+        text.push_str(&format!("\n{value}"));
+    }
+    text
 }

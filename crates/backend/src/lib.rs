@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod code_cache;
 pub mod compile;
 pub mod emulate;
 pub mod exec;
@@ -20,6 +21,6 @@ pub mod target;
 pub mod tools;
 
 pub use compile::{CompileError, Compiled, compile, compile_for, compile_speed, optimize};
-pub use jit::{JitError, JitFunction, JitOptions};
+pub use jit::{JitCode, JitError, JitFunction, JitOptions};
 pub use pipeline::{Artifact, PipelineConfig, PipelineError};
 pub use target::{IsaChoice, Target, TargetError};

@@ -1,8 +1,9 @@
 //! The JIT-compiled multi-buffer kernel (`md5-mb`): one message per SIMD lane.
 
 use cranelift_codegen::isa::CallConv;
+use schedlab_backend::code_cache::CodeCache;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
-use schedlab_backend::{JitFunction, JitOptions, Target};
+use schedlab_backend::{JitCode, JitFunction, Target};
 use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES, MAX_GROUPS};
 use schedlab_passes::deopt::SlowPathCall;
 
@@ -101,7 +102,8 @@ pub struct Lane<'a> {
 pub struct MultiCompressor {
     entry: LanesFn,
     groups: usize,
-    _jit: JitFunction,
+    from_cache: bool,
+    _jit: JitCode,
 }
 
 impl std::fmt::Debug for MultiCompressor {
@@ -117,40 +119,110 @@ impl MultiCompressor {
     /// with `config` and JIT-compiles it. Only the check-free loop is compiled; ranges the
     /// preheader test cannot prove in bounds run the Rust model of the kernel.
     pub fn compile(config: &PipelineConfig, groups: usize) -> Result<Self, crate::BuildError> {
+        Self::compile_with_cache(config, groups, &CodeCache::off())
+    }
+
+    /// [`MultiCompressor::compile`], the machine code kept in `cache`
+    /// ([`JitFunction::compile_cached`]): a later process of the same program on the same
+    /// host loads it instead of compiling. Loaded code is checked against the Rust model on
+    /// every lane and on its slow path before it is used; code that disagrees is compiled
+    /// afresh. A configuration with a strategy given as a function (not by name) is never
+    /// cached: its recipe could not name it.
+    pub fn compile_with_cache(
+        config: &PipelineConfig,
+        groups: usize,
+        cache: &CodeCache,
+    ) -> Result<Self, crate::BuildError> {
         if !(1..=MAX_GROUPS).contains(&groups) {
             return Err(crate::BuildError::Lanes(groups * GROUP_LANES));
         }
         let target = Target::host().ok_or(crate::BuildError::UnsupportedHost)?;
-        let mut func = md5_mb::compress_lanes(groups);
+        let cache = if config.strategy_entry.is_some() {
+            &CodeCache::off()
+        } else {
+            cache
+        };
+        let kernel = Self::compile_from(config, groups, target, cache)?;
+        if !kernel.from_cache || kernel.agrees_with_the_model() {
+            return Ok(kernel);
+        }
+        Self::compile_from(config, groups, target, &CodeCache::off())
+    }
+
+    fn compile_from(
+        config: &PipelineConfig,
+        groups: usize,
+        target: Target,
+        cache: &CodeCache,
+    ) -> Result<Self, crate::BuildError> {
         // The checked loop is not compiled: a failing preheader test calls the Rust model
         // (the context is the lane count). Valid input never takes it.
+        let callee = run_slow_path as *const () as usize as u64;
         let slow_path = SlowPathCall {
-            callee: run_slow_path as *const () as usize as u64,
+            callee,
             context: (groups * GROUP_LANES) as u64,
             call_conv: CallConv::triple_default(&target.triple()),
         };
-        run_ir_stages_with(
-            &mut func,
-            target,
-            config,
-            &StageOptions::jit(Some(slow_path)),
+        let recipe = format!(
+            "md5-mb groups={groups} {config:?} {:?}",
+            slow_path.call_conv
+        );
+        let (jit, from_cache) = JitFunction::compile_cached(
+            cache,
+            &recipe,
+            &[callee],
+            md5_mb::compress_lanes(groups),
+            |func| {
+                run_ir_stages_with(func, target, config, &StageOptions::jit(Some(slow_path)))?;
+                // The configuration is checked first (its errors name what to fix); then the
+                // host.
+                if target == Target::Riscv64 {
+                    return Err(crate::BuildError::NoSimd(target));
+                }
+                Ok(())
+            },
         )?;
-        // The configuration is checked first (its errors name what to fix); then the host.
-        if target == Target::Riscv64 {
-            return Err(crate::BuildError::NoSimd(target));
-        }
-        let options = JitOptions {
-            verify: false,
-            listing: false,
-        };
-        let jit = JitFunction::compile_with(func, &options)?;
         // SAFETY: the JIT compiled a function with exactly `LanesFn`'s signature in the host's
         // default (C) calling convention; the code lives for the process.
         let entry = unsafe { std::mem::transmute::<*const u8, LanesFn>(jit.code_ptr()) };
         Ok(Self {
             entry,
             groups,
+            from_cache,
             _jit: jit,
+        })
+    }
+
+    /// Whether the code came from the code cache rather than the compiler.
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
+    }
+
+    /// Whether the kernel gives the Rust model's states and result on a few blocks of distinct
+    /// data in every lane, and on input its preheader test sends to the slow path.
+    fn agrees_with_the_model(&self) -> bool {
+        let lanes = self.lanes();
+        let data: Vec<Vec<u8>> = (0..lanes)
+            .map(|l| (0..256).map(|i| (i * 7 + l * 31) as u8).collect())
+            .collect();
+        // Two blocks from offset 64 fit; three from offset 192 do not (the slow path).
+        [(64, 2), (192, 3)].iter().all(|&(ofs, blocks)| {
+            let initial: Vec<u32> = (0..4 * lanes as u32)
+                .map(|w| w.wrapping_mul(0x9e37_79b9))
+                .collect();
+            let (mut ours, mut model) = (initial.clone(), initial);
+            let inputs: Vec<Lane<'_>> = data.iter().map(|d| Lane { buf: d, ofs }).collect();
+            let got = self.compress_lanes(&mut ours, &inputs, blocks);
+            let model_inputs: Vec<md5_mb::LaneInput<'_>> = data
+                .iter()
+                .map(|d| md5_mb::LaneInput {
+                    buf: d,
+                    len: d.len() as i32,
+                    ofs,
+                })
+                .collect();
+            let expected = md5_mb::java_compress_lanes(&mut model, &model_inputs, blocks);
+            got == expected && ours == model
         })
     }
 

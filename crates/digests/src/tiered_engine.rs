@@ -8,6 +8,7 @@ use crate::jit_tier::{Backend, JIT_THRESHOLD_BLOCKS, Tier};
 use crate::multi::{MultiCompressor, lane_config};
 use crate::portable;
 use digest::{Digest, Output};
+use schedlab_backend::code_cache::CodeCache;
 use schedlab_backend::pipeline::PipelineConfig;
 
 /// One message hashed by the portable code alone.
@@ -55,8 +56,12 @@ impl TieredEngine {
                 Compressor::compile(&config).map_err(|e| e.to_string())
             }),
             batch: Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
-                MultiCompressor::compile(&lane_config(&batch_config), BATCH_GROUPS)
-                    .map_err(|e| e.to_string())
+                MultiCompressor::compile_with_cache(
+                    &lane_config(&batch_config),
+                    BATCH_GROUPS,
+                    &CodeCache::from_env(),
+                )
+                .map_err(|e| e.to_string())
             }),
         }))
     }

@@ -34,7 +34,7 @@ const FORMAT: &str = "schedlab-wasm-ir 1";
 /// The environment variable that places the cache: unset, the user's cache directory
 /// (`$XDG_CACHE_HOME/schedlab/wasm`, else `$HOME/.cache/schedlab/wasm`); `off`, no cache;
 /// anything else, that directory.
-pub const CACHE_VARIABLE: &str = "SCHEDLAB_CACHE";
+pub const CACHE_VARIABLE: &str = schedlab_backend::code_cache::CACHE_VARIABLE;
 
 /// Where translations are kept, or that they are not.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,17 +68,8 @@ impl TranslationCache {
     /// The cache for the values of [`CACHE_VARIABLE`], `XDG_CACHE_HOME` and `HOME` (an empty
     /// value counts as unset).
     fn located(setting: Option<OsString>, xdg: Option<OsString>, home: Option<OsString>) -> Self {
-        let set = |v: Option<OsString>| v.filter(|v| !v.is_empty());
-        match set(setting) {
-            Some(v) if v == "off" => Self::off(),
-            Some(v) => Self::at(v),
-            None => match set(xdg)
-                .map(PathBuf::from)
-                .or_else(|| set(home).map(|home| Path::new(&home).join(".cache")))
-            {
-                Some(base) => Self::at(base.join("schedlab").join("wasm")),
-                None => Self::off(),
-            },
+        TranslationCache {
+            dir: schedlab_backend::code_cache::cache_dir("wasm", setting, xdg, home),
         }
     }
 
