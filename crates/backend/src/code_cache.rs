@@ -8,7 +8,8 @@
 //!
 //! **The key** of an entry is the SHA-256 of [`FORMAT`], the identity of the running
 //! executable (device, inode, size and modification time of `/proc/self/exe`: a rebuilt or
-//! replaced binary never meets the entries of another), the target ISA's triple and every
+//! replaced binary never meets the entries of another; under a loader that runs another
+//! binary, such as valgrind, the cache is off), the target ISA's triple and every
 //! shared and ISA-specific flag (the host's detected features included), and the caller's
 //! *recipe* (the kernel, its configuration). Only Linux has `/proc/self/exe`; elsewhere the
 //! cache is off.
@@ -200,18 +201,26 @@ pub fn patched(mut code: Vec<u8>, sites: &[WordSite], words: &[u64]) -> Option<V
     Some(code)
 }
 
-/// Device, inode, size and modification time of the running executable's file.
+/// Device, inode, size and modification time of the running executable's file; `None` when
+/// the file the process runs (`/proc/self/exe` as the kernel resolves it) is not the one its
+/// name now leads to: a binary replaced since the process started, or a program run by a
+/// loader that presents another executable (valgrind runs its own binary and reports the
+/// client's name), whose identity would say nothing about the code.
 #[cfg(target_os = "linux")]
 fn executable_identity() -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata("/proc/self/exe").ok()?;
+    let running = std::fs::metadata("/proc/self/exe").ok()?;
+    let named = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+    if (running.dev(), running.ino()) != (named.dev(), named.ino()) {
+        return None;
+    }
     Some(format!(
         "{}:{}:{}:{}.{}",
-        meta.dev(),
-        meta.ino(),
-        meta.size(),
-        meta.mtime(),
-        meta.mtime_nsec()
+        running.dev(),
+        running.ino(),
+        running.size(),
+        running.mtime(),
+        running.mtime_nsec()
     ))
 }
 
@@ -312,6 +321,13 @@ mod tests {
         assert_eq!(cache.load("k"), None, "a flipped code byte");
         std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
         assert_eq!(cache.load("k"), None, "a cut entry");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_test_process_has_an_identity() {
+        let identity = executable_identity().expect("the test binary is its own executable");
+        assert_eq!(identity.split(':').count(), 4, "{identity}");
     }
 
     #[test]
