@@ -44,6 +44,10 @@ pub struct Compiled {
     /// The call sites that have exception handlers (`try_call`s with at least one handler), in
     /// code order: what a throw needs to find its handler in this function's frame.
     pub exception_sites: Vec<ExceptionSite>,
+    /// Every control-flow edge between the emitted blocks, as (offset of the source block's
+    /// start, offset of the target), jump tables' targets included (Cranelift's
+    /// `machine_code_cfg_info`; empty when an ISA was built without it).
+    pub block_edges: Vec<(u32, u32)>,
 }
 
 /// One `try_call` of compiled code with its handlers (Cranelift's `FinalizedMachCallSite`,
@@ -154,6 +158,7 @@ pub fn compile_in_context(
     let code = compiled.code_buffer().to_vec();
     let vcode = compiled.vcode.clone().unwrap_or_default();
     let relocs = compiled.buffer.relocs().to_vec();
+    let block_edges = compiled.bb_edges.clone();
     let exception_sites = compiled
         .buffer
         .call_sites()
@@ -171,5 +176,6 @@ pub fn compile_in_context(
         vcode,
         relocs,
         exception_sites,
+        block_edges,
     })
 }

@@ -137,6 +137,11 @@ impl Target {
         shared
             .set("use_colocated_libcalls", "false")
             .map_err(|e| e.to_string())?;
+        // The emitted blocks' edges (`Compiled::block_edges`): the cost model's control-flow
+        // graph takes a jump table's targets from them. Metadata only: the code is the same.
+        shared
+            .set("machine_code_cfg_info", "true")
+            .map_err(|e| e.to_string())?;
         let flags = settings::Flags::new(shared);
         self.isa_builder(choice)?
             .finish(flags)

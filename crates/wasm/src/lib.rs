@@ -358,6 +358,8 @@ pub fn isa(target: Target, mode: BoundsChecks, opt: OptLevel) -> Result<OwnedTar
     };
     set("enable_heap_access_spectre_mitigation", mitigate)?;
     set("enable_table_access_spectre_mitigation", mitigate)?;
+    // Metadata only (the emitted blocks' edges, which the cost model reads jump tables from).
+    set("machine_code_cfg_info", "true")?;
     let flags = settings::Flags::new(shared);
     target
         .isa_builder(IsaChoice::Level)?
