@@ -6,6 +6,7 @@ use schedlab_passes::sched::optimum::brute::{
     exhaustive, random_problem, random_symmetric_problem,
 };
 use schedlab_passes::sched::optimum::cut::{cut_pressure_bound, cut_pressure_bound_near};
+use schedlab_passes::sched::optimum::effort::Stop;
 use schedlab_passes::sched::optimum::symmetry::Symmetry;
 use schedlab_passes::sched::optimum::{
     self, BlockProblem, SolveLimits, Status, length_lower_bound, pressure_lower_bound,
@@ -20,7 +21,7 @@ use std::time::Duration;
 fn assert_timed_search_agrees(problem: &BlockProblem, cap: u32, shortest: Option<u32>, seed: u64) {
     let proven_none = |target| {
         matches!(
-            timed::order_within(problem, cap, target, usize::MAX, None),
+            timed::order_within(problem, cap, target, usize::MAX, Stop::NEVER),
             timed::Timed::Proven
         )
     };
@@ -31,7 +32,7 @@ fn assert_timed_search_agrees(problem: &BlockProblem, cap: u32, shortest: Option
         );
         return;
     };
-    let found = timed::order_within(problem, cap, length, usize::MAX, None);
+    let found = timed::order_within(problem, cap, length, usize::MAX, Stop::NEVER);
     let timed::Timed::Found(order) = found else {
         panic!("seed {seed}: timed search found no order at the shortest {length}");
     };
@@ -52,6 +53,7 @@ const RANDOM_DAGS: u64 = 5_000;
 fn optima_equal_exhaustive_search_on_random_dags() {
     let limits = SolveLimits {
         per_problem: Duration::from_secs(30),
+        effort: None,
     };
     let (mut solver_pressure, mut solver_length, mut infeasible) = (0, 0, 0);
     let (mut cut_tight, mut cut_above_per_node) = (0, 0);
@@ -67,7 +69,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         );
         // The cut bound, every point tried: never above the optimum, never below the per-node
         // count (it sees every value that count sees), and tight on many.
-        let cut = cut_pressure_bound(&problem, 0, u32::MAX, None);
+        let cut = cut_pressure_bound(&problem, 0, u32::MAX, Stop::NEVER);
         assert!(
             cut <= truth.pressure && cut >= per_node,
             "seed {seed}: cut bound {cut}, per-node {per_node}, optimum {}",
@@ -76,12 +78,19 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         // Started where an order peaks, over every point: the same bound; over a few points,
         // never more.
         let source = problem.source_order();
-        let near = cut_pressure_bound_near(&problem, 0, u32::MAX, None, Some(&source), usize::MAX);
+        let near = cut_pressure_bound_near(
+            &problem,
+            0,
+            u32::MAX,
+            Stop::NEVER,
+            Some(&source),
+            usize::MAX,
+        );
         assert_eq!(
             near, cut,
             "seed {seed}: the cuts near the source order's peaks"
         );
-        let few = cut_pressure_bound_near(&problem, 0, u32::MAX, None, Some(&source), 2);
+        let few = cut_pressure_bound_near(&problem, 0, u32::MAX, Stop::NEVER, Some(&source), 2);
         assert!(
             few <= cut,
             "seed {seed}: two cuts {few} above all of them {cut}"
@@ -90,7 +99,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         cut_above_per_node += usize::from(cut > per_node);
         // The two exact methods on their own: the search over ideals, and the CP model from
         // the source order (no bounds).
-        match ideals::order_within(&problem, truth.pressure, usize::MAX, None) {
+        match ideals::order_within(&problem, truth.pressure, usize::MAX, Stop::NEVER) {
             ideals::Reach::Found(order) => {
                 assert!(problem.is_legal(&order), "seed {seed}");
                 assert!(problem.pressure_of(&order) <= truth.pressure, "seed {seed}");
@@ -103,7 +112,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
         if truth.pressure > 0 {
             assert!(
                 matches!(
-                    ideals::order_within(&problem, truth.pressure - 1, usize::MAX, None),
+                    ideals::order_within(&problem, truth.pressure - 1, usize::MAX, Stop::NEVER),
                     ideals::Reach::Proven
                 ),
                 "seed {seed}: an order below the optimum {}",
@@ -118,7 +127,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
                 &problem,
                 truth.pressure,
                 usize::MAX,
-                None,
+                Stop::NEVER,
                 prefer,
             ) {
                 ideals::Reach::Found(order) => {
@@ -134,7 +143,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
                             &problem,
                             truth.pressure - 1,
                             usize::MAX,
-                            None,
+                            Stop::NEVER,
                             prefer
                         ),
                         ideals::Reach::Proven
@@ -149,7 +158,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
                 &problem,
                 cap,
                 usize::MAX,
-                None,
+                Stop::NEVER,
                 ideals::Prefer::EarliestIssue,
             ),
             truth.length,
@@ -178,7 +187,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
                 &problem,
                 source.clone(),
                 4,
-                std::time::Instant::now() + Duration::from_secs(5),
+                Stop::at(std::time::Instant::now() + Duration::from_secs(5)),
             );
             assert!(problem.is_legal(&improved), "seed {seed}");
             assert!(problem.pressure_of(&improved) <= problem.pressure_of(&source));
@@ -189,7 +198,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
             0,
             problem.pressure_of(&source),
             source,
-            limits.per_problem,
+            Stop::from_now(None, limits.per_problem),
         );
         assert_eq!(
             (by_cp.status, by_cp.value),
@@ -381,7 +390,10 @@ fn problem_figures_are_the_drivers_for_every_strategy_and_kernel() {
                     );
                     assert!(figures.pressure >= pressure_lower_bound(problem));
                     if problem.len() <= 60 {
-                        assert!(figures.pressure >= cut_pressure_bound(problem, 0, u32::MAX, None));
+                        assert!(
+                            figures.pressure
+                                >= cut_pressure_bound(problem, 0, u32::MAX, Stop::NEVER)
+                        );
                     }
                     assert!(figures.length >= length_lower_bound(problem));
                 }
@@ -434,7 +446,8 @@ fn explore() {
         ] {
             let t = std::time::Instant::now();
             let deadline = t + Duration::from_secs(60);
-            let r = ideals::order_within_preferring(&problem, k, 2_000_000, Some(deadline), prefer);
+            let r =
+                ideals::order_within_preferring(&problem, k, 2_000_000, Stop::at(deadline), prefer);
             let what = match r {
                 ideals::Reach::Found(order) => {
                     assert!(problem.is_legal(&order));
@@ -454,7 +467,7 @@ fn explore() {
             let mut target = length_lower_bound(&problem);
             loop {
                 let deadline = t + Duration::from_secs(60);
-                match timed::order_within(&problem, k, target, 4_000_000, Some(deadline)) {
+                match timed::order_within(&problem, k, target, 4_000_000, Stop::at(deadline)) {
                     timed::Timed::Found(order) => {
                         eprintln!("timed: {:?}", problem.evaluate(&order));
                         break;
@@ -470,4 +483,62 @@ fn explore() {
             eprintln!("timed search: {:.1} s", t.elapsed().as_secs_f64());
         }
     }
+}
+
+/// Both problems' answers without the wall time they took.
+fn without_seconds(mut o: optimum::BlockOptimum) -> optimum::BlockOptimum {
+    o.pressure.seconds = 0.0;
+    o.length.seconds = 0.0;
+    o
+}
+
+/// An effort-limited solve is reproducible: a random 112-node block whose pressure the budget
+/// leaves with a gap gives the same answer with an hour's wall limit and with two seconds'
+/// while two other threads spin (the budget takes about a tenth of a second); with the hour's
+/// limit it returns, the budget stopping it.
+#[test]
+fn effort_limited_solves_are_reproducible_under_load() {
+    let problem = random_problem(4, 160);
+    assert_eq!(problem.len(), 112);
+    let effort = Some(2_000_000);
+    let quiet = optimum::solve(
+        &problem,
+        &[],
+        SolveLimits {
+            per_problem: Duration::from_secs(3600),
+            effort,
+        },
+    );
+    assert_eq!(
+        quiet.pressure.status,
+        Status::Gap,
+        "the budget must cut the solve short"
+    );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let spinners: Vec<_> = (0..2)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = std::hint::black_box(
+                        x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1),
+                    );
+                }
+            })
+        })
+        .collect();
+    let busy = optimum::solve(
+        &problem,
+        &[],
+        SolveLimits {
+            per_problem: Duration::from_secs(2),
+            effort,
+        },
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for s in spinners {
+        s.join().expect("spinner");
+    }
+    assert_eq!(without_seconds(quiet), without_seconds(busy));
 }

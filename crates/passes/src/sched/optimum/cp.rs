@@ -26,6 +26,7 @@
 //! an optimum. The incumbent (an order given as the upper bound) guides the search as a warm
 //! start.
 
+use super::effort::{self, Polls, Stop};
 use super::{BlockProblem, Bounded, Def, Status, closures};
 use pumpkin_conflict_resolvers::resolvers::ResolutionResolver;
 use pumpkin_core::Solver;
@@ -36,10 +37,8 @@ use pumpkin_core::predicate;
 use pumpkin_core::predicates::Predicate;
 use pumpkin_core::proof::ConstraintTag;
 use pumpkin_core::results::{ProblemSolution, SatisfactionResult};
-use pumpkin_core::termination::TimeBudget;
 use pumpkin_core::variables::{DomainId, Literal, TransformableVariable};
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
 
 /// What to minimise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,42 +55,40 @@ enum Answer {
     Found(Vec<u32>),
     /// None exists.
     Proven,
-    /// The time ran out.
+    /// The effort or the time ran out.
     Unknown,
 }
 
 /// Minimises `objective` between the proven `bound` and the incumbent's `upper` (reached by
-/// `incumbent`) within `limit`, by bisection: each question "value ≤ k?" either improves the
-/// incumbent, raises the bound, or (out of time for its share) sends the next question
-/// above `k`, where an order is easier to find.
+/// `incumbent`) until `stop`, by bisection: each question "value ≤ k?" either improves the
+/// incumbent, raises the bound, or (out of effort or time for its share) sends the next
+/// question above `k`, where an order is easier to find.
 pub fn minimise(
     problem: &BlockProblem,
     objective: Objective,
     bound: u32,
     upper: u32,
     incumbent: Vec<u32>,
-    limit: Duration,
+    stop: Stop,
 ) -> Bounded {
-    let deadline = Instant::now() + limit;
     let (mut bound, mut best, mut order) = (bound, upper, incumbent);
     let mut steps = 0;
     // Questions at or below this value ran out of time.
     let mut timed_out: Option<u32> = None;
     loop {
         let lo = timed_out.map_or(bound, |k| bound.max(k + 1));
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        if lo >= best || remaining.is_zero() {
+        if lo >= best || stop.reached() {
             break;
         }
         let k = lo + (best - 1 - lo) / 2;
-        // The last open question may take all the time left; others half of it.
+        // The last open question may take all the effort and time left; others half of it.
         let share = if k + 1 == best {
-            remaining
+            stop
         } else {
-            remaining / 2
+            stop.share_of_rest(1, 2)
         };
         steps += 1;
-        match ask(problem, objective, k, Some(&order), Instant::now() + share) {
+        match ask(problem, objective, k, Some(&order), share) {
             Answer::Found(found) => {
                 best = figure(problem, objective, &found);
                 order = found;
@@ -115,9 +112,8 @@ pub fn minimise(
 }
 
 /// The shortest order within the register budget when no order within it is known yet: the
-/// lengths from `bound` up to a horizon every legal order meets.
-pub fn first_within_budget(problem: &BlockProblem, bound: u32, limit: Duration) -> Bounded {
-    let deadline = Instant::now() + limit;
+/// lengths from `bound` up to a horizon every legal order meets, until `stop`.
+pub fn first_within_budget(problem: &BlockProblem, bound: u32, stop: Stop) -> Bounded {
     // Issuing one node per cycle, each after every latency before it has elapsed, is legal.
     let horizon: u32 = problem
         .latency
@@ -130,7 +126,7 @@ pub fn first_within_budget(problem: &BlockProblem, bound: u32, limit: Duration) 
     let mut steps = 0;
     while bound <= horizon {
         steps += 1;
-        match ask(problem, Objective::Length, bound, None, deadline) {
+        match ask(problem, Objective::Length, bound, None, stop) {
             Answer::Found(order) => {
                 let value = figure(problem, Objective::Length, &order);
                 return Bounded {
@@ -179,18 +175,17 @@ fn ask(
     objective: Objective,
     k: u32,
     incumbent: Option<&[u32]>,
-    deadline: Instant,
+    stop: Stop,
 ) -> Answer {
-    let remaining = deadline.saturating_duration_since(Instant::now());
-    if remaining.is_zero() || problem.len() > MAX_NODES {
+    if stop.reached() || problem.len() > MAX_NODES {
         return Answer::Unknown;
     }
-    let mut model = Model::new(problem, deadline);
-    if Instant::now() >= deadline {
+    let mut model = Model::new(problem, stop);
+    if stop.reached() {
         // The model may be incomplete.
         return Answer::Unknown;
     }
-    // Building a large block's model takes time too: it stops at the deadline.
+    // Building a large block's model takes effort too: it stops at `stop`.
     let feasible = match objective {
         Objective::Pressure => model.pressure_at_most(k),
         Objective::Length => match model.pressure_at_most(problem.register_budget + problem.idle) {
@@ -221,13 +216,13 @@ fn ask(
         brancher.add_brancher(Box::new(WarmStart::new(&vars, &vals)));
     }
     brancher.add_brancher(Box::new(model.solver.default_brancher()));
-    let mut termination = TimeBudget::starting_now(remaining);
+    let mut termination = Polls::new(stop, per_poll(model.size));
     let mut resolver = ResolutionResolver::default();
     let position = model.position.clone();
-    let found = match model
+    let result = model
         .solver
-        .satisfy(&mut brancher, &mut termination, &mut resolver)
-    {
+        .satisfy(&mut brancher, &mut termination, &mut resolver);
+    let found = match result {
         SatisfactionResult::Satisfiable(sat) => {
             let solution = sat.solution();
             let mut order: Vec<u32> = (0..problem.len() as u32).collect();
@@ -249,6 +244,11 @@ fn ask(
         // A solver answer that does not check out is not an answer.
         _ => Answer::Unknown,
     }
+}
+
+/// Effort units of one poll of the solver (one decision or conflict) on a model of `size`.
+fn per_poll(size: u64) -> u64 {
+    (size / 16).max(1)
 }
 
 /// The predicate `¬[var ≤ b]` (`upper`) or `¬[var ≥ b]`.
@@ -276,8 +276,10 @@ struct Model<'a> {
     issue: Option<Vec<DomainId>>,
     /// Literals of bound predicates, by (variable, is upper bound, bound).
     predicates: HashMap<(DomainId, bool, i32), Literal>,
-    /// When the question's time runs out (model building included).
-    deadline: Instant,
+    /// When the question's effort or time runs out (model building included).
+    stop: Stop,
+    /// Constraints and clauses posted, each counted by the variables or literals it reads.
+    size: u64,
 }
 
 /// A value's start or last use: a position variable and its bounds, or unbounded.
@@ -292,7 +294,7 @@ enum End {
 }
 
 impl<'a> Model<'a> {
-    fn new(problem: &'a BlockProblem, deadline: Instant) -> Model<'a> {
+    fn new(problem: &'a BlockProblem, stop: Stop) -> Model<'a> {
         let mut solver = Solver::default();
         let tag = solver.new_constraint_tag();
         let n = problem.len();
@@ -308,16 +310,19 @@ impl<'a> Model<'a> {
         // pairs (2,469 nodes: 3 M constraints, 7 s before any search); a pair one of whose
         // nodes precedes the other is kept apart by the precedences already, and a pair whose
         // position ranges do not overlap cannot meet, so only the rest get one, and building
-        // stops at the deadline ([`ask`] then answers unknown).
+        // stops at `stop` ([`ask`] then answers unknown); each pair looked at costs a unit.
+        let mut posted = 2 * problem.edges.len() as u64;
         for i in 0..n {
-            if Instant::now() >= deadline {
+            if stop.reached() {
                 break;
             }
+            effort::spend((n - i) as u64);
             for j in i + 1..n {
                 let apart = range[i].1 < range[j].0 || range[j].1 < range[i].0;
                 if apart || anc[j].contains(i) || desc[j].contains(i) {
                     continue;
                 }
+                posted += 2;
                 solver
                     .add_constraint(pumpkin_constraints::binary_not_equals(
                         position[i],
@@ -346,7 +351,8 @@ impl<'a> Model<'a> {
             desc,
             issue: None,
             predicates: HashMap::new(),
-            deadline,
+            stop,
+            size: posted,
         }
     }
 
@@ -385,6 +391,7 @@ impl<'a> Model<'a> {
             return End::At(self.position[*only as usize], lo, hi);
         }
         let var = self.solver.new_bounded_integer(lo, hi);
+        self.size += users.len() as u64 + 1;
         let array: Vec<DomainId> = users.iter().map(|&u| self.position[u as usize]).collect();
         if min {
             self.post(pumpkin_constraints::minimum(array, var, self.tag));
@@ -395,7 +402,7 @@ impl<'a> Model<'a> {
     }
 
     /// Posts "pressure at most `k`"; false when that is impossible before any search, `None`
-    /// when the deadline passed while building.
+    /// when the stop was reached while building.
     fn pressure_at_most(&mut self, k: u32) -> Option<bool> {
         let problem = self.problem;
         if problem.entry_pressure() > k {
@@ -423,9 +430,10 @@ impl<'a> Model<'a> {
         }
         let has_constants = lives.iter().any(|l| l.2);
         for t in 0..n as i32 {
-            if Instant::now() >= self.deadline {
+            if self.stop.reached() {
                 return None;
             }
+            effort::spend(lives.len() as u64);
             // (start ≤ a, last ≥ b) for the point right after t, and right before t.
             let mut points = vec![(t, t + 1, false)];
             if has_constants {
@@ -462,6 +470,7 @@ impl<'a> Model<'a> {
                             // both ≥ [p] ∧ [q]: an upper bound on the sum needs only this side.
                             let clause = [negated(p), negated(q), both.get_true_predicate()];
                             self.solver.add_clause(clause, self.tag);
+                            self.size += 3;
                             lits.push(both);
                         }
                         _ => {}
@@ -472,6 +481,7 @@ impl<'a> Model<'a> {
                     return Some(false);
                 }
                 if (lits.len() as i64) > room {
+                    self.size += lits.len() as u64;
                     let weights = vec![1i32; lits.len()];
                     self.post(pumpkin_constraints::boolean_less_than_or_equals(
                         weights,
@@ -486,7 +496,7 @@ impl<'a> Model<'a> {
     }
 
     /// Posts "length at most `l`"; false when that is impossible before any search, `None`
-    /// when the deadline passed while building.
+    /// when the stop was reached while building.
     fn length_at_most(&mut self, l: u32) -> Option<bool> {
         let problem = self.problem;
         let n = problem.len();
@@ -503,6 +513,7 @@ impl<'a> Model<'a> {
             .map(|&(lo, hi)| self.solver.new_bounded_integer(lo, hi))
             .collect();
         let tag = self.tag;
+        self.size += 2 * problem.edges.len() as u64;
         for &(a, b, lat) in &problem.edges {
             self.post(pumpkin_constraints::binary_less_than_or_equals(
                 issue[a as usize].offset(lat as i32),
@@ -511,6 +522,7 @@ impl<'a> Model<'a> {
             ));
         }
         if n as u32 > problem.issue_width {
+            self.size += n as u64;
             self.post(pumpkin_constraints::cumulative(
                 issue.clone(),
                 vec![1; n],
@@ -521,9 +533,10 @@ impl<'a> Model<'a> {
         }
         // The order sorted by position is sorted by issue cycle.
         for i in 0..n {
-            if Instant::now() >= self.deadline {
+            if self.stop.reached() {
                 return None;
             }
+            effort::spend((n - i) as u64);
             for j in i + 1..n {
                 if self.anc[j].contains(i) || self.desc[j].contains(i) {
                     continue; // ordered by an edge path, latencies are not negative
@@ -532,6 +545,7 @@ impl<'a> Model<'a> {
                 let (si, sj) = (issue[i], issue[j]);
                 let ((pil, pih), (pjl, pjh)) = (self.range[i], self.range[j]);
                 let ((sil, sih), (sjl, sjh)) = (window[i], window[j]);
+                self.size += 4;
                 if sih < sjl || pih < pjl {
                     // i issues strictly earlier, or comes first in every order.
                     self.post_le(pi, pj, true);

@@ -15,13 +15,13 @@
 //! word itself or the sum already taken — since the chain's later step needs one of them.
 //! The maximum flow is petgraph's Dinic.
 
+use super::effort::{self, Stop};
 use super::{BlockProblem, Def};
 use petgraph::Direction;
 use petgraph::Graph;
 use petgraph::algo::dinics;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
-use std::time::Instant;
 
 /// An arc capacity no cut pays.
 const INFINITE: u32 = 1 << 24;
@@ -126,6 +126,11 @@ impl Network {
         }
     }
 
+    /// Effort units of one minimum cut: the network's nodes and arcs.
+    fn cost(&self) -> u64 {
+        (self.nodes + self.arcs.len()) as u64
+    }
+
     /// The shared arcs as a petgraph network, cloned per point.
     fn graph(&self) -> Graph<(), u32> {
         let mut graph = Graph::with_capacity(self.nodes, self.arcs.len() + self.nodes);
@@ -172,14 +177,10 @@ impl Network {
 /// count (never below `floor`, a bound already known). Points are tried in decreasing order
 /// of `floor_per_node` (the per-node count, a cheap bound on the same point), and the search
 /// stops once the bound reaches `enough` (an order's pressure: nothing higher can be proven)
-/// or at `deadline`, with the largest found so far (still a bound).
-pub fn cut_pressure_bound(
-    problem: &BlockProblem,
-    floor: u32,
-    enough: u32,
-    deadline: Option<Instant>,
-) -> u32 {
-    cut_pressure_bound_near(problem, floor, enough, deadline, None, usize::MAX)
+/// or at `stop`, with the largest found so far (still a bound). Each cut costs its network's
+/// nodes and arcs in effort units.
+pub fn cut_pressure_bound(problem: &BlockProblem, floor: u32, enough: u32, stop: Stop) -> u32 {
+    cut_pressure_bound_near(problem, floor, enough, stop, None, usize::MAX)
 }
 
 /// [`cut_pressure_bound`] over at most `max_points` points, tried first where the legal order
@@ -190,7 +191,7 @@ pub fn cut_pressure_bound_near(
     problem: &BlockProblem,
     floor: u32,
     enough: u32,
-    deadline: Option<Instant>,
+    stop: Stop,
     near: Option<&[u32]>,
     max_points: usize,
 ) -> u32 {
@@ -220,9 +221,10 @@ pub fn cut_pressure_bound_near(
     });
     points.truncate(max_points);
     for (_, _, c, after) in points {
-        if best >= enough || deadline.is_some_and(|d| Instant::now() >= d) {
+        if best >= enough || stop.reached() {
             break;
         }
+        effort::spend(network.cost());
         best = best.max(problem.idle + network.min_live(&base, c, after));
     }
     best
@@ -232,13 +234,9 @@ pub fn cut_pressure_bound_near(
 /// not yet placed is preceded by the fewest-live prefix that holds it and everything placed
 /// so far (the minimum cut with the placed nodes forced in, smallest source side), and the
 /// nodes that prefix adds are placed greedily, the one that frees the most values first
-/// (ties in `incumbent`'s order). At `deadline` the rest follows in `incumbent`'s order.
+/// (ties in `incumbent`'s order). At `stop` the rest follows in `incumbent`'s order.
 /// `incumbent` must be a legal order; so is the result.
-pub fn cut_guided_order(
-    problem: &BlockProblem,
-    incumbent: &[u32],
-    deadline: Option<Instant>,
-) -> Vec<u32> {
+pub fn cut_guided_order(problem: &BlockProblem, incumbent: &[u32], stop: Stop) -> Vec<u32> {
     let n = problem.len();
     let network = Network::new(problem);
     let base = network.graph();
@@ -252,9 +250,10 @@ pub fn cut_guided_order(
         if greedy.placed[c as usize] {
             continue;
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop.reached() {
             break;
         }
+        effort::spend(network.cost());
         let mut graph = base.clone();
         let mut add = |a: usize, b: usize| {
             graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), INFINITE);

@@ -10,13 +10,13 @@
 //! squareToLen's, most of the `.clif` corpus — have a few thousand ideals, where the solver's
 //! proof that no order is below the optimum can take seconds.
 
+use super::effort::Stop;
 use super::search_state::{LiveValues, SearchLimits};
 use super::{Answer, BlockProblem, Def, issue_at};
 use std::collections::HashSet;
-use std::time::Instant;
 
 /// The answer to one question: an order with peak at most `k`, none (every ideal was
-/// visited), or too many ideals or the deadline passed.
+/// visited), or too many ideals or the stop was reached.
 pub type Reach = Answer;
 
 /// The search state: the placed set and the live count it implies.
@@ -60,14 +60,9 @@ pub enum Prefer {
 }
 
 /// Is there an order of `problem` whose peak pressure is at most `k`? At most `max_ideals`
-/// ideals are remembered, and the search stops at `deadline`.
-pub fn order_within(
-    problem: &BlockProblem,
-    k: u32,
-    max_ideals: usize,
-    deadline: Option<Instant>,
-) -> Reach {
-    order_within_preferring(problem, k, max_ideals, deadline, Prefer::FewestLive)
+/// ideals are remembered, and the search stops at `stop`.
+pub fn order_within(problem: &BlockProblem, k: u32, max_ideals: usize, stop: Stop) -> Reach {
+    order_within_preferring(problem, k, max_ideals, stop, Prefer::FewestLive)
 }
 
 /// [`order_within`], trying ready nodes in the order `prefer` gives.
@@ -75,7 +70,7 @@ pub fn order_within_preferring(
     problem: &BlockProblem,
     k: u32,
     max_ideals: usize,
-    deadline: Option<Instant>,
+    stop: Stop,
     prefer: Prefer,
 ) -> Reach {
     if problem.entry_pressure() > k {
@@ -104,7 +99,7 @@ pub fn order_within_preferring(
         waiting,
         succs,
         dead: HashSet::new(),
-        limits: SearchLimits::new(max_ideals, deadline),
+        limits: SearchLimits::new(max_ideals, stop, n),
     };
     let found = search.extend();
     search.limits.answer(found, search.order)
@@ -288,31 +283,30 @@ enum Place {
 /// Large-neighbourhood search: windows of `len` positions slide over `order` (half a window
 /// at a time), each re-ordered exactly by the search over its ideals to bring every point
 /// below the order's peak. When a sweep does not lower the peak, the windows shift by a
-/// quarter, then double in size; any improvement starts over. Stops at `deadline`. Returns
+/// quarter, then double in size; any improvement starts over. Stops at `stop`. Returns
 /// the best order (legal, never worse than `order`).
 pub fn improve_by_windows(
     problem: &BlockProblem,
     order: Vec<u32>,
     len: usize,
-    deadline: Instant,
+    stop: Stop,
 ) -> Vec<u32> {
     let n = problem.len();
     let mut best = order;
     let mut peak = problem.pressure_of(&best);
     let sweeps = [(len, 0), (len, len / 4), (2 * len, 0), (2 * len, len / 2)];
     let mut sweep = 0;
-    while Instant::now() < deadline && peak > 0 && sweep < sweeps.len() {
+    while !stop.reached() && peak > 0 && sweep < sweeps.len() {
         let (len, offset) = sweeps[sweep];
         let mut current = best.clone();
         let mut at = 0;
         let mut first = true;
-        while at < n && Instant::now() < deadline {
+        while at < n && !stop.reached() {
             let width = if first && offset > 0 { offset } else { len };
             first = false;
             let (sub, nodes) = window(problem, &current, at, width);
             if sub.pressure_of(&sub.source_order()) >= peak
-                && let Reach::Found(local) =
-                    order_within(&sub, peak - 1, IDEALS_PER_WINDOW, Some(deadline))
+                && let Reach::Found(local) = order_within(&sub, peak - 1, IDEALS_PER_WINDOW, stop)
             {
                 for (i, &x) in local.iter().enumerate() {
                     current[at + i] = nodes[x as usize];

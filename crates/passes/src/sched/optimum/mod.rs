@@ -29,7 +29,7 @@
 //! ([`pressure_lower_bound`], [`length_lower_bound`]); the constraint solver
 //! ([`cp`], Pumpkin: lazy clause generation) only closes the gap between the two, one
 //! candidate value at a time from the bound upward, so every unsatisfiable step raises the
-//! proven bound and a time limit leaves the best order found with a stated gap.
+//! proven bound and an effort or time limit leaves the best order found with a stated gap.
 //!
 //! Nothing the solver returns is trusted: its order is re-checked as a topological order and
 //! re-evaluated with [`BlockProblem::evaluate`] before it is used, and the strategy built on
@@ -39,6 +39,7 @@ pub mod brute;
 pub mod cache;
 pub mod cp;
 pub mod cut;
+pub mod effort;
 pub mod ideals;
 mod search_state;
 pub mod symmetry;
@@ -52,8 +53,9 @@ use super::ready::SchedView;
 use super::remat;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{Block, Function};
+use effort::{Budget, Stop};
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The answer of an exact search ([`ideals`], [`timed`]) to "is there an order within these
 /// limits?".
@@ -62,7 +64,7 @@ pub enum Answer {
     Found(Vec<u32>),
     /// No order is within them (every state was visited).
     Proven,
-    /// Too many states, or the deadline passed.
+    /// Too many states, or the effort or time ran out.
     GaveUp,
 }
 
@@ -588,11 +590,13 @@ pub fn length_lower_bound(problem: &BlockProblem) -> u32 {
 pub enum Status {
     /// The best order meets a proven lower bound.
     Optimal,
-    /// The time limit ran out: the best order found and the proven lower bound differ.
+    /// The effort or time limit ran out: the best order found and the proven lower bound
+    /// differ.
     Gap,
     /// Proven: no order keeps the working set within the register budget.
     Infeasible,
-    /// The time limit ran out before any order within the budget was found or excluded.
+    /// The effort or time limit ran out before any order within the budget was found or
+    /// excluded.
     Unknown,
 }
 
@@ -693,23 +697,52 @@ impl BlockOptimum {
 /// Limits of one solve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SolveLimits {
-    /// Wall time per problem (pressure, then length).
+    /// Wall time per problem (pressure, then length): the outer safety bound.
     pub per_problem: Duration,
+    /// Effort units per problem ([`effort`]; `None`: unlimited): the deterministic limit.
+    pub effort: Option<u64>,
 }
 
+/// Effort units per problem when neither `SCHEDLAB_OPTIMUM_EFFORT` nor
+/// `SCHEDLAB_OPTIMUM_SECONDS` is set (notes/optimal.md gives the measurements).
+pub const DEFAULT_EFFORT: u64 = 500_000;
+
+/// The wall-clock safety bound per problem beside [`DEFAULT_EFFORT`]: far above the time the
+/// budget takes, so that load does not decide where a solve stops.
+pub const DEFAULT_SAFETY_SECONDS: f64 = 5.0;
+
 impl SolveLimits {
-    /// The limits the `optimal` strategy uses: `SCHEDLAB_OPTIMUM_SECONDS` seconds per problem
-    /// (default 1; a block of the committed cache costs nothing).
+    /// The limits the `optimal` strategy uses (a block of the committed cache costs nothing):
+    /// `SCHEDLAB_OPTIMUM_EFFORT` units per problem (a number, or `unlimited`) and
+    /// `SCHEDLAB_OPTIMUM_SECONDS` seconds. Neither set: [`DEFAULT_EFFORT`] with
+    /// [`DEFAULT_SAFETY_SECONDS`]. Only the seconds set: no effort limit (a run that asks for
+    /// a time limit gets the time, as `scripts/regen-notes optimal` does). Only the effort set:
+    /// 1 second.
     pub fn from_env() -> SolveLimits {
         let seconds = std::env::var("SCHEDLAB_OPTIMUM_SECONDS")
             .ok()
             .and_then(|s| s.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .unwrap_or(1.0);
+            .filter(|s| s.is_finite() && *s > 0.0);
+        let (effort, default_seconds) = match std::env::var("SCHEDLAB_OPTIMUM_EFFORT") {
+            Ok(e) => (parse_effort(&e), 1.0),
+            Err(_) if seconds.is_some() => (None, 1.0),
+            Err(_) => (Some(DEFAULT_EFFORT), DEFAULT_SAFETY_SECONDS),
+        };
         SolveLimits {
-            per_problem: Duration::from_secs_f64(seconds),
+            per_problem: Duration::from_secs_f64(seconds.unwrap_or(default_seconds)),
+            effort,
         }
     }
+}
+
+/// An effort setting: `unlimited` (or empty) is none; otherwise a count of units, with `_`
+/// separators allowed (unreadable: [`DEFAULT_EFFORT`]).
+pub fn parse_effort(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text.is_empty() || text.eq_ignore_ascii_case("unlimited") {
+        return None;
+    }
+    Some(text.replace('_', "").parse().unwrap_or(DEFAULT_EFFORT))
 }
 
 /// Blocks above this many free nodes get an order built from the cuts as a further warm start
@@ -745,7 +778,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     let source_figures = problem.evaluate(&source);
 
     // (a) the minimum peak pressure.
-    let start = Instant::now();
+    let budget = Budget::starting_now(limits.effort, limits.per_problem);
     let (mut best_p, mut best_p_order) = (source_figures.pressure, source.clone());
     for (o, f) in &legal {
         if f.pressure < best_p {
@@ -761,10 +794,11 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     } else {
         (6, 7)
     };
-    // An order built from the cuts (up to a quarter of the time) may beat every heuristic.
-    if !large && problem.len() > GUIDED_MIN_NODES {
-        let guided =
-            cut::cut_guided_order(problem, &best_p_order, Some(start + limits.per_problem / 4));
+    // An order built from the cuts (up to a quarter of the budget) may beat every heuristic;
+    // not when the per-node bound already meets the best order.
+    let floor = pressure_lower_bound(problem);
+    if !large && problem.len() > GUIDED_MIN_NODES && floor < best_p {
+        let guided = cut::cut_guided_order(problem, &best_p_order, budget.share(1, 4));
         if problem.is_legal(&guided) && problem.pressure_of(&guided) < best_p {
             best_p = problem.pressure_of(&guided);
             best_p_order = guided;
@@ -781,15 +815,15 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     // peak: then the best is optimal.
     let mut dive_proven = false;
     if large {
-        let deadline = start + limits.per_problem / 4;
-        'lower: while best_p > problem.entry_pressure() && Instant::now() < deadline {
+        let dive = budget.share(1, 4);
+        'lower: while best_p > problem.entry_pressure() && !dive.reached() {
             // The cuts at the best order's highest points first: when one already proves the
             // peak, no question below it is asked (each would give up only at its limit).
             let quick = cut::cut_pressure_bound_near(
                 problem,
-                pressure_lower_bound(problem),
+                floor,
                 best_p,
-                Some(deadline),
+                dive,
                 Some(&best_p_order),
                 QUICK_CUTS,
             );
@@ -801,18 +835,15 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             // fewest live first, each with half of what is left.
             for prefer in [ideals::Prefer::LongestTail, ideals::Prefer::FewestLive] {
                 ideal_steps += 1;
-                let now = Instant::now();
                 let until = match prefer {
-                    ideals::Prefer::LongestTail => {
-                        now + deadline.saturating_duration_since(now) / 2
-                    }
-                    _ => deadline,
+                    ideals::Prefer::LongestTail => dive.share_of_rest(1, 2),
+                    _ => dive,
                 };
                 match ideals::order_within_preferring(
                     problem,
                     best_p - 1,
                     IDEALS_MAX,
-                    Some(until),
+                    until,
                     prefer,
                 ) {
                     ideals::Reach::Found(order)
@@ -840,9 +871,9 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     } else {
         cut::cut_pressure_bound_near(
             problem,
-            pressure_lower_bound(problem),
+            floor,
             best_p,
-            Some(start + limits.per_problem * (if large { 2 } else { 3 }) / 4),
+            budget.share(if large { 2 } else { 3 }, 4),
             Some(&best_p_order),
             usize::MAX,
         )
@@ -855,7 +886,8 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         let guided = cut::cut_guided_order(
             problem,
             &best_p_order,
-            Some((Instant::now() + limits.per_problem / 8).min(start + limits.per_problem * 5 / 8)),
+            Stop::from_now(limits.effort.map(|e| e / 8), limits.per_problem / 8)
+                .min(budget.share(5, 8)),
         );
         if problem.is_legal(&guided) && problem.pressure_of(&guided) < best_p {
             best_p = problem.pressure_of(&guided);
@@ -865,7 +897,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             problem,
             best_p_order.clone(),
             LNS_WINDOW,
-            start + limits.per_problem * windows_until / 8,
+            budget.share(windows_until, 8),
         );
         if problem.is_legal(&improved) && problem.pressure_of(&improved) < best_p {
             best_p = problem.pressure_of(&improved);
@@ -875,14 +907,14 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     // The exact search over ideals (up to half the time on small blocks, to seven eighths on
     // large ones, all of it on those too large for the CP model), the solver after; a question
     // the dive gave up on is not asked again.
-    let deadline = if !large {
-        start + limits.per_problem / 2
+    let stop = if !large {
+        budget.share(1, 2)
     } else {
-        start + limits.per_problem * ideals_until / 8
+        budget.share(ideals_until, 8)
     };
-    while p_bound < best_p && dive_gave_up_at != Some(best_p - 1) && Instant::now() < deadline {
+    while p_bound < best_p && dive_gave_up_at != Some(best_p - 1) && !stop.reached() {
         ideal_steps += 1;
-        match ideals::order_within(problem, best_p - 1, IDEALS_MAX, Some(deadline)) {
+        match ideals::order_within(problem, best_p - 1, IDEALS_MAX, stop) {
             ideals::Reach::Found(order)
                 if problem.is_legal(&order) && problem.pressure_of(&order) < best_p =>
             {
@@ -899,22 +931,28 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         p_bound,
         best_p,
         best_p_order,
-        limits.per_problem.saturating_sub(start.elapsed()),
+        budget.whole(),
     );
     let pressure = Bounded {
-        seconds: start.elapsed().as_secs_f64(),
+        seconds: budget.elapsed().as_secs_f64(),
         steps: pressure.steps + ideal_steps,
         ..pressure
     };
 
     // (b) the minimum length within the budget.
-    let start = Instant::now();
+    let budget = Budget::starting_now(limits.effort, limits.per_problem);
     // No order within the budget when even the proven minimum pressure exceeds it.
     let length = if !problem.within_budget(pressure.bound) {
         Bounded::infeasible(0, 0)
     } else {
         let mut incumbent: Option<(u32, Vec<u32>)> = None;
         let pressure_order_figures = problem.evaluate(&pressure.order);
+        let l_floor = length_lower_bound(problem);
+        let settled = legal
+            .iter()
+            .map(|(_, f)| *f)
+            .chain([source_figures, pressure_order_figures])
+            .any(|f| problem.within_budget(f.pressure) && f.length <= l_floor);
         let mut consider = |o: &[u32], f: Figures| {
             if problem.within_budget(f.pressure)
                 && incumbent.as_ref().is_none_or(|(l, _)| f.length < *l)
@@ -932,7 +970,8 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         // MD5's block23 on AArch64 reaches the critical path this way, where the CP model found
         // no order in 60 s.
         // When it visits every ideal within the budget without reaching the end, no order is
-        // within it: a proof, as the pressure bound's.
+        // within it: a proof, as the pressure bound's. Not asked when an order within the
+        // budget already meets the length bound: neither could do better.
         let mut dive_steps = 0;
         let mut none_within = false;
         let cap = problem.register_budget.saturating_add(problem.idle);
@@ -940,7 +979,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             (ideals::Prefer::EarliestIssue, 4),
             (ideals::Prefer::LongestTail, 3),
         ] {
-            if none_within {
+            if none_within || settled {
                 break;
             }
             dive_steps += 1;
@@ -948,7 +987,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
                 problem,
                 cap,
                 IDEALS_MAX,
-                Some(start + limits.per_problem / share),
+                budget.share(1, share),
                 prefer,
             ) {
                 ideals::Reach::Found(order) if problem.is_legal(&order) => {
@@ -959,7 +998,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
                 _ => {}
             }
         }
-        let l_bound = length_lower_bound(problem);
+        let l_bound = l_floor;
         let (upper, order) = match incumbent {
             Some((l, o)) => (Some(l), o),
             None => (None, Vec::new()),
@@ -968,10 +1007,10 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         // The exact search with issue times, asked from the bound upward (to half the time).
         let (mut upper, mut order) = (upper, order);
         if let Some(mut u) = upper {
-            let deadline = start + limits.per_problem / 2;
-            while l_bound < u && Instant::now() < deadline {
+            let stop = budget.share(1, 2);
+            while l_bound < u && !stop.reached() {
                 dive_steps += 1;
-                match timed::order_within(problem, cap, l_bound, TIMED_MAX, Some(deadline)) {
+                match timed::order_within(problem, cap, l_bound, TIMED_MAX, stop) {
                     timed::Timed::Found(found) if problem.is_legal(&found) => {
                         let f = problem.evaluate(&found);
                         if problem.within_budget(f.pressure) && f.length < u {
@@ -994,15 +1033,11 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
                 l_bound,
                 u,
                 order,
-                limits.per_problem.saturating_sub(start.elapsed()),
+                budget.whole(),
             ),
-            None => cp::first_within_budget(
-                problem,
-                l_bound,
-                limits.per_problem.saturating_sub(start.elapsed()),
-            ),
+            None => cp::first_within_budget(problem, l_bound, budget.whole()),
         };
-        result.seconds = start.elapsed().as_secs_f64();
+        result.seconds = budget.elapsed().as_secs_f64();
         result.steps += dive_steps;
         result
     };

@@ -1,36 +1,40 @@
 //! What the ideal search ([`super::ideals`]) and the timed one ([`super::timed`]) share: the
 //! live-value count as they place a block's nodes one at a time, and how far they may go.
 
+use super::effort::{self, Stop};
 use super::{Answer, BlockProblem, Def};
-use std::time::Instant;
 
-/// How far a search may go: until it remembers `max_failed` failed states, or `deadline`.
+/// How far a search may go: until it remembers `max_failed` failed states, or `stop`.
 pub(super) struct SearchLimits {
     max_failed: usize,
-    deadline: Option<Instant>,
+    stop: Stop,
+    /// Effort units each visit costs.
+    per_visit: u64,
     visits: u64,
     /// Whether a limit was reached.
     pub gave_up: bool,
 }
 
 impl SearchLimits {
-    /// Nothing searched yet.
-    pub fn new(max_failed: usize, deadline: Option<Instant>) -> Self {
+    /// Nothing searched yet, on a block of `nodes` free nodes.
+    pub fn new(max_failed: usize, stop: Stop, nodes: usize) -> Self {
         Self {
             max_failed,
-            deadline,
+            stop,
+            per_visit: effort::per_state(nodes),
             visits: 0,
             gave_up: false,
         }
     }
 
     /// Counts a visit; whether the search gives up now, with `failed` failed states
-    /// remembered (the clock is read every 1024 visits).
+    /// remembered (the effort is checked every visit, the clock every 1024).
     pub fn give_up(&mut self, failed: usize) -> bool {
         self.visits += 1;
+        effort::spend(self.per_visit);
         if failed >= self.max_failed
-            || (self.visits.is_multiple_of(1024)
-                && self.deadline.is_some_and(|d| Instant::now() >= d))
+            || self.stop.effort_reached()
+            || (self.visits.is_multiple_of(1024) && self.stop.reached())
         {
             self.gave_up = true;
         }

@@ -22,24 +22,24 @@
 //! is the minimum, every one answered "none" a proven bound. For small blocks (the `.clif`
 //! corpus's length problems) the CP model's search can stall where this one settles.
 
+use super::effort::Stop;
 use super::search_state::{LiveValues, SearchLimits};
 use super::symmetry::Symmetry;
 use super::{Answer, BlockProblem, issue_at};
 use std::collections::HashMap;
-use std::time::Instant;
 
 /// The answer to one question: an order within the cap and at most the target length, none
-/// (every state was visited), or too many states or the deadline passed.
+/// (every state was visited), or too many states or the stop was reached.
 pub type Timed = Answer;
 
 /// Is there an order of `problem` with peak pressure at most `cap` and length at most
-/// `target`? At most `max_states` failed states are remembered; the search stops at `deadline`.
+/// `target`? At most `max_states` failed states are remembered; the search stops at `stop`.
 pub fn order_within(
     problem: &BlockProblem,
     cap: u32,
     target: u32,
     max_states: usize,
-    deadline: Option<Instant>,
+    stop: Stop,
 ) -> Timed {
     if problem.entry_pressure() > cap {
         return Timed::Proven;
@@ -62,7 +62,7 @@ pub fn order_within(
         issued: 0,
         dead: DeadStates::default(),
         symmetry: Symmetry::of(problem),
-        limits: SearchLimits::new(max_states, deadline),
+        limits: SearchLimits::new(max_states, stop, n),
     };
     let found = search.extend();
     search.limits.answer(found, search.order)
