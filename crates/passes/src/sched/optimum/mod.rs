@@ -705,7 +705,7 @@ pub struct SolveLimits {
 
 /// Effort units per problem when neither `SCHEDLAB_OPTIMUM_EFFORT` nor
 /// `SCHEDLAB_OPTIMUM_SECONDS` is set (notes/optimal.md gives the measurements).
-pub const DEFAULT_EFFORT: u64 = 500_000;
+pub const DEFAULT_EFFORT: u64 = 250_000;
 
 /// The wall-clock safety bound per problem beside [`DEFAULT_EFFORT`]: far above the time the
 /// budget takes, so that load does not decide where a solve stops.

@@ -4,7 +4,9 @@
 //!
 //! The warm start is every other built-in strategy's order for the block (a trial run of the
 //! driver each, `shuffle` excepted); blocks already solved come from the cache
-//! ([`optimum::cache`]); the time limit per problem is `SCHEDLAB_OPTIMUM_SECONDS` (default 1).
+//! ([`optimum::cache`]); the limits per problem are a deterministic effort budget
+//! (`SCHEDLAB_OPTIMUM_EFFORT`) and a wall-clock bound (`SCHEDLAB_OPTIMUM_SECONDS`), as
+//! [`SolveLimits::from_env`] reads them.
 //! The picks replay the solved order; the driver places the constants and checks every pick.
 
 use crate::sched::driver::trial_block;
