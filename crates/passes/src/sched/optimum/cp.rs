@@ -73,7 +73,7 @@ pub fn minimise(
 ) -> Bounded {
     let (mut bound, mut best, mut order) = (bound, upper, incumbent);
     let mut steps = 0;
-    // Questions at or below this value ran out of time.
+    // Questions at or below this value ran out of effort or time.
     let mut timed_out: Option<u32> = None;
     loop {
         let lo = timed_out.map_or(bound, |k| bound.max(k + 1));

@@ -808,7 +808,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
     // the best?", its depth-first walk (fewest live values first, backtracking, every failed
     // ideal remembered) often reaches the end at once where the cut-built order and the
     // windows stall (MD5's block23: 29 in milliseconds, where they ended at 30); a dive that
-    // gives up costs at most a quarter of the time.
+    // gives up costs at most a quarter of the budget.
     let mut ideal_steps = 0;
     let mut dive_gave_up_at = None;
     // Whether a dive visited every ideal below the best order's peak, or a cut proves the
@@ -864,7 +864,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             break;
         }
     }
-    // The cut bound: up to three quarters of the time on small blocks, half on large ones
+    // The cut bound: up to three quarters of the budget on small blocks, half on large ones
     // (stopped once it meets the best order).
     let mut p_bound = if dive_proven {
         best_p
@@ -880,7 +880,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         .min(best_p)
     };
     // Large blocks with a gap left: the order built from the cuts, then windows of the best
-    // order re-ordered exactly (to three quarters of the time; seven eighths where the block
+    // order re-ordered exactly (to three quarters of the budget; seven eighths where the block
     // is too large for the CP model).
     if large && p_bound < best_p {
         let guided = cut::cut_guided_order(
@@ -904,7 +904,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p_order = improved;
         }
     }
-    // The exact search over ideals (up to half the time on small blocks, to seven eighths on
+    // The exact search over ideals (up to half the budget on small blocks, to seven eighths on
     // large ones, all of it on those too large for the CP model), the solver after; a question
     // the dive gave up on is not asked again.
     let stop = if !large {
@@ -1004,7 +1004,7 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             None => (None, Vec::new()),
         };
         let mut l_bound = upper.map_or(l_bound, |u| l_bound.min(u));
-        // The exact search with issue times, asked from the bound upward (to half the time).
+        // The exact search with issue times, asked from the bound upward (to half the budget).
         let (mut upper, mut order) = (upper, order);
         if let Some(mut u) = upper {
             let stop = budget.share(1, 2);
