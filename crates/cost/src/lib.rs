@@ -381,10 +381,10 @@ pub fn loop_cost_simulated(compiled: &Compiled) -> Result<LoopCost, CostError> {
 /// functions disassembled together ([`crate::mca::disassemble_all`]: one llvm-objdump process
 /// per target instead of one per function).
 pub fn loop_costs_simulated(compiled: &[&Compiled]) -> Vec<Result<LoopCost, CostError>> {
-    crate::mca::disassemble_all(compiled)
+    crate::mca::costable_hot_loops(compiled)
         .into_iter()
         .zip(compiled)
-        .map(|(insts, c)| cost_of_body(c, crate::mca::hot_loop_of(c.target, insts?), true))
+        .map(|(body, c)| cost_of_body(c, body?, true))
         .collect()
 }
 

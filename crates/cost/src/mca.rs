@@ -149,6 +149,48 @@ pub struct DisasmInst {
     pub text: String,
 }
 
+/// One instruction as the control-flow analysis reads it: its offset and its text.
+pub(crate) trait Listed {
+    /// Offset from the function's start.
+    fn addr(&self) -> u64;
+    /// Assembly text, comments removed.
+    fn text(&self) -> &str;
+}
+
+impl Listed for DisasmInst {
+    fn addr(&self) -> u64 {
+        self.addr
+    }
+    fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// A [`DisasmInst`] whose text is borrowed from its [`Listing`].
+#[derive(Clone, Copy, Debug)]
+struct ListedInst<'a> {
+    addr: u64,
+    text: &'a str,
+}
+
+impl Listed for ListedInst<'_> {
+    fn addr(&self) -> u64 {
+        self.addr
+    }
+    fn text(&self) -> &str {
+        self.text
+    }
+}
+
+impl ListedInst<'_> {
+    fn to_owned_inst(self) -> DisasmInst {
+        DisasmInst {
+            addr: self.addr,
+            text: self.text.to_string(),
+        }
+    }
+}
+
 /// The instructions llvm-mca costs and where they came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HotLoop {
@@ -385,7 +427,19 @@ pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
 
 /// The reachable instructions of one function's llvm-objdump listing.
 fn instructions_of(target: Target, listing: &str) -> Result<Vec<DisasmInst>, McaError> {
-    let insts = parse_objdump(target, listing);
+    let listing = Listing::parse(target, listing);
+    Ok(listed_reachable_code(target, &listing)?
+        .into_iter()
+        .map(ListedInst::to_owned_inst)
+        .collect())
+}
+
+/// [`reachable_code`] of a parsed listing, the texts still borrowed from it.
+fn listed_reachable_code(
+    target: Target,
+    listing: &Listing,
+) -> Result<Vec<ListedInst<'_>>, McaError> {
+    let insts = listing.insts();
     if insts.is_empty() {
         return Err(McaError::Parse {
             what: "llvm-objdump's listing",
@@ -395,14 +449,81 @@ fn instructions_of(target: Target, listing: &str) -> Result<Vec<DisasmInst>, Mca
     reachable_code(target, insts)
 }
 
+/// [`hot_loop_of`] the reachable instructions of one function's llvm-objdump listing, with
+/// the error [`calls_error`] gives when the hot code makes calls: the instructions are copied
+/// out of the listing only for a hot loop that can be costed.
+fn costable_hot_loop_of(target: Target, listing: &str) -> Result<HotLoop, McaError> {
+    let listing = Listing::parse(target, listing);
+    let insts = listed_reachable_code(target, &listing)?;
+    let code = hot_code(target, &insts);
+    if code.calls > 0 {
+        return Err(McaError::Calls {
+            calls: code.calls,
+            is_loop: code.is_loop,
+        });
+    }
+    Ok(code.hot_loop(&insts, |i| i.to_owned_inst()))
+}
+
+/// [`hot_loop_of`] each function of `compiled` after [`disassemble_all`], in order, except that
+/// a hot code making calls is returned as the error [`calls_error`] gives (the only use the
+/// cost model has for it), and that the listing's instructions are not copied for it.
+pub(crate) fn costable_hot_loops(compiled: &[&Compiled]) -> Vec<Result<HotLoop, McaError>> {
+    let of_insts = |target: Target, insts: Vec<DisasmInst>| {
+        let body = hot_loop_of(target, insts);
+        match calls_error(&body) {
+            Some(e) => Err(e),
+            None => Ok(body),
+        }
+    };
+    per_target_batches(compiled, |target, batch| {
+        let text = batch_listing(target, batch)?;
+        let listings = split_batch_listing(&text, batch.len())?;
+        Ok(listings
+            .iter()
+            .map(|listing| costable_hot_loop_of(target, listing))
+            .collect())
+    })
+    .into_iter()
+    .zip(compiled)
+    .map(|(result, c)| match result {
+        Batched::Done(result) => result,
+        Batched::Alone => disassemble(c).and_then(|insts| of_insts(c.target, insts)),
+    })
+    .collect()
+}
+
 /// Disassembles many compiled functions with one llvm-objdump process per target among them,
 /// in `compiled`'s order: the same instructions, addresses and errors as [`disassemble`] on
 /// each, without a process per function ([`disassemble_batch`]). When a target's batch cannot
 /// be built or decoded as a whole (a tool missing or failing), each of its functions falls back
 /// to [`disassemble`], which names its own error.
 pub fn disassemble_all(compiled: &[&Compiled]) -> Vec<Result<Vec<DisasmInst>, McaError>> {
-    let mut out: Vec<Option<Result<Vec<DisasmInst>, McaError>>> =
-        compiled.iter().map(|_| None).collect();
+    per_target_batches(compiled, disassemble_batch)
+        .into_iter()
+        .zip(compiled)
+        .map(|(result, c)| match result {
+            Batched::Done(result) => result,
+            Batched::Alone => disassemble(c),
+        })
+        .collect()
+}
+
+/// A function's result from its target's batch, or, the batch having failed, the sign to
+/// handle it alone.
+enum Batched<T> {
+    Done(Result<T, McaError>),
+    Alone,
+}
+
+/// `per_batch` on the functions of `compiled` for each target among them (in target name
+/// order), its results put back in `compiled`'s order; a batch's error makes its functions
+/// [`Batched::Alone`].
+fn per_target_batches<T>(
+    compiled: &[&Compiled],
+    per_batch: impl Fn(Target, &[&Compiled]) -> Result<Vec<Result<T, McaError>>, McaError>,
+) -> Vec<Batched<T>> {
+    let mut out: Vec<Option<Batched<T>>> = compiled.iter().map(|_| None).collect();
     let mut targets: Vec<Target> = compiled.iter().map(|c| c.target).collect();
     targets.sort_by_key(|t| t.name());
     targets.dedup();
@@ -411,15 +532,15 @@ pub fn disassemble_all(compiled: &[&Compiled]) -> Vec<Result<Vec<DisasmInst>, Mc
             .filter(|&i| compiled[i].target == target)
             .collect();
         let batch: Vec<&Compiled> = members.iter().map(|&i| compiled[i]).collect();
-        match disassemble_batch(target, &batch) {
+        match per_batch(target, &batch) {
             Ok(results) => {
                 for (&i, result) in members.iter().zip(results) {
-                    out[i] = Some(result);
+                    out[i] = Some(Batched::Done(result));
                 }
             }
             Err(_) => {
                 for &i in &members {
-                    out[i] = Some(disassemble(compiled[i]));
+                    out[i] = Some(Batched::Alone);
                 }
             }
         }
@@ -439,6 +560,16 @@ pub fn disassemble_batch(
     target: Target,
     batch: &[&Compiled],
 ) -> Result<Vec<Result<Vec<DisasmInst>, McaError>>, McaError> {
+    let text = batch_listing(target, batch)?;
+    let listings = split_batch_listing(&text, batch.len())?;
+    Ok(listings
+        .iter()
+        .map(|listing| instructions_of(target, listing))
+        .collect())
+}
+
+/// llvm-objdump's listing of the batch object of `batch` (see [`disassemble_batch`]).
+fn batch_listing(target: Target, batch: &[&Compiled]) -> Result<String, McaError> {
     let objdump = llvm_tool("llvm-objdump")?;
     let object = schedlab_backend::object::object_for_batch_disassembly(target, batch)?;
     let dir = tempdir()?;
@@ -463,32 +594,44 @@ pub fn disassemble_batch(
         });
     }
     let bytes = std::fs::read(&listing_path).map_err(io_err("reading the listing"))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let listings = split_sections(&text, batch.len()).ok_or_else(|| McaError::Parse {
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// [`split_sections`] of a batch's listing, or the batch's error.
+fn split_batch_listing(text: &str, count: usize) -> Result<Vec<&str>, McaError> {
+    split_sections(text, count).ok_or_else(|| McaError::Parse {
         what: "llvm-objdump's listing of a batch",
         detail: format!(
             "not one section `.text.{}<i>` per function for {} functions; it begins:\n{}",
             schedlab_backend::object::BATCH_SYMBOL_PREFIX,
-            batch.len(),
+            count,
             text.lines().take(12).collect::<Vec<_>>().join("\n")
         ),
-    })?;
-    Ok(listings
-        .iter()
-        .map(|listing| instructions_of(target, listing))
-        .collect())
+    })
 }
 
 /// Splits llvm-objdump's listing of a batch object into one listing per function, in index
 /// order. cranelift-object names every function's section alike (`.text.subsection`), so a
 /// function is told by its symbol's line (`0000000000000000 <f3>:`) at the head of its section;
 /// `None` unless every function has exactly one section to itself.
-fn split_sections(text: &str, count: usize) -> Option<Vec<String>> {
-    let mut listings: Vec<Option<String>> = vec![None; count];
+fn split_sections(text: &str, count: usize) -> Option<Vec<&str>> {
+    // Each function's listing: the lines after its symbol's line up to the next section.
+    let mut listings: Vec<Option<(usize, usize)>> = vec![None; count];
     // The function of the current section, once its symbol's line has been read.
     let mut current: Option<usize> = None;
     let mut in_section = false;
-    for line in text.lines() {
+    let mut at = 0;
+    for raw in text.split_inclusive('\n') {
+        let line_start = at;
+        at += raw.len();
+        // As `str::lines` reads it.
+        let line = match raw.strip_suffix('\n') {
+            Some(line) => line.strip_suffix('\r').unwrap_or(line),
+            None => raw,
+        };
         if line.starts_with("Disassembly of section ") {
             in_section = true;
             current = None;
@@ -507,14 +650,17 @@ fn split_sections(text: &str, count: usize) -> Option<Vec<String>> {
             if slot.is_some() {
                 return None;
             }
-            *slot = Some(String::new());
+            *slot = Some((at, at));
             current = Some(index);
-        } else if let Some(listing) = current.and_then(|i| listings[i].as_mut()) {
-            listing.push_str(line);
-            listing.push('\n');
+        } else if let Some((_, end)) = current.and_then(|i| listings[i].as_mut()) {
+            debug_assert_eq!(*end, line_start, "a section's lines are contiguous");
+            *end = at;
         }
     }
-    listings.into_iter().collect()
+    listings
+        .into_iter()
+        .map(|span| span.map(|(start, end)| &text[start..end]))
+        .collect()
 }
 
 /// The instructions control can reach from the function's entry, in address order. What is
@@ -522,7 +668,7 @@ fn split_sections(text: &str, count: usize) -> Option<Vec<String>> {
 /// riscv64 places inline behind a jump, which llvm-objdump (14 and 19 alike) prints as
 /// `<unknown>` or as whatever instructions the bytes happen to spell. Undecodable bytes that
 /// control *can* reach, or a branch into the middle of a decoded instruction, are errors.
-fn reachable_code(target: Target, insts: Vec<DisasmInst>) -> Result<Vec<DisasmInst>, McaError> {
+fn reachable_code<I: Listed + Clone>(target: Target, insts: Vec<I>) -> Result<Vec<I>, McaError> {
     let bad = |detail: String| McaError::Parse {
         what: "llvm-objdump's listing",
         detail,
@@ -540,10 +686,10 @@ fn reachable_code(target: Target, insts: Vec<DisasmInst>) -> Result<Vec<DisasmIn
             continue;
         }
         for inst in &insts[start..end] {
-            if is_undecodable(inst) {
+            if is_undecodable(inst.text()) {
                 return Err(bad(format!(
                     "undecodable bytes at offset {:#x}, reachable from the entry",
-                    inst.addr
+                    inst.addr()
                 )));
             }
             kept.push(inst.clone());
@@ -553,39 +699,88 @@ fn reachable_code(target: Target, insts: Vec<DisasmInst>) -> Result<Vec<DisasmIn
 }
 
 /// llvm-objdump's mark for bytes it cannot decode.
-fn is_undecodable(inst: &DisasmInst) -> bool {
-    inst.text.contains("<unknown>")
+fn is_undecodable(text: &str) -> bool {
+    text.contains("<unknown>")
 }
 
 /// Parses `   4c:  \tmovq\t%rsp, %rbp` lines, dropping symbol and trailing comments (`#` starts
 /// a comment except on AArch64, where it marks immediates and `//` does).
+#[cfg(test)]
 fn parse_objdump(target: Target, text: &str) -> Vec<DisasmInst> {
-    let comments: &[&str] = match target {
-        Target::Aarch64 => &[" <", "\t<", " //", "\t//"],
-        Target::X86_64 | Target::S390x | Target::Riscv64 => &[" <", "\t<", " #", "\t#"],
-    };
-    text.lines()
-        .filter_map(|line| {
-            let (addr, rest) = line.split_once(':')?;
-            let addr = u64::from_str_radix(addr.trim(), 16).ok()?;
-            if !line.starts_with(' ') {
-                return None;
-            }
-            let mut text = rest.trim().to_string();
-            for comment in comments {
-                if let Some(at) = text.find(comment) {
-                    text.truncate(at);
-                }
-            }
-            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            (!text.is_empty()).then_some(DisasmInst { addr, text })
-        })
+    Listing::parse(target, text)
+        .insts()
+        .into_iter()
+        .map(ListedInst::to_owned_inst)
         .collect()
+}
+
+/// One function's instructions as [`parse_objdump`] reads them, their texts in one buffer.
+struct Listing {
+    /// The instructions' texts, one after the other.
+    texts: String,
+    /// Per instruction: its offset and where its text lies in `texts`.
+    insts: Vec<(u64, std::ops::Range<usize>)>,
+}
+
+impl Listing {
+    /// [`parse_objdump`] of `text`.
+    fn parse(target: Target, text: &str) -> Listing {
+        let comments: &[&str] = match target {
+            Target::Aarch64 => &[" <", "\t<", " //", "\t//"],
+            Target::X86_64 | Target::S390x | Target::Riscv64 => &[" <", "\t<", " #", "\t#"],
+        };
+        let mut listing = Listing {
+            texts: String::with_capacity(text.len() / 2),
+            insts: Vec::new(),
+        };
+        for line in text.lines() {
+            let Some((addr, rest)) = line.split_once(':') else {
+                continue;
+            };
+            let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+                continue;
+            };
+            if !line.starts_with(' ') {
+                continue;
+            }
+            let rest = rest.trim();
+            // Every comment marker starts with a blank and goes on with none, so no marker
+            // found past the first one's start can begin before it: the text ends at the
+            // earliest.
+            let end = comments
+                .iter()
+                .filter_map(|comment| rest.find(comment))
+                .min()
+                .unwrap_or(rest.len());
+            let start = listing.texts.len();
+            for (k, word) in rest[..end].split_whitespace().enumerate() {
+                if k > 0 {
+                    listing.texts.push(' ');
+                }
+                listing.texts.push_str(word);
+            }
+            if listing.texts.len() > start {
+                listing.insts.push((addr, start..listing.texts.len()));
+            }
+        }
+        listing
+    }
+
+    /// The instructions, their texts borrowed.
+    fn insts(&self) -> Vec<ListedInst<'_>> {
+        self.insts
+            .iter()
+            .map(|(addr, text)| ListedInst {
+                addr: *addr,
+                text: &self.texts[text.clone()],
+            })
+            .collect()
+    }
 }
 
 /// Where `inst` branches or jumps to, if it does (the address it names).
 pub(crate) fn branch_target(target: Target, inst: &DisasmInst) -> Option<u64> {
-    match flow(target, inst) {
+    match flow(target, &inst.text) {
         Flow::Jump(address) | Flow::CondJump(address) => Some(address),
         Flow::Next | Flow::Return | Flow::Trap => None,
     }
@@ -601,8 +796,7 @@ enum Flow {
     Trap,
 }
 
-fn flow(target: Target, inst: &DisasmInst) -> Flow {
-    let text = inst.text.as_str();
+fn flow(target: Target, text: &str) -> Flow {
     let mnemonic = text.split_whitespace().next().unwrap_or("");
     let last = text.rsplit([' ', ',']).next().unwrap_or("");
     let address = last
@@ -616,7 +810,7 @@ fn flow(target: Target, inst: &DisasmInst) -> Flow {
     if is_return {
         return Flow::Return;
     }
-    if is_undecodable(inst) {
+    if is_undecodable(text) {
         return Flow::Trap;
     }
     // s390x calls (`brasl %r14, …`) return to the next instruction.
@@ -669,26 +863,26 @@ pub fn hot_loop_of(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
 }
 
 /// riscv64's long jump `auipc rX, hi; jr lo(rX)`: the `jr` jumps to `auipc + (hi << 12) + lo`.
-fn far_jump_target(prev: &DisasmInst, jump: &DisasmInst) -> Option<u64> {
+fn far_jump_target(prev: &impl Listed, jump: &impl Listed) -> Option<u64> {
     let operand = jump
-        .text
+        .text()
         .strip_prefix("jr ")
-        .or_else(|| jump.text.strip_prefix("jalr zero, "))?;
+        .or_else(|| jump.text().strip_prefix("jalr zero, "))?;
     let (lo, reg) = operand.trim().strip_suffix(')')?.split_once('(')?;
-    let (hi_reg, hi) = prev.text.strip_prefix("auipc ")?.split_once(", ")?;
+    let (hi_reg, hi) = prev.text().strip_prefix("auipc ")?.split_once(", ")?;
     if hi_reg != reg {
         return None;
     }
     let hi: i64 = hi.trim().parse().ok()?;
     let hi = if hi >= 0x80000 { hi - 0x100000 } else { hi };
     let lo: i64 = if lo.is_empty() { 0 } else { lo.parse().ok()? };
-    let target = i64::try_from(prev.addr).ok()? + (hi << 12) + lo;
+    let target = i64::try_from(prev.addr()).ok()? + (hi << 12) + lo;
     u64::try_from(target).ok()
 }
 
 /// How each instruction transfers control, riscv64's `auipc` + `jr` long jumps resolved.
-fn flows_of(target: Target, insts: &[DisasmInst]) -> Vec<Flow> {
-    let mut flows: Vec<Flow> = insts.iter().map(|i| flow(target, i)).collect();
+fn flows_of<I: Listed>(target: Target, insts: &[I]) -> Vec<Flow> {
+    let mut flows: Vec<Flow> = insts.iter().map(|i| flow(target, i.text())).collect();
     if target == Target::Riscv64 {
         for i in 1..insts.len() {
             if let Some(t) = far_jump_target(&insts[i - 1], &insts[i]) {
@@ -699,31 +893,49 @@ fn flows_of(target: Target, insts: &[DisasmInst]) -> Vec<Flow> {
     flows
 }
 
-/// The hot loop of an already disassembled function ([`cfg::choose_loop`]), else the
-/// straight-line function up to its first trap after its first return.
-fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
-    let flows = flows_of(target, &insts);
-    let graph = cfg::Cfg::build(&insts, &flows);
-    let calls_in = |body: &[DisasmInst]| body.iter().filter(|i| is_call(target, &i.text)).count();
+/// Which instructions of a function are its hot code ([`find_hot_loop`]), as index ranges
+/// into its instructions, and the calls among them.
+struct HotCode {
+    is_loop: bool,
+    header: u64,
+    calls: usize,
+    /// Instruction index ranges `[start, end)`, in address order.
+    ranges: Vec<(usize, usize)>,
+}
+
+impl HotCode {
+    /// The [`HotLoop`] of these instructions of `insts`, each made a [`DisasmInst`] by `own`.
+    fn hot_loop<I>(&self, insts: &[I], own: impl Fn(&I) -> DisasmInst) -> HotLoop {
+        HotLoop {
+            is_loop: self.is_loop,
+            header: self.header,
+            calls: self.calls,
+            insts: self
+                .ranges
+                .iter()
+                .flat_map(|&(start, end)| insts[start..end].iter().map(&own))
+                .collect(),
+        }
+    }
+}
+
+/// The hot code of an already disassembled function ([`find_hot_loop`]).
+fn hot_code<I: Listed>(target: Target, insts: &[I]) -> HotCode {
+    let flows = flows_of(target, insts);
+    let graph = cfg::Cfg::build(insts, &flows);
+    let calls_in = |body: &[I]| body.iter().filter(|i| is_call(target, i.text())).count();
     let block_calls: Vec<usize> = graph
         .ranges
         .iter()
         .map(|&(start, end)| calls_in(&insts[start..end]))
         .collect();
     match cfg::choose_loop(&graph, &block_calls) {
-        Some(chosen) => {
-            let body: Vec<DisasmInst> = chosen
-                .body
-                .iter()
-                .flat_map(|&b| insts[graph.ranges[b].0..graph.ranges[b].1].iter().cloned())
-                .collect();
-            HotLoop {
-                is_loop: true,
-                header: insts[graph.ranges[chosen.header].0].addr,
-                calls: calls_in(&body),
-                insts: body,
-            }
-        }
+        Some(chosen) => HotCode {
+            is_loop: true,
+            header: insts[graph.ranges[chosen.header].0].addr(),
+            calls: chosen.body.iter().map(|&b| block_calls[b]).sum(),
+            ranges: chosen.body.iter().map(|&b| graph.ranges[b]).collect(),
+        },
         None => {
             let first_ret = flows.iter().position(|f| *f == Flow::Return);
             let end = first_ret
@@ -734,14 +946,20 @@ fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
                         .map(|t| r + t)
                 })
                 .unwrap_or(insts.len());
-            HotLoop {
+            HotCode {
                 is_loop: false,
                 header: 0,
                 calls: calls_in(&insts[..end]),
-                insts: insts[..end].to_vec(),
+                ranges: vec![(0, end)],
             }
         }
     }
+}
+
+/// The hot loop of an already disassembled function ([`cfg::choose_loop`]), else the
+/// straight-line function up to its first trap after its first return.
+fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
+    hot_code(target, &insts).hot_loop(&insts, DisasmInst::clone)
 }
 
 /// Assembly text for llvm-mca: branch targets become one local label, so the text assembles
@@ -755,7 +973,7 @@ pub fn mca_source(target: Target, body: &HotLoop) -> String {
             .rsplit([' ', ','])
             .next()
             .is_some_and(|op| op.starts_with("0x"));
-        let text = match flow(target, inst) {
+        let text = match flow(target, &inst.text) {
             Flow::Jump(_) | Flow::CondJump(_) if direct => {
                 let cut = inst.text.rfind([' ', ',']).map_or(0, |i| i + 1);
                 format!("{}{LABEL}", &inst.text[..cut])

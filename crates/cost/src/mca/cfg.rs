@@ -26,8 +26,7 @@
 //!    `mulAdd`);
 //! 4. then the largest (instructions), then the lowest address, so the choice is deterministic.
 
-use super::{DisasmInst, Flow};
-use std::collections::{BTreeMap, BTreeSet};
+use super::{Flow, Listed};
 
 /// Basic blocks, edges and reachability of one disassembled function.
 pub(super) struct Cfg {
@@ -41,44 +40,62 @@ pub(super) struct Cfg {
     pub reachable: Vec<bool>,
 }
 
+/// `addrs` sorted, without duplicates: a set to look addresses up in by binary search.
+fn address_set(mut addrs: Vec<u64>) -> Vec<u64> {
+    addrs.sort_unstable();
+    addrs.dedup();
+    addrs
+}
+
 impl Cfg {
     /// The graph of `insts` whose transfers are `flows` (same length).
-    pub fn build(insts: &[DisasmInst], flows: &[Flow]) -> Self {
-        let mut leaders: BTreeSet<u64> = BTreeSet::new();
+    pub fn build<I: Listed>(insts: &[I], flows: &[Flow]) -> Self {
+        let mut leaders: Vec<u64> = Vec::new();
         if let Some(first) = insts.first() {
-            leaders.insert(first.addr);
+            leaders.push(first.addr());
         }
         for (i, f) in flows.iter().enumerate() {
             if let Flow::Jump(t) | Flow::CondJump(t) = f {
-                leaders.insert(*t);
+                leaders.push(*t);
             }
             if *f != Flow::Next
                 && let Some(next) = insts.get(i + 1)
             {
-                leaders.insert(next.addr);
+                leaders.push(next.addr());
             }
         }
+        let leaders = address_set(leaders);
         let mut ranges: Vec<(usize, usize)> = Vec::new();
         for (i, inst) in insts.iter().enumerate() {
-            if leaders.contains(&inst.addr) || i == 0 {
+            if i == 0 || leaders.binary_search(&inst.addr()).is_ok() {
                 ranges.push((i, i + 1));
             } else if let Some(last) = ranges.last_mut() {
                 last.1 = i + 1;
             }
         }
-        let block_at: BTreeMap<u64, usize> = ranges
+        // Block by start address; of blocks starting at one address the last (as a map
+        // filled in block order keeps it).
+        let mut block_at: Vec<(u64, usize)> = ranges
             .iter()
             .enumerate()
-            .map(|(b, &(s, _))| (insts[s].addr, b))
+            .map(|(b, &(s, _))| (insts[s].addr(), b))
             .collect();
+        block_at.sort_by_key(|&(addr, _)| addr);
+        let block_of = |t: u64| -> Option<usize> {
+            let after = block_at.partition_point(|&(addr, _)| addr <= t);
+            after
+                .checked_sub(1)
+                .map(|at| block_at[at])
+                .and_then(|(addr, b)| (addr == t).then_some(b))
+        };
         let mut succs: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
         for (b, &(_, end)) in ranges.iter().enumerate() {
             let fallthrough = (b + 1 < ranges.len()).then_some(b + 1);
             match flows[end - 1] {
                 Flow::Next => succs[b].extend(fallthrough),
-                Flow::Jump(t) => succs[b].extend(block_at.get(&t)),
+                Flow::Jump(t) => succs[b].extend(block_of(t)),
                 Flow::CondJump(t) => {
-                    succs[b].extend(block_at.get(&t));
+                    succs[b].extend(block_of(t));
                     succs[b].extend(fallthrough);
                 }
                 Flow::Return | Flow::Trap => {}
@@ -108,24 +125,30 @@ impl Cfg {
 
     /// The address of a reachable branch whose target lies inside the listing but at no
     /// instruction start (the decoder lost the instruction boundary), if any.
-    pub fn branch_into_undecoded(&self, insts: &[DisasmInst], flows: &[Flow]) -> Option<u64> {
-        let (first, last) = (insts.first()?.addr, insts.last()?.addr);
-        let starts: BTreeSet<u64> = insts.iter().map(|i| i.addr).collect();
+    pub fn branch_into_undecoded<I: Listed>(&self, insts: &[I], flows: &[Flow]) -> Option<u64> {
+        let (first, last) = (insts.first()?.addr(), insts.last()?.addr());
+        let mut starts: Option<Vec<u64>> = None;
         self.ranges
             .iter()
             .enumerate()
             .filter(|(b, _)| self.reachable[*b])
             .find_map(|(_, &(_, end))| match flows[end - 1] {
                 Flow::Jump(t) | Flow::CondJump(t)
-                    if (first..=last).contains(&t) && !starts.contains(&t) =>
+                    if (first..=last).contains(&t)
+                        && starts
+                            .get_or_insert_with(|| {
+                                address_set(insts.iter().map(Listed::addr).collect())
+                            })
+                            .binary_search(&t)
+                            .is_err() =>
                 {
-                    Some(insts[end - 1].addr)
+                    Some(insts[end - 1].addr())
                 }
                 _ => None,
             })
     }
 
-    fn size(&self, body: &BTreeSet<usize>) -> usize {
+    fn size(&self, body: &[usize]) -> usize {
         body.iter()
             .map(|&b| self.ranges[b].1 - self.ranges[b].0)
             .sum()
@@ -138,7 +161,7 @@ pub(super) struct NaturalLoop {
     /// The header block.
     pub header: usize,
     /// Its blocks (header included), in address order.
-    pub body: BTreeSet<usize>,
+    pub body: Vec<usize>,
     /// Loops whose body holds this loop's header, itself included (1 = outermost).
     pub depth: usize,
     /// Edges from the body to a block outside it.
@@ -151,43 +174,55 @@ pub(super) struct NaturalLoop {
 
 /// Every natural loop of `cfg`'s reachable part, by header address.
 pub(super) fn natural_loops(cfg: &Cfg) -> Vec<NaturalLoop> {
-    let mut bodies: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    let blocks = cfg.ranges.len();
+    // Per header (in the order first seen), which blocks its loop holds.
+    let mut bodies: Vec<(usize, Vec<bool>)> = Vec::new();
+    let mut work: Vec<usize> = Vec::new();
     for (src, ss) in cfg.succs.iter().enumerate() {
         if !cfg.reachable[src] {
             continue;
         }
         for &header in ss.iter().filter(|&&h| h <= src) {
-            let body = bodies.entry(header).or_default();
-            body.insert(header);
-            let mut work: Vec<usize> = Vec::new();
-            if body.insert(src) {
+            let at = match bodies.iter().position(|(h, _)| *h == header) {
+                Some(at) => at,
+                None => {
+                    bodies.push((header, vec![false; blocks]));
+                    bodies.len() - 1
+                }
+            };
+            let body = &mut bodies[at].1;
+            body[header] = true;
+            work.clear();
+            if !std::mem::replace(&mut body[src], true) {
                 work.push(src);
             }
             // The header is in the body already, so the walk stops there.
             while let Some(b) = work.pop() {
                 for &p in &cfg.preds[b] {
-                    if body.insert(p) {
+                    if !std::mem::replace(&mut body[p], true) {
                         work.push(p);
                     }
                 }
             }
         }
     }
-    let headers: Vec<usize> = bodies.keys().copied().collect();
+    bodies.sort_unstable_by_key(|&(header, _)| header);
     bodies
         .iter()
-        .map(|(&header, body)| {
+        .map(|(header, holds)| {
+            let header = *header;
+            let body: Vec<usize> = (0..blocks).filter(|&b| holds[b]).collect();
             let exits = body
                 .iter()
-                .map(|&b| cfg.succs[b].iter().filter(|s| !body.contains(s)).count())
+                .map(|&b| cfg.succs[b].iter().filter(|&&s| !holds[s]).count())
                 .sum();
             NaturalLoop {
                 header,
-                depth: bodies.values().filter(|o| o.contains(&header)).count(),
+                depth: bodies.iter().filter(|(_, o)| o[header]).count(),
                 exits,
-                size: cfg.size(body),
-                innermost: headers.iter().all(|h| *h == header || !body.contains(h)),
-                body: body.clone(),
+                size: cfg.size(&body),
+                innermost: bodies.iter().all(|(h, _)| *h == header || !holds[*h]),
+                body,
             }
         })
         .collect()
