@@ -298,7 +298,7 @@ struct Schedule {
     next_waiter: Vec<usize>,
     /// Waiting uops parked until a cycle: their inputs are final, and they cannot dispatch
     /// before it.
-    calendar: BinaryHeap<Reverse<(u64, usize)>>,
+    calendar: Calendar,
     /// Waiting reloads of a slot stored in the loop whose result is not yet known, in
     /// allocation order (the ones memory renaming gives the store's data).
     unforwarded: Vec<usize>,
@@ -329,6 +329,48 @@ struct Schedule {
     ///   the next one allocates. The output is the same (`the_figures_are_pinned`, reports).
     figure_uops: usize,
     figure_dispatched: usize,
+}
+
+/// Cycles ahead that [`Calendar`] keeps in its ring of buckets.
+const CALENDAR_RING: u64 = 128;
+
+/// Uops parked until a cycle after the current one, each woken in that cycle: those due
+/// within [`CALENDAR_RING`] cycles in the bucket of their cycle (dispatch runs every cycle, so
+/// a bucket holds one cycle's uops when it is emptied), later ones in a heap.
+#[derive(Default)]
+struct Calendar {
+    ring: Vec<Vec<usize>>,
+    far: BinaryHeap<Reverse<(u64, usize)>>,
+}
+
+impl Calendar {
+    /// Parks uop `id` until cycle `at`, later than the current cycle `now`.
+    fn park(&mut self, now: u64, at: u64, id: usize) {
+        debug_assert!(at > now, "parked until a later cycle");
+        if at - now < CALENDAR_RING {
+            if self.ring.is_empty() {
+                self.ring = vec![Vec::new(); CALENDAR_RING as usize];
+            }
+            self.ring[(at % CALENDAR_RING) as usize].push(id);
+        } else {
+            self.far.push(Reverse((at, id)));
+        }
+    }
+
+    /// Hands `wake` every uop parked until cycle `now` or before (called every cycle).
+    fn wake(&mut self, now: u64, mut wake: impl FnMut(usize)) {
+        while let Some(&Reverse((at, id))) = self.far.peek()
+            && at <= now
+        {
+            self.far.pop();
+            wake(id);
+        }
+        if let Some(bucket) = self.ring.get_mut((now % CALENDAR_RING) as usize) {
+            for id in bucket.drain(..) {
+                wake(id);
+            }
+        }
+    }
 }
 
 /// No uop instance (ends the lists of [`Schedule::first_waiter`]).
@@ -370,7 +412,7 @@ impl Schedule {
             candidates: vec![0; total.div_ceil(64)],
             first_waiter: vec![NO_UOP; total],
             next_waiter: vec![NO_UOP; total],
-            calendar: BinaryHeap::new(),
+            calendar: Calendar::default(),
             unforwarded: Vec::new(),
             usage_seen: Vec::with_capacity(core.ports),
             same_mask_this_cycle: Vec::new(),
@@ -586,12 +628,8 @@ impl Schedule {
             stores_closed: false,
             dispatched,
         };
-        while let Some(&Reverse((at, id))) = self.calendar.peek()
-            && at <= self.cycle
-        {
-            self.calendar.pop();
-            self.candidates[id / 64] |= 1 << (id % 64);
-        }
+        let candidates = &mut self.candidates;
+        self.calendar.wake(self.cycle, |id| candidates[id / 64] |= 1 << (id % 64));
         while self.oldest_waiting < self.allocated_uops
             && self.dispatched[self.oldest_waiting].is_some()
         {
@@ -620,7 +658,7 @@ impl Schedule {
     /// Parks waiting uop `id` until cycle `at`.
     fn park_until(&mut self, id: usize, at: u64) {
         self.candidates[id / 64] &= !(1 << (id % 64));
-        self.calendar.push(Reverse((at, id)));
+        self.calendar.park(self.cycle, at, id);
     }
 
     /// Makes the uops parked behind `producer` candidates again (its result is now known).
@@ -799,25 +837,27 @@ pub(super) fn bind_port(
     issue_slot: Option<usize>,
     group_index: usize,
 ) -> usize {
-    let mut candidates = [0usize; PortMask::BITS as usize];
+    // Port numbers fit a byte (a mask has 32 bits): a small array to fill and rank.
+    let mut candidates = [0u8; PortMask::BITS as usize];
     let mut count = 0;
     for p in (0..usage.len()).filter(|p| mask & (1 << p) != 0) {
-        candidates[count] = p;
+        candidates[count] = p as u8;
         count += 1;
     }
+    let load = |p: u8| usage[usize::from(p)];
     if count == 1 {
-        return candidates[0];
+        return usize::from(candidates[0]);
     }
     // Least loaded first; ties to the higher port number ([UICA]).
     let ranked = &mut candidates[..count];
-    ranked.sort_unstable_by(|&a, &b| usage[a].cmp(&usage[b]).then(b.cmp(&a)));
-    match rule {
+    ranked.sort_unstable_by(|&a, &b| load(a).cmp(&load(b)).then(b.cmp(&a)));
+    let p = match rule {
         PortRule::TenPort { margin } => {
-            let least = usage[ranked[0]];
+            let least = load(ranked[0]);
             // Ranked by load: the ports within the margin lead.
             let within = ranked
                 .iter()
-                .take_while(|&&p| usage[p] < least + margin)
+                .take_while(|&&p| load(p) < least + margin)
                 .count();
             let ranked = &ranked[..within];
             let first_of_its_set = *nth == 0;
@@ -830,13 +870,14 @@ pub(super) fn bind_port(
             p
         }
         _ => {
-            if group_index.is_multiple_of(2) || usage[ranked[1]] >= usage[ranked[0]] + 3 {
+            if group_index.is_multiple_of(2) || load(ranked[1]) >= load(ranked[0]) + 3 {
                 ranked[0]
             } else {
                 ranked[1]
             }
         }
-    }
+    };
+    usize::from(p)
 }
 
 /// Whether the reorder buffer (`rob_used` of `rob` entries) and every scheduler (`occupancy`
