@@ -429,16 +429,17 @@ pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
 fn instructions_of(target: Target, listing: &str) -> Result<Vec<DisasmInst>, McaError> {
     let listing = Listing::parse(target, listing);
     Ok(listed_reachable_code(target, &listing)?
+        .0
         .into_iter()
         .map(ListedInst::to_owned_inst)
         .collect())
 }
 
-/// [`reachable_code`] of a parsed listing, the texts still borrowed from it.
+/// [`reachable_code_and_flows`] of a parsed listing, the texts still borrowed from it.
 fn listed_reachable_code(
     target: Target,
     listing: &Listing,
-) -> Result<Vec<ListedInst<'_>>, McaError> {
+) -> Result<(Vec<ListedInst<'_>>, Vec<Flow>), McaError> {
     let insts = listing.insts();
     if insts.is_empty() {
         return Err(McaError::Parse {
@@ -446,7 +447,7 @@ fn listed_reachable_code(
             detail: "no instructions".to_string(),
         });
     }
-    reachable_code(target, insts)
+    reachable_code_and_flows(target, insts)
 }
 
 /// [`hot_loop_of`] the reachable instructions of one function's llvm-objdump listing, with
@@ -454,8 +455,8 @@ fn listed_reachable_code(
 /// out of the listing only for a hot loop that can be costed.
 fn costable_hot_loop_of(target: Target, listing: &str) -> Result<HotLoop, McaError> {
     let listing = Listing::parse(target, listing);
-    let insts = listed_reachable_code(target, &listing)?;
-    let code = hot_code(target, &insts);
+    let (insts, flows) = listed_reachable_code(target, &listing)?;
+    let code = hot_code(target, &insts, flows);
     if code.calls > 0 {
         return Err(McaError::Calls {
             calls: code.calls,
@@ -635,10 +636,17 @@ fn split_sections(text: &str, count: usize) -> Option<Vec<&str>> {
         if line.starts_with("Disassembly of section ") {
             in_section = true;
             current = None;
-        } else if let Some(symbol) = line.split_once(" <").and_then(|(addr, rest)| {
-            u64::from_str_radix(addr, 16).ok()?;
-            rest.strip_suffix(">:")
-        }) {
+        } else if let Some(symbol) = line
+            .as_bytes()
+            .first()
+            // A symbol's line starts with its address (`from_str_radix` takes a leading `+`).
+            .filter(|c| c.is_ascii_hexdigit() || **c == b'+')
+            .and_then(|_| line.split_once(" <"))
+            .and_then(|(addr, rest)| {
+                u64::from_str_radix(addr, 16).ok()?;
+                rest.strip_suffix(">:")
+            })
+        {
             if !in_section || current.is_some() {
                 return None;
             }
@@ -668,7 +676,11 @@ fn split_sections(text: &str, count: usize) -> Option<Vec<&str>> {
 /// riscv64 places inline behind a jump, which llvm-objdump (14 and 19 alike) prints as
 /// `<unknown>` or as whatever instructions the bytes happen to spell. Undecodable bytes that
 /// control *can* reach, or a branch into the middle of a decoded instruction, are errors.
-fn reachable_code<I: Listed + Clone>(target: Target, insts: Vec<I>) -> Result<Vec<I>, McaError> {
+/// With the instructions, how each transfers control ([`flows_of`]).
+fn reachable_code_and_flows<I: Listed + Clone>(
+    target: Target,
+    insts: Vec<I>,
+) -> Result<(Vec<I>, Vec<Flow>), McaError> {
     let bad = |detail: String| McaError::Parse {
         what: "llvm-objdump's listing",
         detail,
@@ -681,11 +693,12 @@ fn reachable_code<I: Listed + Clone>(target: Target, insts: Vec<I>) -> Result<Ve
         )));
     }
     let mut kept = Vec::with_capacity(insts.len());
+    let mut kept_flows = Vec::with_capacity(insts.len());
     for (b, &(start, end)) in graph.ranges.iter().enumerate() {
         if !graph.reachable[b] {
             continue;
         }
-        for inst in &insts[start..end] {
+        for (inst, flow) in insts[start..end].iter().zip(&flows[start..end]) {
             if is_undecodable(inst.text()) {
                 return Err(bad(format!(
                     "undecodable bytes at offset {:#x}, reachable from the entry",
@@ -693,9 +706,21 @@ fn reachable_code<I: Listed + Clone>(target: Target, insts: Vec<I>) -> Result<Ve
                 )));
             }
             kept.push(inst.clone());
+            kept_flows.push(*flow);
         }
     }
-    Ok(kept)
+    // An instruction's flow is its own text's, except riscv64's long jump, which reads the
+    // instruction before it: that one may have been cut.
+    if target == Target::Riscv64 {
+        kept_flows = flows_of(target, &kept);
+    }
+    Ok((kept, kept_flows))
+}
+
+/// [`reachable_code_and_flows`] without the flows.
+#[cfg(test)]
+fn reachable_code<I: Listed + Clone>(target: Target, insts: Vec<I>) -> Result<Vec<I>, McaError> {
+    Ok(reachable_code_and_flows(target, insts)?.0)
 }
 
 /// llvm-objdump's mark for bytes it cannot decode.
@@ -714,6 +739,27 @@ fn parse_objdump(target: Target, text: &str) -> Vec<DisasmInst> {
         .collect()
 }
 
+/// Where the comment of an instruction's `text` begins (its length without one): the first
+/// ` <` or `\t<` (a symbol), else ` #` or `\t#` (AArch64: ` //` or `\t//`). Cutting at each
+/// marker in turn ends the text at the same place, the earliest: a marker is a blank followed
+/// by no blank, so none can begin before another's start and reach past it.
+fn comment_start(target: Target, text: &str) -> usize {
+    let bytes = text.as_bytes();
+    (0..bytes.len())
+        .find(|&i| {
+            matches!(bytes[i], b' ' | b'\t')
+                && match (target, &bytes[i + 1..]) {
+                    (_, [b'<', ..]) => true,
+                    (Target::Aarch64, [b'/', b'/', ..]) => true,
+                    (Target::Aarch64, _) => false,
+                    (Target::X86_64 | Target::S390x | Target::Riscv64, rest) => {
+                        rest.first() == Some(&b'#')
+                    }
+                }
+        })
+        .unwrap_or(bytes.len())
+}
+
 /// One function's instructions as [`parse_objdump`] reads them, their texts in one buffer.
 struct Listing {
     /// The instructions' texts, one after the other.
@@ -725,33 +771,22 @@ struct Listing {
 impl Listing {
     /// [`parse_objdump`] of `text`.
     fn parse(target: Target, text: &str) -> Listing {
-        let comments: &[&str] = match target {
-            Target::Aarch64 => &[" <", "\t<", " //", "\t//"],
-            Target::X86_64 | Target::S390x | Target::Riscv64 => &[" <", "\t<", " #", "\t#"],
-        };
         let mut listing = Listing {
             texts: String::with_capacity(text.len() / 2),
             insts: Vec::new(),
         };
         for line in text.lines() {
+            if !line.starts_with(' ') {
+                continue;
+            }
             let Some((addr, rest)) = line.split_once(':') else {
                 continue;
             };
             let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
                 continue;
             };
-            if !line.starts_with(' ') {
-                continue;
-            }
             let rest = rest.trim();
-            // Every comment marker starts with a blank and goes on with none, so no marker
-            // found past the first one's start can begin before it: the text ends at the
-            // earliest.
-            let end = comments
-                .iter()
-                .filter_map(|comment| rest.find(comment))
-                .min()
-                .unwrap_or(rest.len());
+            let end = comment_start(target, rest);
             let start = listing.texts.len();
             for (k, word) in rest[..end].split_whitespace().enumerate() {
                 if k > 0 {
@@ -920,8 +955,8 @@ impl HotCode {
 }
 
 /// The hot code of an already disassembled function ([`find_hot_loop`]).
-fn hot_code<I: Listed>(target: Target, insts: &[I]) -> HotCode {
-    let flows = flows_of(target, insts);
+/// `flows` are `insts`' ([`flows_of`]).
+fn hot_code<I: Listed>(target: Target, insts: &[I], flows: Vec<Flow>) -> HotCode {
     let graph = cfg::Cfg::build(insts, &flows);
     let calls_in = |body: &[I]| body.iter().filter(|i| is_call(target, i.text())).count();
     let block_calls: Vec<usize> = graph
@@ -959,7 +994,8 @@ fn hot_code<I: Listed>(target: Target, insts: &[I]) -> HotCode {
 /// The hot loop of an already disassembled function ([`cfg::choose_loop`]), else the
 /// straight-line function up to its first trap after its first return.
 fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
-    hot_code(target, &insts).hot_loop(&insts, DisasmInst::clone)
+    let flows = flows_of(target, &insts);
+    hot_code(target, &insts, flows).hot_loop(&insts, DisasmInst::clone)
 }
 
 /// Assembly text for llvm-mca: branch targets become one local label, so the text assembles
@@ -1010,11 +1046,11 @@ mod tests {
             Disassembly of section .text.subsection:\n\n0000000000000000 <f0>:\n       0: \tnop\n";
         let parts = split_sections(text, 2).expect("two sections");
         assert_eq!(
-            parse_objdump(Target::X86_64, &parts[0]),
+            parse_objdump(Target::X86_64, parts[0]),
             vec![inst(0, "nop")]
         );
         assert_eq!(
-            parse_objdump(Target::X86_64, &parts[1]),
+            parse_objdump(Target::X86_64, parts[1]),
             vec![inst(0, "retq")]
         );
         assert_eq!(

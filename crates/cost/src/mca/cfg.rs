@@ -32,12 +32,30 @@ use super::{Flow, Listed};
 pub(super) struct Cfg {
     /// Instruction index range `[start, end)` of each block, in address order.
     pub ranges: Vec<(usize, usize)>,
-    /// Successor blocks.
-    pub succs: Vec<Vec<usize>>,
-    /// Predecessor blocks (reachable ones only).
-    pub preds: Vec<Vec<usize>>,
+    /// Successor blocks (at most two each).
+    succs: Vec<Successors>,
+    /// Predecessor blocks (reachable ones only), block after block: those of block `b` are
+    /// `preds[pred_starts[b]..pred_starts[b + 1]]`.
+    preds: Vec<usize>,
+    pred_starts: Vec<usize>,
     /// Whether control reaches the block from the entry.
     pub reachable: Vec<bool>,
+}
+
+/// A block's successors: its branch target and its next block, at most.
+#[derive(Clone, Copy, Default)]
+struct Successors {
+    len: usize,
+    blocks: [usize; 2],
+}
+
+impl Successors {
+    fn push(&mut self, block: Option<usize>) {
+        if let Some(b) = block {
+            self.blocks[self.len] = b;
+            self.len += 1;
+        }
+    }
 }
 
 /// `addrs` sorted, without duplicates: a set to look addresses up in by binary search.
@@ -88,15 +106,15 @@ impl Cfg {
                 .map(|at| block_at[at])
                 .and_then(|(addr, b)| (addr == t).then_some(b))
         };
-        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
+        let mut succs: Vec<Successors> = vec![Successors::default(); ranges.len()];
         for (b, &(_, end)) in ranges.iter().enumerate() {
             let fallthrough = (b + 1 < ranges.len()).then_some(b + 1);
             match flows[end - 1] {
-                Flow::Next => succs[b].extend(fallthrough),
-                Flow::Jump(t) => succs[b].extend(block_of(t)),
+                Flow::Next => succs[b].push(fallthrough),
+                Flow::Jump(t) => succs[b].push(block_of(t)),
                 Flow::CondJump(t) => {
-                    succs[b].extend(block_of(t));
-                    succs[b].extend(fallthrough);
+                    succs[b].push(block_of(t));
+                    succs[b].push(fallthrough);
                 }
                 Flow::Return | Flow::Trap => {}
             }
@@ -107,20 +125,50 @@ impl Cfg {
             if std::mem::replace(&mut reachable[b], true) {
                 continue;
             }
-            work.extend(succs[b].iter().copied().filter(|&s| !reachable[s]));
+            let ss = &succs[b];
+            work.extend(
+                ss.blocks[..ss.len]
+                    .iter()
+                    .copied()
+                    .filter(|&s| !reachable[s]),
+            );
         }
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); ranges.len()];
+        // Counted, then placed in the order a list per block would take them.
+        let mut pred_starts = vec![0usize; ranges.len() + 1];
+        for (_, ss) in succs.iter().enumerate().filter(|(b, _)| reachable[*b]) {
+            for &s in &ss.blocks[..ss.len] {
+                pred_starts[s + 1] += 1;
+            }
+        }
+        for b in 0..ranges.len() {
+            pred_starts[b + 1] += pred_starts[b];
+        }
+        let mut preds = vec![0usize; pred_starts[ranges.len()]];
+        let mut next_pred = pred_starts.clone();
         for (b, ss) in succs.iter().enumerate().filter(|(b, _)| reachable[*b]) {
-            for &s in ss {
-                preds[s].push(b);
+            for &s in &ss.blocks[..ss.len] {
+                preds[next_pred[s]] = b;
+                next_pred[s] += 1;
             }
         }
         Self {
             ranges,
             succs,
             preds,
+            pred_starts,
             reachable,
         }
+    }
+
+    /// The successors of block `b`.
+    pub fn succs(&self, b: usize) -> &[usize] {
+        let ss = &self.succs[b];
+        &ss.blocks[..ss.len]
+    }
+
+    /// The reachable predecessors of block `b`.
+    pub fn preds(&self, b: usize) -> &[usize] {
+        &self.preds[self.pred_starts[b]..self.pred_starts[b + 1]]
     }
 
     /// The address of a reachable branch whose target lies inside the listing but at no
@@ -178,11 +226,11 @@ pub(super) fn natural_loops(cfg: &Cfg) -> Vec<NaturalLoop> {
     // Per header (in the order first seen), which blocks its loop holds.
     let mut bodies: Vec<(usize, Vec<bool>)> = Vec::new();
     let mut work: Vec<usize> = Vec::new();
-    for (src, ss) in cfg.succs.iter().enumerate() {
+    for src in 0..blocks {
         if !cfg.reachable[src] {
             continue;
         }
-        for &header in ss.iter().filter(|&&h| h <= src) {
+        for &header in cfg.succs(src).iter().filter(|&&h| h <= src) {
             let at = match bodies.iter().position(|(h, _)| *h == header) {
                 Some(at) => at,
                 None => {
@@ -198,7 +246,7 @@ pub(super) fn natural_loops(cfg: &Cfg) -> Vec<NaturalLoop> {
             }
             // The header is in the body already, so the walk stops there.
             while let Some(b) = work.pop() {
-                for &p in &cfg.preds[b] {
+                for &p in cfg.preds(b) {
                     if !std::mem::replace(&mut body[p], true) {
                         work.push(p);
                     }
@@ -214,7 +262,7 @@ pub(super) fn natural_loops(cfg: &Cfg) -> Vec<NaturalLoop> {
             let body: Vec<usize> = (0..blocks).filter(|&b| holds[b]).collect();
             let exits = body
                 .iter()
-                .map(|&b| cfg.succs[b].iter().filter(|&&s| !holds[s]).count())
+                .map(|&b| cfg.succs(b).iter().filter(|&&s| !holds[s]).count())
                 .sum();
             NaturalLoop {
                 header,

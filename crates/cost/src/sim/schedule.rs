@@ -629,7 +629,8 @@ impl Schedule {
             dispatched,
         };
         let candidates = &mut self.candidates;
-        self.calendar.wake(self.cycle, |id| candidates[id / 64] |= 1 << (id % 64));
+        self.calendar
+            .wake(self.cycle, |id| candidates[id / 64] |= 1 << (id % 64));
         while self.oldest_waiting < self.allocated_uops
             && self.dispatched[self.oldest_waiting].is_some()
         {
@@ -935,4 +936,50 @@ pub(super) fn next_in_turn(mask: PortMask, turn: &mut usize) -> usize {
         .unwrap_or(0);
     *turn = p + 1;
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CALENDAR_RING, Calendar};
+
+    /// Runs a calendar cycle by cycle from 0, parking `(at, id)` pairs in the cycles given,
+    /// and returns the cycle each uop was woken in.
+    fn wake_cycles(parks: &[(u64, u64, usize)], until: u64) -> Vec<(usize, u64)> {
+        let mut calendar = Calendar::default();
+        let mut woken = Vec::new();
+        for now in 0..until {
+            calendar.wake(now, |id| woken.push((id, now)));
+            for &(_, at, id) in parks.iter().filter(|p| p.0 == now) {
+                calendar.park(now, at, id);
+            }
+        }
+        woken.sort_unstable();
+        woken
+    }
+
+    #[test]
+    fn a_parked_uop_wakes_in_its_cycle_near_or_far() {
+        let ring = CALENDAR_RING;
+        // (parked in cycle, until cycle, uop): the next cycle, the ring's last one, the first
+        // beyond it, far beyond, and two uops due in one bucket's cycle one lap apart.
+        let parks = [
+            (0, 1, 0),
+            (0, ring - 1, 1),
+            (0, ring, 2),
+            (3, 5 * ring + 7, 3),
+            (10, 20, 4),
+            (21, 20 + ring, 5),
+        ];
+        assert_eq!(
+            wake_cycles(&parks, 6 * ring),
+            vec![
+                (0, 1),
+                (1, ring - 1),
+                (2, ring),
+                (3, 5 * ring + 7),
+                (4, 20),
+                (5, 20 + ring)
+            ]
+        );
+    }
 }
