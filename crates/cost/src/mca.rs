@@ -422,13 +422,21 @@ pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         });
     }
-    instructions_of(compiled.target, &String::from_utf8_lossy(&output.stdout))
+    instructions_of(
+        compiled.target,
+        &String::from_utf8_lossy(&output.stdout),
+        JumpTargets(&compiled.block_edges),
+    )
 }
 
 /// The reachable instructions of one function's llvm-objdump listing.
-fn instructions_of(target: Target, listing: &str) -> Result<Vec<DisasmInst>, McaError> {
+fn instructions_of(
+    target: Target,
+    listing: &str,
+    jumps: JumpTargets<'_>,
+) -> Result<Vec<DisasmInst>, McaError> {
     let listing = Listing::parse(target, listing);
-    Ok(listed_reachable_code(target, &listing)?
+    Ok(listed_reachable_code(target, &listing, jumps)?
         .0
         .into_iter()
         .map(ListedInst::to_owned_inst)
@@ -436,10 +444,11 @@ fn instructions_of(target: Target, listing: &str) -> Result<Vec<DisasmInst>, Mca
 }
 
 /// [`reachable_code_and_flows`] of a parsed listing, the texts still borrowed from it.
-fn listed_reachable_code(
+fn listed_reachable_code<'l>(
     target: Target,
-    listing: &Listing,
-) -> Result<(Vec<ListedInst<'_>>, Vec<Flow>), McaError> {
+    listing: &'l Listing,
+    jumps: JumpTargets<'_>,
+) -> Result<(Vec<ListedInst<'l>>, Vec<Flow>), McaError> {
     let insts = listing.insts();
     if insts.is_empty() {
         return Err(McaError::Parse {
@@ -447,16 +456,20 @@ fn listed_reachable_code(
             detail: "no instructions".to_string(),
         });
     }
-    reachable_code_and_flows(target, insts)
+    reachable_code_and_flows(target, insts, jumps)
 }
 
 /// [`hot_loop_of`] the reachable instructions of one function's llvm-objdump listing, with
 /// the error [`calls_error`] gives when the hot code makes calls: the instructions are copied
 /// out of the listing only for a hot loop that can be costed.
-fn costable_hot_loop_of(target: Target, listing: &str) -> Result<HotLoop, McaError> {
+fn costable_hot_loop_of(
+    target: Target,
+    listing: &str,
+    jumps: JumpTargets<'_>,
+) -> Result<HotLoop, McaError> {
     let listing = Listing::parse(target, listing);
-    let (insts, flows) = listed_reachable_code(target, &listing)?;
-    let code = hot_code(target, &insts, flows);
+    let (insts, flows) = listed_reachable_code(target, &listing, jumps)?;
+    let code = hot_code(target, &insts, flows, jumps);
     if code.calls > 0 {
         return Err(McaError::Calls {
             calls: code.calls,
@@ -470,8 +483,8 @@ fn costable_hot_loop_of(target: Target, listing: &str) -> Result<HotLoop, McaErr
 /// a hot code making calls is returned as the error [`calls_error`] gives (the only use the
 /// cost model has for it), and that the listing's instructions are not copied for it.
 pub(crate) fn costable_hot_loops(compiled: &[&Compiled]) -> Vec<Result<HotLoop, McaError>> {
-    let of_insts = |target: Target, insts: Vec<DisasmInst>| {
-        let body = hot_loop_of(target, insts);
+    let of_insts = |c: &Compiled, insts: Vec<DisasmInst>| {
+        let body = find_hot_loop(c.target, insts, JumpTargets(&c.block_edges));
         match calls_error(&body) {
             Some(e) => Err(e),
             None => Ok(body),
@@ -482,14 +495,15 @@ pub(crate) fn costable_hot_loops(compiled: &[&Compiled]) -> Vec<Result<HotLoop, 
         let listings = split_batch_listing(&text, batch.len())?;
         Ok(listings
             .iter()
-            .map(|listing| costable_hot_loop_of(target, listing))
+            .zip(batch)
+            .map(|(listing, c)| costable_hot_loop_of(target, listing, JumpTargets(&c.block_edges)))
             .collect())
     })
     .into_iter()
     .zip(compiled)
     .map(|(result, c)| match result {
         Batched::Done(result) => result,
-        Batched::Alone => disassemble(c).and_then(|insts| of_insts(c.target, insts)),
+        Batched::Alone => disassemble(c).and_then(|insts| of_insts(c, insts)),
     })
     .collect()
 }
@@ -565,7 +579,8 @@ pub fn disassemble_batch(
     let listings = split_batch_listing(&text, batch.len())?;
     Ok(listings
         .iter()
-        .map(|listing| instructions_of(target, listing))
+        .zip(batch)
+        .map(|(listing, c)| instructions_of(target, listing, JumpTargets(&c.block_edges)))
         .collect())
 }
 
@@ -680,16 +695,23 @@ fn split_sections(text: &str, count: usize) -> Option<Vec<&str>> {
 fn reachable_code_and_flows<I: Listed + Clone>(
     target: Target,
     insts: Vec<I>,
+    jumps: JumpTargets<'_>,
 ) -> Result<(Vec<I>, Vec<Flow>), McaError> {
     let bad = |detail: String| McaError::Parse {
         what: "llvm-objdump's listing",
         detail,
     };
     let flows = flows_of(target, &insts);
-    let graph = cfg::Cfg::build(&insts, &flows);
+    let graph = cfg::Cfg::build(&insts, &flows, jumps);
     if let Some(at) = graph.branch_into_undecoded(&insts, &flows) {
         return Err(bad(format!(
             "a reachable branch at offset {at:#x} targets no instruction start"
+        )));
+    }
+    if let Some(to) = graph.jump_into_undecoded(&insts, &flows, jumps) {
+        return Err(bad(format!(
+            "a jump table's target at offset {to:#x} is no instruction start (the table \
+             before it was decoded as instructions)"
         )));
     }
     let mut kept = Vec::with_capacity(insts.len());
@@ -720,7 +742,7 @@ fn reachable_code_and_flows<I: Listed + Clone>(
 /// [`reachable_code_and_flows`] without the flows.
 #[cfg(test)]
 fn reachable_code<I: Listed + Clone>(target: Target, insts: Vec<I>) -> Result<Vec<I>, McaError> {
-    Ok(reachable_code_and_flows(target, insts)?.0)
+    Ok(reachable_code_and_flows(target, insts, JumpTargets::NONE)?.0)
 }
 
 /// llvm-objdump's mark for bytes it cannot decode.
@@ -817,7 +839,7 @@ impl Listing {
 pub(crate) fn branch_target(target: Target, inst: &DisasmInst) -> Option<u64> {
     match flow(target, &inst.text) {
         Flow::Jump(address) | Flow::CondJump(address) => Some(address),
-        Flow::Next | Flow::Return | Flow::Trap => None,
+        Flow::Next | Flow::Indirect | Flow::Return | Flow::Trap => None,
     }
 }
 
@@ -827,8 +849,38 @@ enum Flow {
     Next,
     Jump(u64),
     CondJump(u64),
+    /// A jump through a register (a jump table's dispatch): its targets are the compiled
+    /// function's ([`JumpTargets`]); it never falls through (what follows may be the table).
+    Indirect,
     Return,
     Trap,
+}
+
+/// The targets of a function's indirect jumps, from the code generator's own block edges
+/// ([`schedlab_backend::Compiled::block_edges`]: source block start, target): llvm-objdump's
+/// listing names no target for `jmp *%rcx` or `br x3`, and the jump table after x86_64's and
+/// AArch64's dispatch is data, not code.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JumpTargets<'a>(pub &'a [(u32, u32)]);
+
+impl JumpTargets<'_> {
+    /// No edges known: an indirect jump leads nowhere the graph can see.
+    pub const NONE: JumpTargets<'static> = JumpTargets(&[]);
+
+    /// The targets of an indirect jump at `addr`: every edge of the block it ends (the edges
+    /// whose source is the last block start at or before it).
+    pub fn of(self, addr: u64) -> impl Iterator<Item = u64> {
+        let source = self
+            .0
+            .iter()
+            .map(|&(from, _)| u64::from(from))
+            .filter(|&from| from <= addr)
+            .max();
+        self.0
+            .iter()
+            .filter(move |&&(from, _)| Some(u64::from(from)) == source)
+            .map(|&(_, to)| u64::from(to))
+    }
 }
 
 fn flow(target: Target, text: &str) -> Flow {
@@ -857,6 +909,16 @@ fn flow(target: Target, text: &str) -> Flow {
         "ud2" | "udf" | "brk" | "unimp" | "c.unimp" | "ebreak"
     ) {
         return Flow::Trap;
+    }
+    let indirect = match target {
+        Target::X86_64 => {
+            mnemonic.starts_with("jmp") && text[mnemonic.len()..].trim_start().starts_with('*')
+        }
+        Target::Aarch64 | Target::S390x => mnemonic == "br",
+        Target::Riscv64 => mnemonic == "jr" || text.starts_with("jalr zero,"),
+    };
+    if indirect {
+        return Flow::Indirect;
     }
     let Some(address) = address else {
         return Flow::Next;
@@ -889,12 +951,17 @@ fn flow(target: Target, text: &str) -> Flow {
 /// function.
 pub fn hot_loop(compiled: &Compiled) -> Result<HotLoop, McaError> {
     let insts = disassemble(compiled)?;
-    Ok(find_hot_loop(compiled.target, insts))
+    Ok(find_hot_loop(
+        compiled.target,
+        insts,
+        JumpTargets(&compiled.block_edges),
+    ))
 }
 
 /// [`hot_loop`] of an already disassembled function ([`disassemble`], [`disassemble_all`]).
+/// Indirect jumps lead nowhere here: [`hot_loop`] knows their targets.
 pub fn hot_loop_of(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
-    find_hot_loop(target, insts)
+    find_hot_loop(target, insts, JumpTargets::NONE)
 }
 
 /// riscv64's long jump `auipc rX, hi; jr lo(rX)`: the `jr` jumps to `auipc + (hi << 12) + lo`.
@@ -956,8 +1023,13 @@ impl HotCode {
 
 /// The hot code of an already disassembled function ([`find_hot_loop`]).
 /// `flows` are `insts`' ([`flows_of`]).
-fn hot_code<I: Listed>(target: Target, insts: &[I], flows: Vec<Flow>) -> HotCode {
-    let graph = cfg::Cfg::build(insts, &flows);
+fn hot_code<I: Listed>(
+    target: Target,
+    insts: &[I],
+    flows: Vec<Flow>,
+    jumps: JumpTargets<'_>,
+) -> HotCode {
+    let graph = cfg::Cfg::build(insts, &flows, jumps);
     let calls_in = |body: &[I]| body.iter().filter(|i| is_call(target, i.text())).count();
     let block_calls: Vec<usize> = graph
         .ranges
@@ -993,9 +1065,9 @@ fn hot_code<I: Listed>(target: Target, insts: &[I], flows: Vec<Flow>) -> HotCode
 
 /// The hot loop of an already disassembled function ([`cfg::choose_loop`]), else the
 /// straight-line function up to its first trap after its first return.
-fn find_hot_loop(target: Target, insts: Vec<DisasmInst>) -> HotLoop {
+fn find_hot_loop(target: Target, insts: Vec<DisasmInst>, jumps: JumpTargets<'_>) -> HotLoop {
     let flows = flows_of(target, &insts);
-    hot_code(target, &insts, flows).hot_loop(&insts, DisasmInst::clone)
+    hot_code(target, &insts, flows, jumps).hot_loop(&insts, DisasmInst::clone)
 }
 
 /// Assembly text for llvm-mca: branch targets become one local label, so the text assembles
@@ -1109,7 +1181,7 @@ mod tests {
             inst(0x20, "retq"),
             inst(0x21, "ud2"),
         ];
-        let l = find_hot_loop(Target::X86_64, insts);
+        let l = find_hot_loop(Target::X86_64, insts, JumpTargets::NONE);
         assert!(l.is_loop);
         assert_eq!(l.header, 1);
         let addrs: Vec<u64> = l.insts.iter().map(|i| i.addr).collect();
@@ -1121,7 +1193,7 @@ mod tests {
 
     /// Addresses of the chosen loop's instructions.
     fn chosen(target: Target, insts: Vec<DisasmInst>) -> (u64, Vec<u64>) {
-        let l = find_hot_loop(target, insts);
+        let l = find_hot_loop(target, insts, JumpTargets::NONE);
         assert!(l.is_loop);
         (l.header, l.insts.iter().map(|i| i.addr).collect())
     }
@@ -1220,7 +1292,11 @@ mod tests {
         assert_eq!(header, 0x60);
         assert_eq!(addrs, vec![0x60, 0x64, 0x68, 0x6c, 0x70]);
         let flows = flows_of(Target::Aarch64, &square_to_len_shape());
-        let loops = cfg::natural_loops(&cfg::Cfg::build(&square_to_len_shape(), &flows));
+        let loops = cfg::natural_loops(&cfg::Cfg::build(
+            &square_to_len_shape(),
+            &flows,
+            JumpTargets::NONE,
+        ));
         let outer = loops.iter().find(|l| l.depth == 1 && !l.innermost);
         assert!(outer.is_some_and(|l| l.size > 10), "{loops:?}");
         assert_eq!(
@@ -1270,9 +1346,51 @@ mod tests {
             inst(8, "udf #0xc11f"),
             inst(12, "udf #0xc11f"),
         ];
-        let l = find_hot_loop(Target::Aarch64, insts);
+        let l = find_hot_loop(Target::Aarch64, insts, JumpTargets::NONE);
         assert!(!l.is_loop);
         assert_eq!(l.insts.len(), 2);
+    }
+
+    #[test]
+    fn an_indirect_jump_leads_to_its_blocks_targets_and_not_into_its_table() {
+        // 0x0: entry; 0x4: the dispatch block ending in `jmpq *%rcx` at 0x8, its table at 0xa
+        // (bytes llvm-objdump cannot decode); 0x10 and 0x18: cases jumping back to 0x4;
+        // 0x20: the exit.
+        let insts = vec![
+            inst(0x0, "movl %esi, %eax"),
+            inst(0x4, "leaq 6(%rip), %rcx"),
+            inst(0x8, "jmpq *%rcx"),
+            inst(0xa, "<unknown>"),
+            inst(0x10, "addl $1, %eax"),
+            inst(0x13, "jmp 0x4"),
+            inst(0x18, "addl %eax, %eax"),
+            inst(0x1a, "jmp 0x4"),
+            inst(0x20, "retq"),
+        ];
+        assert_eq!(flow(Target::X86_64, "jmpq *%rcx"), Flow::Indirect);
+        assert_eq!(flow(Target::Aarch64, "br x3"), Flow::Indirect);
+        assert_eq!(flow(Target::X86_64, "jmp 0x4"), Flow::Jump(0x4));
+        // The code generator's edges: block 0x4 goes to its three targets.
+        let edges = [
+            (0x0, 0x4),
+            (0x4, 0x10),
+            (0x4, 0x18),
+            (0x4, 0x20),
+            (0x10, 0x4),
+            (0x18, 0x4),
+        ];
+        let jumps = JumpTargets(&edges);
+        assert_eq!(jumps.of(0x8).collect::<Vec<_>>(), vec![0x10, 0x18, 0x20]);
+        let kept = reachable_code_and_flows(Target::X86_64, insts.clone(), jumps)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .0;
+        assert!(kept.iter().all(|i| i.addr != 0xa), "the table is data");
+        let l = find_hot_loop(Target::X86_64, kept, jumps);
+        assert!(l.is_loop);
+        assert_eq!(l.header, 0x4);
+        // Without the edges nothing follows the dispatch: no loop, and still no table read.
+        let alone = reachable_code(Target::X86_64, insts).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(alone.last().map(|i| i.addr), Some(0x8));
     }
 
     #[test]
@@ -1285,7 +1403,7 @@ mod tests {
             inst(0x1430, "jr -1000(t6)"),
             inst(0x1438, "ret"),
         ];
-        let l = find_hot_loop(Target::Riscv64, insts);
+        let l = find_hot_loop(Target::Riscv64, insts, JumpTargets::NONE);
         assert!(l.is_loop);
         assert_eq!(l.header, 0x44);
         assert_eq!(l.insts.len(), 4);

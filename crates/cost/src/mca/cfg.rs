@@ -26,36 +26,22 @@
 //!    `mulAdd`);
 //! 4. then the largest (instructions), then the lowest address, so the choice is deterministic.
 
-use super::{Flow, Listed};
+use super::{Flow, JumpTargets, Listed};
 
 /// Basic blocks, edges and reachability of one disassembled function.
 pub(super) struct Cfg {
     /// Instruction index range `[start, end)` of each block, in address order.
     pub ranges: Vec<(usize, usize)>,
-    /// Successor blocks (at most two each).
-    succs: Vec<Successors>,
+    /// Successor blocks, block after block: those of block `b` are
+    /// `succ_list[succ_starts[b]..succ_starts[b + 1]]` (at most two but after an indirect jump).
+    succ_list: Vec<usize>,
+    succ_starts: Vec<usize>,
     /// Predecessor blocks (reachable ones only), block after block: those of block `b` are
     /// `preds[pred_starts[b]..pred_starts[b + 1]]`.
     preds: Vec<usize>,
     pred_starts: Vec<usize>,
     /// Whether control reaches the block from the entry.
     pub reachable: Vec<bool>,
-}
-
-/// A block's successors: its branch target and its next block, at most.
-#[derive(Clone, Copy, Default)]
-struct Successors {
-    len: usize,
-    blocks: [usize; 2],
-}
-
-impl Successors {
-    fn push(&mut self, block: Option<usize>) {
-        if let Some(b) = block {
-            self.blocks[self.len] = b;
-            self.len += 1;
-        }
-    }
 }
 
 /// `addrs` sorted, without duplicates: a set to look addresses up in by binary search.
@@ -67,7 +53,7 @@ fn address_set(mut addrs: Vec<u64>) -> Vec<u64> {
 
 impl Cfg {
     /// The graph of `insts` whose transfers are `flows` (same length).
-    pub fn build<I: Listed>(insts: &[I], flows: &[Flow]) -> Self {
+    pub fn build<I: Listed>(insts: &[I], flows: &[Flow], jumps: JumpTargets<'_>) -> Self {
         let mut leaders: Vec<u64> = Vec::new();
         if let Some(first) = insts.first() {
             leaders.push(first.addr());
@@ -75,6 +61,9 @@ impl Cfg {
         for (i, f) in flows.iter().enumerate() {
             if let Flow::Jump(t) | Flow::CondJump(t) = f {
                 leaders.push(*t);
+            }
+            if *f == Flow::Indirect {
+                leaders.extend(jumps.of(insts[i].addr()));
             }
             if *f != Flow::Next
                 && let Some(next) = insts.get(i + 1)
@@ -106,28 +95,44 @@ impl Cfg {
                 .map(|at| block_at[at])
                 .and_then(|(addr, b)| (addr == t).then_some(b))
         };
-        let mut succs: Vec<Successors> = vec![Successors::default(); ranges.len()];
+        let mut succ_list: Vec<usize> = Vec::with_capacity(2 * ranges.len());
+        let mut succ_starts: Vec<usize> = Vec::with_capacity(ranges.len() + 1);
         for (b, &(_, end)) in ranges.iter().enumerate() {
+            succ_starts.push(succ_list.len());
             let fallthrough = (b + 1 < ranges.len()).then_some(b + 1);
             match flows[end - 1] {
-                Flow::Next => succs[b].push(fallthrough),
-                Flow::Jump(t) => succs[b].push(block_of(t)),
+                Flow::Next => succ_list.extend(fallthrough),
+                Flow::Jump(t) => succ_list.extend(block_of(t)),
                 Flow::CondJump(t) => {
-                    succs[b].push(block_of(t));
-                    succs[b].push(fallthrough);
+                    succ_list.extend(block_of(t));
+                    succ_list.extend(fallthrough);
+                }
+                Flow::Indirect => {
+                    let first = succ_list.len();
+                    succ_list.extend(jumps.of(insts[end - 1].addr()).filter_map(block_of));
+                    // One edge per target block, however many table entries lead there.
+                    succ_list[first..].sort_unstable();
+                    let mut kept = first;
+                    for i in first..succ_list.len() {
+                        if i == first || succ_list[i] != succ_list[kept - 1] {
+                            succ_list[kept] = succ_list[i];
+                            kept += 1;
+                        }
+                    }
+                    succ_list.truncate(kept);
                 }
                 Flow::Return | Flow::Trap => {}
             }
         }
+        succ_starts.push(succ_list.len());
         let mut reachable = vec![false; ranges.len()];
         let mut work: Vec<usize> = if ranges.is_empty() { vec![] } else { vec![0] };
         while let Some(b) = work.pop() {
             if std::mem::replace(&mut reachable[b], true) {
                 continue;
             }
-            let ss = &succs[b];
             work.extend(
-                ss.blocks[..ss.len]
+                succ_list[succ_starts[b]..succ_starts[b + 1]]
                     .iter()
                     .copied()
                     .filter(|&s| !reachable[s]),
@@ -135,8 +140,8 @@ impl Cfg {
         }
         // Counted, then placed in the order a list per block would take them.
         let mut pred_starts = vec![0usize; ranges.len() + 1];
-        for (_, ss) in succs.iter().enumerate().filter(|(b, _)| reachable[*b]) {
-            for &s in &ss.blocks[..ss.len] {
+        for b in (0..ranges.len()).filter(|&b| reachable[b]) {
+            for &s in &succ_list[succ_starts[b]..succ_starts[b + 1]] {
                 pred_starts[s + 1] += 1;
             }
         }
@@ -145,15 +150,16 @@ impl Cfg {
         }
         let mut preds = vec![0usize; pred_starts[ranges.len()]];
         let mut next_pred = pred_starts.clone();
-        for (b, ss) in succs.iter().enumerate().filter(|(b, _)| reachable[*b]) {
-            for &s in &ss.blocks[..ss.len] {
+        for b in (0..ranges.len()).filter(|&b| reachable[b]) {
+            for &s in &succ_list[succ_starts[b]..succ_starts[b + 1]] {
                 preds[next_pred[s]] = b;
                 next_pred[s] += 1;
             }
         }
         Self {
             ranges,
-            succs,
+            succ_list,
+            succ_starts,
             preds,
             pred_starts,
             reachable,
@@ -162,8 +168,7 @@ impl Cfg {
 
     /// The successors of block `b`.
     pub fn succs(&self, b: usize) -> &[usize] {
-        let ss = &self.succs[b];
-        &ss.blocks[..ss.len]
+        &self.succ_list[self.succ_starts[b]..self.succ_starts[b + 1]]
     }
 
     /// The reachable predecessors of block `b`.
@@ -193,6 +198,28 @@ impl Cfg {
                     Some(insts[end - 1].addr())
                 }
                 _ => None,
+            })
+    }
+
+    /// A target of a reachable indirect jump at which the listing has no instruction (a
+    /// linear sweep that decoded the jump table as instructions ran past the target), if any.
+    pub fn jump_into_undecoded<I: Listed>(
+        &self,
+        insts: &[I],
+        flows: &[Flow],
+        jumps: JumpTargets<'_>,
+    ) -> Option<u64> {
+        let starts = || address_set(insts.iter().map(Listed::addr).collect());
+        let mut known: Option<Vec<u64>> = None;
+        self.ranges
+            .iter()
+            .enumerate()
+            .filter(|&(b, &(_, end))| self.reachable[b] && flows[end - 1] == Flow::Indirect)
+            .find_map(|(_, &(_, end))| {
+                let starts = known.get_or_insert_with(starts);
+                jumps
+                    .of(insts[end - 1].addr())
+                    .find(|t| starts.binary_search(t).is_err())
             })
     }
 

@@ -1,0 +1,81 @@
+//! A loop that dispatches through a jump table (`br_table`) is a loop: llvm-objdump's listing
+//! names no target for `jmp *%rcx` (x86_64) or `br x3` (AArch64), and on both the table that
+//! follows the dispatch is data. The control-flow graph takes the dispatch's targets from the
+//! code generator's block edges, so the loop is found and the table is never read as code —
+//! where the listing has the targets: AArch64's fixed-width decoding always finds them, while
+//! x86_64's linear sweep through the table's bytes can run past a target, and then the figure
+//! is refused with that reason instead of being made of the table's bytes.
+//!
+//! Disassembly needs llvm-objdump (Debian `llvm-14`, installed by `scripts/probe-tools`):
+//! without it these tests skip with a message, or fail under `SCHEDLAB_REQUIRE_TOOLS=1` (CI).
+
+use cranelift_codegen::ir::Function;
+use schedlab_backend::tools::test_can_use;
+use schedlab_backend::{Target, compile};
+use schedlab_cost::mca::{McaError, hot_loop, llvm_tool};
+use schedlab_cost::{loop_cost, loop_costs_simulated};
+
+/// `x` stepped `n` times, each step chosen by `n` through a three-way `br_table` whose default
+/// leaves the loop.
+fn dispatch_loop() -> Function {
+    let text = "function %f(i32, i32) -> i32 {
+block0(v0: i32, v1: i32):
+    jump block1(v1, v0)
+block1(v2: i32, v3: i32):
+    br_table v2, block5(v3), [block2(v3), block3(v3), block4(v3)]
+block2(v4: i32):
+    v20 = iconst.i32 1
+    v5 = iadd v4, v20
+    v6 = isub v2, v20
+    jump block1(v6, v5)
+block3(v7: i32):
+    v21 = iconst.i32 3
+    v8 = imul v7, v21
+    v22 = iconst.i32 1
+    v9 = isub v2, v22
+    jump block1(v9, v8)
+block4(v10: i32):
+    v11 = iadd v10, v10
+    v23 = iconst.i32 1
+    v12 = isub v2, v23
+    jump block1(v12, v11)
+block5(v13: i32):
+    return v13
+}";
+    cranelift_reader::parse_functions(text)
+        .expect("the function parses")
+        .remove(0)
+}
+
+#[test]
+fn a_loop_through_a_jump_table_is_found_and_costed() {
+    if !test_can_use(llvm_tool("llvm-objdump")) {
+        return;
+    }
+    let c = compile(&dispatch_loop(), Target::Aarch64).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!c.block_edges.is_empty(), "block edges recorded");
+    let body = hot_loop(&c).unwrap_or_else(|e| panic!("{e}"));
+    assert!(body.is_loop, "{:?}", body.insts);
+    assert!(
+        body.insts.iter().any(|i| i.text.starts_with("br x")),
+        "the loop holds the dispatch: {:?}",
+        body.insts
+    );
+    assert!(
+        body.insts.iter().all(|i| !i.text.starts_with("udf")),
+        "no table entry read as code: {:?}",
+        body.insts
+    );
+    let cost = loop_cost(&c).unwrap_or_else(|e| panic!("{e}"));
+    assert!(cost.is_loop);
+    assert!(loop_costs_simulated(&[&c]).remove(0).is_ok());
+
+    // x86_64: the sweep through this table runs past its first target.
+    let c = compile(&dispatch_loop(), Target::X86_64).unwrap_or_else(|e| panic!("{e}"));
+    match hot_loop(&c) {
+        Err(McaError::Parse { detail, .. }) => {
+            assert!(detail.contains("jump table's target"), "{detail}")
+        }
+        other => panic!("expected the jump table's reason: {other:?}"),
+    }
+}
