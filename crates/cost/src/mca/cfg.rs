@@ -2,7 +2,9 @@
 //!
 //! **Blocks.** Leaders are the entry, branch targets and the instruction after any transfer;
 //! a block's successors are its branch target (when it lies in the function) and, unless it
-//! ends in an unconditional jump, a return or a trap, the next block. Only blocks reachable
+//! ends in an unconditional jump, a return or a trap, the next block. A block that ends in an
+//! indirect jump (a jump table's dispatch) has the targets the code generator recorded for it
+//! ([`super::JumpTargets`]) and no next block: what follows is the table. Only blocks reachable
 //! from the entry count: what is not reachable is data (constant pools, riscv64's inline
 //! constants) that llvm-objdump decoded as instructions or could not decode.
 //!
