@@ -9,6 +9,8 @@ use crate::compile::{CompileError, Compiled, compile};
 use crate::target::{OptLevel, Target};
 use cranelift_codegen::ir::{Function, UserFuncName};
 use cranelift_module::{Linkage, Module};
+use cranelift_object::object::write::Symbol;
+use cranelift_object::object::{SymbolFlags, SymbolKind, SymbolScope};
 use cranelift_object::{ObjectBuilder, ObjectModule};
 
 /// Why an object file could not be produced.
@@ -112,19 +114,62 @@ fn object_of(compiled: &Compiled, unresolved_ok: bool) -> Result<ObjectFile, Obj
         compiled.target,
         symbol.clone(),
         file_name,
-        false,
+        Layout {
+            per_function_section: false,
+            dispatch_symbols: unresolved_ok,
+        },
         &[(symbol, compiled)],
     )
 }
 
+/// How [`object_with_functions`] lays functions out.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// Each function in a section of its own.
+    per_function_section: bool,
+    /// A local symbol at each target of a jump table's dispatch ([`DISPATCH_SYMBOL_PREFIX`]).
+    dispatch_symbols: bool,
+}
+
+/// The local symbols an object for a disassembler has at a jump table's targets are named this
+/// prefix, the function's symbol, a dot and the target's offset. A disassembler that sweeps
+/// through the table's bytes as if they were instructions starts again at each symbol, so the
+/// blocks the table leads to are listed from their first instruction.
+pub const DISPATCH_SYMBOL_PREFIX: &str = "dispatch.";
+
+/// The offsets a jump table's dispatch leads to: the targets of every block with more than two
+/// successors in `compiled`'s block edges (a conditional branch has two).
+fn dispatch_targets(compiled: &Compiled) -> Vec<u32> {
+    let mut sources: Vec<u32> = compiled.block_edges.iter().map(|&(from, _)| from).collect();
+    sources.sort_unstable();
+    let mut targets: Vec<u32> = Vec::new();
+    for group in sources.chunk_by(|a, b| a == b) {
+        let from = group[0];
+        let mut to: Vec<u32> = compiled
+            .block_edges
+            .iter()
+            .filter(|&&(f, _)| f == from)
+            .map(|&(_, t)| t)
+            .collect();
+        to.sort_unstable();
+        to.dedup();
+        if to.len() > 2 {
+            targets.extend(to);
+        }
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    targets
+}
+
 /// One object for `target` named `symbol` (in errors and in the result) holding each function
-/// under its name, at 16-byte alignment, with the target's default calling convention;
-/// `per_function_section` gives each function a section of its own.
+/// under its name, at 16-byte alignment, with the target's default calling convention, laid
+/// out as `layout` says.
 fn object_with_functions(
     target: Target,
     symbol: String,
     file_name: String,
-    per_function_section: bool,
+    layout: Layout,
     functions: &[(String, &Compiled)],
 ) -> Result<ObjectFile, ObjectError> {
     let object_err = |message: String| ObjectError::Object {
@@ -136,8 +181,9 @@ fn object_with_functions(
         .map_err(|message| ObjectError::Isa { target, message })?;
     let mut builder = ObjectBuilder::new(isa, file_name, cranelift_module::default_libcall_names())
         .map_err(|e| object_err(e.to_string()))?;
-    builder.per_function_section(per_function_section);
+    builder.per_function_section(layout.per_function_section);
     let mut module = ObjectModule::new(builder);
+    let mut ids = Vec::with_capacity(functions.len());
     for (name, compiled) in functions {
         let mut signature = compiled.func.signature.clone();
         signature.call_conv = module.isa().default_call_conv();
@@ -147,8 +193,33 @@ fn object_with_functions(
         module
             .define_function_bytes(id, 16, &compiled.code, &[])
             .map_err(|e| object_err(e.to_string()))?;
+        ids.push(id);
     }
-    ObjectFile::emit(module, target, symbol.clone()).map_err(object_err)
+    let mut product = module.finish();
+    if layout.dispatch_symbols {
+        for ((name, compiled), &id) in functions.iter().zip(&ids) {
+            let function = product.object.symbol(product.function_symbol(id));
+            let (section, base) = (function.section, function.value);
+            for offset in dispatch_targets(compiled) {
+                product.object.add_symbol(Symbol {
+                    name: format!("{DISPATCH_SYMBOL_PREFIX}{name}.{offset}").into_bytes(),
+                    value: base + u64::from(offset),
+                    size: 0,
+                    kind: SymbolKind::Text,
+                    scope: SymbolScope::Compilation,
+                    weak: false,
+                    section,
+                    flags: SymbolFlags::None,
+                });
+            }
+        }
+    }
+    let bytes = product.emit().map_err(|e| object_err(e.to_string()))?;
+    Ok(ObjectFile {
+        target,
+        symbol,
+        bytes,
+    })
 }
 
 /// The symbol of the `i`-th function of [`object_for_batch_disassembly`] is this prefix and
@@ -178,5 +249,9 @@ pub fn object_for_batch_disassembly(
         .enumerate()
         .map(|(i, &compiled)| (format!("{BATCH_SYMBOL_PREFIX}{i}"), compiled))
         .collect();
-    object_with_functions(target, symbol, "batch.o".to_string(), true, &functions)
+    let layout = Layout {
+        per_function_section: true,
+        dispatch_symbols: true,
+    };
+    object_with_functions(target, symbol, "batch.o".to_string(), layout, &functions)
 }

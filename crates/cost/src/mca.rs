@@ -661,6 +661,8 @@ fn split_sections(text: &str, count: usize) -> Option<Vec<&str>> {
                 u64::from_str_radix(addr, 16).ok()?;
                 rest.strip_suffix(">:")
             })
+            // A jump table's target inside the function, not a function.
+            .filter(|symbol| !symbol.starts_with(schedlab_backend::object::DISPATCH_SYMBOL_PREFIX))
         {
             if !in_section || current.is_some() {
                 return None;
