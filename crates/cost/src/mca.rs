@@ -1146,6 +1146,16 @@ mod tests {
         );
         let foreign = text.replace("<f1>", "<main>");
         assert_eq!(split_sections(&foreign, 2), None, "another symbol");
+        // A jump table's target inside a function is a line of the function's listing.
+        let target = text.replace(
+            "       0: \tretq\n",
+            "       0: \tjmpq *%rcx\n\n0000000000000008 <dispatch.f1.8>:\n       8: \tretq\n",
+        );
+        let parts = split_sections(&target, 2).expect("the dispatch symbol splits nothing");
+        assert_eq!(
+            parse_objdump(Target::X86_64, parts[1]),
+            vec![inst(0, "jmpq *%rcx"), inst(8, "retq")]
+        );
     }
 
     #[test]
