@@ -166,8 +166,9 @@ impl JitFunction {
     ) -> Result<(JitCode, bool), E> {
         let isa = host_isa(false)?;
         let name = func.name.to_string();
-        let key = CodeCache::key(recipe, &isa_text(isa.as_ref()))
-            .filter(|_| cfg!(target_arch = "x86_64") && cache.dir().is_some());
+        let key = (cfg!(target_arch = "x86_64") && cache.dir().is_some())
+            .then(|| CodeCache::key(recipe, &isa_text(isa.as_ref())))
+            .flatten();
         let loaded = key.as_ref().and_then(|key| cache.load(key));
         if let Some(entry) = loaded
             && let Some(code) = patched(entry.code, &entry.sites, words)

@@ -140,23 +140,14 @@ pub const DISPATCH_SYMBOL_PREFIX: &str = "dispatch.";
 /// The offsets a jump table's dispatch leads to: the targets of every block with more than two
 /// successors in `compiled`'s block edges (a conditional branch has two).
 fn dispatch_targets(compiled: &Compiled) -> Vec<u32> {
-    let mut sources: Vec<u32> = compiled.block_edges.iter().map(|&(from, _)| from).collect();
-    sources.sort_unstable();
-    let mut targets: Vec<u32> = Vec::new();
-    for group in sources.chunk_by(|a, b| a == b) {
-        let from = group[0];
-        let mut to: Vec<u32> = compiled
-            .block_edges
-            .iter()
-            .filter(|&&(f, _)| f == from)
-            .map(|&(_, t)| t)
-            .collect();
-        to.sort_unstable();
-        to.dedup();
-        if to.len() > 2 {
-            targets.extend(to);
-        }
-    }
+    let mut edges = compiled.block_edges.clone();
+    edges.sort_unstable();
+    edges.dedup();
+    let mut targets: Vec<u32> = edges
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|group| group.len() > 2)
+        .flat_map(|group| group.iter().map(|&(_, to)| to))
+        .collect();
     targets.sort_unstable();
     targets.dedup();
     targets

@@ -110,18 +110,14 @@ impl Cfg {
                     succ_list.extend(fallthrough);
                 }
                 Flow::Indirect => {
-                    let first = succ_list.len();
-                    succ_list.extend(jumps.of(insts[end - 1].addr()).filter_map(block_of));
                     // One edge per target block, however many table entries lead there.
-                    succ_list[first..].sort_unstable();
-                    let mut kept = first;
-                    for i in first..succ_list.len() {
-                        if i == first || succ_list[i] != succ_list[kept - 1] {
-                            succ_list[kept] = succ_list[i];
-                            kept += 1;
-                        }
-                    }
-                    succ_list.truncate(kept);
+                    let mut targets: Vec<usize> = jumps
+                        .of(insts[end - 1].addr())
+                        .filter_map(block_of)
+                        .collect();
+                    targets.sort_unstable();
+                    targets.dedup();
+                    succ_list.extend(targets);
                 }
                 Flow::Return | Flow::Trap => {}
             }
