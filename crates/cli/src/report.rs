@@ -500,12 +500,15 @@ fn with_costs(mut built: Vec<Built>) -> Vec<(Row, Vec<String>, Option<Profile>)>
     let costed: Vec<usize> = (0..built.len())
         .filter(|&i| built[i].compiled.is_some() && built[i].same_code_as.is_none())
         .collect();
+    // The simulation's figures reach only rows with llvm-mca's beside them
+    // ([`report_cost::fill`]).
+    let simulate = built.iter().any(|b| b.row.mca.is_some());
     let costs = {
         let compiled: Vec<&schedlab_backend::Compiled> = costed
             .iter()
             .filter_map(|&i| built[i].compiled.as_ref())
             .collect();
-        report_cost::row_costs(&compiled)
+        report_cost::row_costs(&compiled, simulate)
     };
     let mut cost_of: Vec<Option<(report_cost::RowCost, Vec<String>)>> = vec![None; built.len()];
     for (i, cost) in costed.into_iter().zip(costs) {

@@ -11,7 +11,9 @@
 use crate::report::Row;
 use schedlab_backend::Compiled;
 use schedlab_backend::Target;
-use schedlab_cost::{CostError, LoopCost, loop_cost_simulated, loop_costs_simulated};
+use schedlab_cost::{
+    CostError, LoopCost, loop_cost, loop_cost_simulated, loop_costs, loop_costs_simulated,
+};
 use std::collections::BTreeMap;
 
 /// The own-model part of a report row.
@@ -40,26 +42,42 @@ pub fn tenth(v: f64) -> f64 {
 /// empty). The functions are disassembled together ([`loop_costs_simulated`]: one llvm-objdump
 /// process per target for each of rayon's threads, not one per function). Should a part panic,
 /// its functions are costed one by one and a panic is the problem of its own row.
-pub fn row_costs(compiled: &[&Compiled]) -> Vec<(RowCost, Vec<String>)> {
+///
+/// The schedule simulation runs only when `simulate` is set: its figures reach a row only
+/// beside llvm-mca's ([`fill`]), and without them the row's figure is the bound.
+pub fn row_costs(compiled: &[&Compiled], simulate: bool) -> Vec<(RowCost, Vec<String>)> {
     use rayon::prelude::*;
     let per_thread = compiled.len().div_ceil(rayon::current_num_threads()).max(1);
     compiled
         .par_chunks(per_thread)
         .flat_map_iter(|part| {
-            let costs: Vec<Result<LoopCost, String>> =
-                match crate::guard::catch(|| loop_costs_simulated(part)) {
-                    Ok(costs) => costs
-                        .into_iter()
-                        .map(|c| c.map_err(|e| cost_message(&e)))
-                        .collect(),
-                    Err(_) => part
-                        .iter()
-                        .map(|c| {
-                            crate::guard::catch(|| loop_cost_simulated(c))
-                                .and_then(|c| c.map_err(|e| cost_message(&e)))
+            let costs_of = |part: &[&Compiled]| {
+                if simulate {
+                    loop_costs_simulated(part)
+                } else {
+                    loop_costs(part)
+                }
+            };
+            let costs: Vec<Result<LoopCost, String>> = match crate::guard::catch(|| costs_of(part))
+            {
+                Ok(costs) => costs
+                    .into_iter()
+                    .map(|c| c.map_err(|e| cost_message(&e)))
+                    .collect(),
+                Err(_) => part
+                    .iter()
+                    .map(|c| {
+                        crate::guard::catch(|| {
+                            if simulate {
+                                loop_cost_simulated(c)
+                            } else {
+                                loop_cost(c)
+                            }
                         })
-                        .collect(),
-                };
+                        .and_then(|c| c.map_err(|e| cost_message(&e)))
+                    })
+                    .collect(),
+            };
             part.iter()
                 .zip(costs)
                 .map(|(c, cost)| {

@@ -388,6 +388,16 @@ pub fn loop_costs_simulated(compiled: &[&Compiled]) -> Vec<Result<LoopCost, Cost
         .collect()
 }
 
+/// [`loop_cost`] of each of `compiled`, in order: the figures of [`loop_costs_simulated`]
+/// without the simulation.
+pub fn loop_costs(compiled: &[&Compiled]) -> Vec<Result<LoopCost, CostError>> {
+    crate::mca::costable_hot_loops(compiled)
+        .into_iter()
+        .zip(compiled)
+        .map(|(body, c)| cost_of_body(c, body?, false))
+        .collect()
+}
+
 fn cost_of(compiled: &Compiled, simulate: bool) -> Result<LoopCost, CostError> {
     cost_of_body(compiled, hot_loop(compiled)?, simulate)
 }

@@ -10,7 +10,7 @@ use schedlab_backend::tools::test_can_use;
 use schedlab_backend::{Compiled, Target};
 use schedlab_cost::mca::{DisasmInst, HotLoop, hot_loop, llvm_tool};
 use schedlab_cost::models::{CoreModel, core_model, core_models};
-use schedlab_cost::{LoopBound, LoopCost, bound_of, loop_cost};
+use schedlab_cost::{LoopBound, LoopCost, bound_of, loop_cost, loop_costs, loop_costs_simulated};
 use schedlab_kernels::md5::compress_multi_block;
 
 fn objdump_available() -> bool {
@@ -259,4 +259,31 @@ fn unmodelled_targets_and_cpus_are_errors() {
     let err = schedlab_cost::loop_bound(&md5(Target::X86_64, "source"), "pentium4")
         .expect_err("not modelled");
     assert!(err.to_string().contains("skylake"), "{err}");
+}
+
+#[test]
+fn batches_cost_as_functions_alone_and_only_the_simulated_ones_simulate() {
+    if !objdump_available() {
+        return;
+    }
+    let compiled = [
+        md5(Target::X86_64, "balanced"),
+        md5(Target::X86_64, "list-latency"),
+        md5(Target::Aarch64, "balanced"),
+    ];
+    let batch: Vec<&Compiled> = compiled.iter().collect();
+    let plain = loop_costs(&batch);
+    let simulated = loop_costs_simulated(&batch);
+    for ((c, plain), simulated) in compiled.iter().zip(plain).zip(simulated) {
+        let (plain, simulated) = (plain.expect("costed"), simulated.expect("costed"));
+        assert_eq!(plain, cost(c), "{}: batch against alone", c.target);
+        assert!(plain.simulated.is_empty(), "{}: simulated", c.target);
+        // The x86_64 cores have a simulation; the rest of the figures are the same.
+        assert_eq!(simulated.simulated.is_empty(), c.target != Target::X86_64);
+        let without = LoopCost {
+            simulated: Vec::new(),
+            ..simulated
+        };
+        assert_eq!(without, plain, "{}", c.target);
+    }
 }
