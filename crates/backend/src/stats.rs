@@ -88,10 +88,16 @@ pub fn spill_sites(compiled: &Compiled) -> Vec<SpillSite> {
 
 fn vcode_stats_with_slots(vcode: &str, target: Target, slot_area: i64) -> CodeStats {
     let listing = Listing::parse(vcode, target);
-    let sites = listing.spill_sites(slot_area);
+    let (mut spills, mut reloads) = (0, 0);
+    for kind in listing.spill_kinds(slot_area) {
+        match kind {
+            SpillKind::Spill => spills += 1,
+            SpillKind::Reload => reloads += 1,
+        }
+    }
     CodeStats {
-        spills: sites.iter().filter(|s| s.kind == SpillKind::Spill).count(),
-        reloads: sites.iter().filter(|s| s.kind == SpillKind::Reload).count(),
+        spills,
+        reloads,
         frame_bytes: listing.frame_bytes(),
         insts: listing.insts(),
         code_bytes: 0,
@@ -187,9 +193,8 @@ impl<'a> Listing<'a> {
     }
 
     fn spill_sites(&self, slot_area: i64) -> Vec<SpillSite> {
-        self.instructions()
-            .filter(|&(_, r, _)| r == Region::Body)
-            .filter_map(|(i, _, l)| {
+        self.body_instructions()
+            .filter_map(|(i, l)| {
                 classify(self.target, l, slot_area).map(|kind| SpillSite {
                     line: i,
                     kind,
@@ -197,6 +202,19 @@ impl<'a> Listing<'a> {
                 })
             })
             .collect()
+    }
+
+    /// The kind of each of [`Listing::spill_sites`], without their texts.
+    fn spill_kinds(&self, slot_area: i64) -> impl Iterator<Item = SpillKind> + '_ {
+        self.body_instructions()
+            .filter_map(move |(_, l)| classify(self.target, l, slot_area))
+    }
+
+    /// The body's instructions with their line indices.
+    fn body_instructions(&self) -> impl Iterator<Item = (usize, &'a str)> + '_ {
+        self.instructions()
+            .filter(|&(_, r, _)| r == Region::Body)
+            .map(|(i, _, l)| (i, l))
     }
 
     fn prologue(&self) -> impl Iterator<Item = &'a str> + '_ {
@@ -470,6 +488,17 @@ fn slot_offset(target: Target, op: &str) -> Option<i64> {
 
 /// Whether a body instruction is a spill store or a reload (or neither).
 fn classify(target: Target, line: &str, slot_area: i64) -> Option<SpillKind> {
+    // Every slot operand [`slot_offset`] reads contains this text: a line without it is
+    // neither, and is not split.
+    let slot_text = match target {
+        Target::X86_64 => "<offset:1>+",
+        Target::Aarch64 => "[sp",
+        Target::S390x => "(%r15)",
+        Target::Riscv64 => "(slot)",
+    };
+    if !contains_text(line, slot_text) {
+        return None;
+    }
     let (mnemonic, ops) = operands(line);
     let slot_at = |i: usize| {
         ops.get(i)
@@ -534,6 +563,18 @@ fn classify(target: Target, line: &str, slot_area: i64) -> Option<SpillKind> {
             }
         }
     }
+}
+
+/// Whether `text` occurs in `line`: a scan for its first byte, cheaper than `str::contains`'s
+/// searcher on lines this short.
+fn contains_text(line: &str, text: &str) -> bool {
+    let (line, text) = (line.as_bytes(), text.as_bytes());
+    let Some(&first) = text.first() else {
+        return true;
+    };
+    line.iter()
+        .enumerate()
+        .any(|(i, &b)| b == first && line[i..].starts_with(text))
 }
 
 /// Whether `line`, found right before a return, restores saved registers or pops the frame.
@@ -706,6 +747,21 @@ fn reg_name(target: Target, class: char, hw: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_is_found_wherever_it_starts() {
+        for (line, found) in [
+            ("movq %rax, <offset:1>+8(%rsp)", true),
+            ("<offset:1>+8(%rsp)", true),
+            ("movq <offset:1>+", true),
+            ("movq <offset:1>", false),
+            ("movq <<offset:1>+0(%rsp), %rax", true),
+            ("", false),
+        ] {
+            assert_eq!(contains_text(line, "<offset:1>+"), found, "{line}");
+            assert_eq!(line.contains("<offset:1>+"), found, "{line}");
+        }
+    }
 
     #[test]
     fn x86_64_counts_offset_operands_only() {
