@@ -24,26 +24,26 @@ use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 
 /// An arc capacity no cut pays.
-const INFINITE: u32 = 1 << 24;
+pub(super) const INFINITE: u32 = 1 << 24;
 
 /// The arcs every cut of the block shares, and what each point adds.
-struct Network {
+pub(super) struct Network {
     /// Free nodes, then auxiliary nodes; the source and the sink are the last two.
-    nodes: usize,
+    pub(super) nodes: usize,
     /// `(from, to, capacity)` over `0..nodes`, the source and the sink included.
-    arcs: Vec<(u32, u32, u32)>,
+    pub(super) arcs: Vec<(u32, u32, u32)>,
     /// Values live at every point (live out and live on entry).
-    always: u32,
+    pub(super) always: u32,
     /// Per free node: the "some reader placed" nodes of the constants it reads (forced onto
     /// the source side right before the node: its constants are placed then).
-    constants_of: Vec<Vec<u32>>,
+    pub(super) constants_of: Vec<Vec<u32>>,
     /// Per free node: its direct predecessors and successors.
-    preds: Vec<Vec<u32>>,
-    succs: Vec<Vec<u32>>,
+    pub(super) preds: Vec<Vec<u32>>,
+    pub(super) succs: Vec<Vec<u32>>,
 }
 
 impl Network {
-    fn new(problem: &BlockProblem) -> Network {
+    pub(super) fn new(problem: &BlockProblem) -> Network {
         let n = problem.len() as u32;
         let mut next = n;
         let mut aux = || {
@@ -127,7 +127,7 @@ impl Network {
     }
 
     /// Effort units of one minimum cut: the network's nodes and arcs.
-    fn cost(&self) -> u64 {
+    pub(super) fn cost(&self) -> u64 {
         (self.nodes + self.arcs.len()) as u64
     }
 
@@ -143,31 +143,61 @@ impl Network {
         graph
     }
 
-    /// The fewest values live right after `c` (`after`) or right before it, over every
-    /// prefix; `base` is [`Network::graph`].
-    fn min_live(&self, base: &Graph<(), u32>, c: u32, after: bool) -> u32 {
-        let (source, sink) = (self.nodes - 2, self.nodes - 1);
-        let mut graph = base.clone();
-        let mut add = |a: usize, b: usize| {
-            graph.add_edge(NodeIndex::new(a), NodeIndex::new(b), INFINITE);
-        };
-        let c = c as usize;
+    /// The source and the sink of the network.
+    pub(super) fn ends(&self) -> (usize, usize) {
+        (self.nodes - 2, self.nodes - 1)
+    }
+
+    /// A residual network holding the shared arcs.
+    pub(super) fn residual(&self) -> Residual {
+        let mut residual = Residual::new(self.nodes);
+        for &(a, b, w) in &self.arcs {
+            residual.add(a as usize, b as usize, w);
+        }
+        residual
+    }
+
+    /// Adds to `residual` the arcs of the point right after `c` (`after`) or right before it,
+    /// with the precedences `preds` and `succs` (direct predecessors and successors per free
+    /// node): `c` and its ancestors in the prefix (or, before `c`, its predecessors and the
+    /// constants it reads), its descendants (or `c` itself) outside. Its minimum cut is then
+    /// the fewest values any prefix at that point leaves live, less [`Network::always`].
+    /// Returns how many arcs it added ([`Residual::remove_last`] takes them out).
+    pub(super) fn add_point(
+        &self,
+        residual: &mut Residual,
+        preds: &[Vec<u32>],
+        succs: &[Vec<u32>],
+        c: usize,
+        after: bool,
+    ) -> usize {
+        let (source, sink) = self.ends();
+        let before = residual.arcs();
         if after {
-            add(source, c);
-            for &s in &self.succs[c] {
-                add(s as usize, sink);
+            residual.add(source, c, INFINITE);
+            for &s in &succs[c] {
+                residual.add(s as usize, sink, INFINITE);
             }
         } else {
-            add(c, sink);
-            for &p in &self.preds[c] {
-                add(source, p as usize);
+            residual.add(c, sink, INFINITE);
+            for &p in &preds[c] {
+                residual.add(source, p as usize, INFINITE);
             }
             // The node's constants are placed right before it.
             for &any in &self.constants_of[c] {
-                add(source, any as usize);
+                residual.add(source, any as usize, INFINITE);
             }
         }
-        let (flow, _) = dinics(&graph, NodeIndex::new(source), NodeIndex::new(sink));
+        residual.arcs() - before
+    }
+
+    /// The fewest values live right after `c` (`after`) or right before it, over every
+    /// prefix; `residual` is [`Network::residual`] and is left as it was.
+    fn min_live(&self, residual: &mut Residual, c: u32, after: bool) -> u32 {
+        let (source, sink) = self.ends();
+        let added = self.add_point(residual, &self.preds, &self.succs, c as usize, after);
+        let flow = residual.max_flow(source, sink, u32::MAX - 1);
+        residual.remove_last(added);
         flow + self.always
     }
 }
@@ -200,7 +230,7 @@ pub fn cut_pressure_bound_near(
         return best;
     }
     let network = Network::new(problem);
-    let base = network.graph();
+    let mut residual = network.residual();
     let near = near
         .filter(|o| problem.is_legal(o))
         .map(|o| problem.points_of(o))
@@ -225,7 +255,7 @@ pub fn cut_pressure_bound_near(
             break;
         }
         effort::spend(network.cost());
-        best = best.max(problem.idle + network.min_live(&base, c, after));
+        best = best.max(problem.idle + network.min_live(&mut residual, c, after));
     }
     best
 }
@@ -376,5 +406,164 @@ impl<'a> Greedy<'a> {
             self.placed[u] = true;
             self.order.push(u as u32);
         }
+    }
+}
+
+/// A residual network for repeated maximum flows: arcs in pairs (an arc and its reverse).
+pub(super) struct Residual {
+    to: Vec<u32>,
+    capacity: Vec<u32>,
+    residual: Vec<u32>,
+    arcs_of: Vec<Vec<u32>>,
+    level: Vec<u32>,
+    next_arc: Vec<usize>,
+}
+
+impl Residual {
+    pub(super) fn new(nodes: usize) -> Residual {
+        Residual {
+            to: Vec::new(),
+            capacity: Vec::new(),
+            residual: Vec::new(),
+            arcs_of: vec![Vec::new(); nodes],
+            level: vec![0; nodes],
+            next_arc: vec![0; nodes],
+        }
+    }
+
+    pub(super) fn add(&mut self, a: usize, b: usize, capacity: u32) {
+        let id = self.to.len() as u32;
+        self.to.extend([b as u32, a as u32]);
+        self.capacity.extend([capacity, 0]);
+        self.arcs_of[a].push(id);
+        self.arcs_of[b].push(id + 1);
+    }
+
+    /// Arcs (not counting reverses).
+    pub(super) fn arcs(&self) -> usize {
+        self.to.len() / 2
+    }
+
+    /// Removes the last `count` arcs added (and their reverses).
+    pub(super) fn remove_last(&mut self, count: usize) {
+        for _ in 0..count {
+            let b = self.to.pop().expect("an arc") as usize;
+            let a = self.to.pop().expect("an arc") as usize;
+            self.capacity.truncate(self.to.len());
+            self.arcs_of[a].pop();
+            self.arcs_of[b].pop();
+        }
+    }
+
+    /// The maximum flow from `source` to `sink` (Dinic), or `limit + 1` once it exceeds
+    /// `limit`. The residual network stays for [`Residual::reaches`].
+    pub(super) fn max_flow(&mut self, source: usize, sink: usize, limit: u32) -> u32 {
+        self.residual.clear();
+        self.residual.extend_from_slice(&self.capacity);
+        let mut flow = 0u32;
+        let nodes = self.arcs_of.len();
+        let mut queue = Vec::with_capacity(nodes);
+        let mut path: Vec<u32> = Vec::new();
+        loop {
+            // Levels by breadth-first search over arcs with room left.
+            self.level.fill(u32::MAX);
+            self.level[source] = 0;
+            queue.clear();
+            queue.push(source as u32);
+            let mut head = 0;
+            while head < queue.len() {
+                let u = queue[head] as usize;
+                head += 1;
+                for &e in &self.arcs_of[u] {
+                    let v = self.to[e as usize] as usize;
+                    if self.residual[e as usize] > 0 && self.level[v] == u32::MAX {
+                        self.level[v] = self.level[u] + 1;
+                        queue.push(v as u32);
+                    }
+                }
+            }
+            if self.level[sink] == u32::MAX {
+                return flow;
+            }
+            self.next_arc.fill(0);
+            // Blocking flow by depth-first search with current-arc pointers.
+            path.clear();
+            let mut u = source;
+            loop {
+                if u == sink {
+                    let push = path
+                        .iter()
+                        .map(|&e| self.residual[e as usize])
+                        .min()
+                        .unwrap_or(0);
+                    for &e in &path {
+                        self.residual[e as usize] -= push;
+                        self.residual[e as usize ^ 1] += push;
+                    }
+                    flow = flow.saturating_add(push);
+                    if flow > limit {
+                        return limit + 1;
+                    }
+                    // Back to the tail of the first saturated arc.
+                    let cut = path
+                        .iter()
+                        .position(|&e| self.residual[e as usize] == 0)
+                        .unwrap_or(0);
+                    path.truncate(cut);
+                    u = path
+                        .last()
+                        .map_or(source, |&e| self.to[e as usize] as usize);
+                    continue;
+                }
+                let mut advanced = false;
+                while self.next_arc[u] < self.arcs_of[u].len() {
+                    let e = self.arcs_of[u][self.next_arc[u]] as usize;
+                    let v = self.to[e] as usize;
+                    if self.residual[e] > 0 && self.level[v] == self.level[u] + 1 {
+                        path.push(e as u32);
+                        u = v;
+                        advanced = true;
+                        break;
+                    }
+                    self.next_arc[u] += 1;
+                }
+                if advanced {
+                    continue;
+                }
+                // A dead end: retreat.
+                self.level[u] = u32::MAX;
+                match path.pop() {
+                    None => break,
+                    Some(e) => {
+                        u = self.to[e as usize ^ 1] as usize;
+                        self.next_arc[u] += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// After [`Residual::max_flow`]: what the residual network reaches from `source`
+    /// (`forward`), or what reaches `sink` in it.
+    pub(super) fn reaches(&self, from: usize, forward: bool) -> Vec<bool> {
+        let mut seen = vec![false; self.arcs_of.len()];
+        seen[from] = true;
+        let mut stack = vec![from];
+        while let Some(u) = stack.pop() {
+            for &e in &self.arcs_of[u] {
+                let e = e as usize;
+                let v = self.to[e] as usize;
+                let room = if forward {
+                    self.residual[e]
+                } else {
+                    self.residual[e ^ 1]
+                };
+                if room > 0 && !seen[v] {
+                    seen[v] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        seen
     }
 }

@@ -40,6 +40,7 @@ pub mod cache;
 pub mod cp;
 pub mod cut;
 pub mod effort;
+pub mod forced;
 pub mod ideals;
 mod search_state;
 pub mod symmetry;
@@ -879,6 +880,12 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         )
         .min(best_p)
     };
+    // Large blocks with a gap left: the precedences the tight cuts force (to five eighths of
+    // the budget): SHA-256's loop bodies, where every single cut stays one below the best
+    // order, are settled by them in a few seconds.
+    if large && p_bound < best_p {
+        p_bound = forced::forced_pressure_bound(problem, p_bound, best_p, budget.share(5, 8));
+    }
     // Large blocks with a gap left: the order built from the cuts, then windows of the best
     // order re-ordered exactly (to three quarters of the budget; seven eighths where the block
     // is too large for the CP model).
@@ -924,6 +931,11 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             ideals::Reach::Proven => p_bound = best_p,
             _ => break,
         }
+    }
+    // Small blocks with a gap left after the search over ideals: the forced precedences (to
+    // three quarters of the budget), the CP model after.
+    if !large && p_bound < best_p {
+        p_bound = forced::forced_pressure_bound(problem, p_bound, best_p, budget.share(3, 4));
     }
     let pressure = cp::minimise(
         problem,
