@@ -880,12 +880,6 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
         )
         .min(best_p)
     };
-    // Large blocks with a gap left: the precedences the tight cuts force (to five eighths of
-    // the budget): SHA-256's loop bodies, where every single cut stays one below the best
-    // order, are settled by them in a few seconds.
-    if large && p_bound < best_p {
-        p_bound = forced::forced_pressure_bound(problem, p_bound, best_p, budget.share(5, 8));
-    }
     // Large blocks with a gap left: the order built from the cuts, then windows of the best
     // order re-ordered exactly (to three quarters of the budget; seven eighths where the block
     // is too large for the CP model).
@@ -910,6 +904,14 @@ pub fn solve(problem: &BlockProblem, candidates: &[Vec<u32>], limits: SolveLimit
             best_p = problem.pressure_of(&improved);
             best_p_order = improved;
         }
+    }
+    // Large blocks with a gap left: the precedences the tight cuts force (within the search
+    // over ideals' share; after the windows, which may lower the best order first, so that
+    // no value at or above an order's is asked): SHA-256's loop bodies, where every single
+    // cut stays one below the best order, are settled by them in seconds.
+    if large && p_bound < best_p {
+        p_bound =
+            forced::forced_pressure_bound(problem, p_bound, best_p, budget.share(ideals_until, 8));
     }
     // The exact search over ideals (up to half the budget on small blocks, to seven eighths on
     // large ones, all of it on those too large for the CP model), the solver after; a question
