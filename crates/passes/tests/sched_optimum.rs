@@ -98,7 +98,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
     };
     let (mut solver_pressure, mut solver_length, mut infeasible) = (0, 0, 0);
     let (mut cut_tight, mut cut_above_per_node) = (0, 0);
-    let (mut forced_above_cut, mut forced_precedences) = (0, 0);
+    let (mut forced_above_cut, mut forced_tight, mut forced_precedences) = (0, 0, 0);
     let mut list_at_shortest = 0;
     for seed in 0..RANDOM_DAGS {
         let problem = random_problem(seed, 10);
@@ -148,6 +148,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
             truth.pressure
         );
         forced_above_cut += usize::from(forced > cut);
+        forced_tight += usize::from(forced == truth.pressure);
         for k in [truth.pressure, truth.pressure + 1] {
             let Forcing::Open(precedences) = refute_peak(&problem, k, Stop::NEVER) else {
                 panic!("seed {seed}: peak {k} refuted, optimum {}", truth.pressure);
@@ -320,7 +321,7 @@ fn optima_equal_exhaustive_search_on_random_dags() {
          {solver_length} length optima lay above the length bound; {infeasible} had no order \
          within the budget; the cut bound met the optimum on {cut_tight} and exceeded the \
          per-node bound on {cut_above_per_node}; forced precedences raised it on \
-         {forced_above_cut} and were checked {forced_precedences} times; the list schedule within the budget was at \
+         {forced_above_cut} (met the optimum on {forced_tight}) and were checked {forced_precedences} times; the list schedule within the budget was at \
          the shortest on {list_at_shortest}"
     );
     assert!(cut_above_per_node > 0, "{cut_above_per_node}");
@@ -618,10 +619,14 @@ fn effort_limited_solves_are_reproducible_under_load() {
     assert_eq!(without_seconds(quiet), without_seconds(busy));
 }
 
-/// Scratch: the forcing refutation on one block, `SCHEDLAB_FORCE=file.clif:target:block:k`.
+/// The forced precedences on one large block (not a check): the cut bound over every point,
+/// then "peak at most `k`?" refuted or left open, each timed, with its effort units.
+/// `SCHEDLAB_FORCE=file.clif:target:block:k cargo test --workspace --test sched_optimum --
+/// --ignored explore_forcing --nocapture`.
 #[test]
 #[ignore = "a measurement run, by hand"]
 fn explore_forcing() {
+    use schedlab_passes::sched::optimum::effort::spent;
     let Ok(spec) = std::env::var("SCHEDLAB_FORCE") else {
         return;
     };
@@ -636,19 +641,24 @@ fn explore_forcing() {
         if block.to_string() != parts[2] {
             continue;
         }
-        let t = std::time::Instant::now();
-        let before = schedlab_passes::sched::optimum::effort::spent();
-        let r = refute_peak(&problem, k, Stop::NEVER);
-        let what = match r {
+        let (t, units) = (std::time::Instant::now(), spent());
+        let cut = cut_pressure_bound(&problem, 0, u32::MAX, Stop::NEVER);
+        eprintln!(
+            "{block}: {} nodes; cut bound over every point {cut} in {:.1} s, {} units",
+            problem.len(),
+            t.elapsed().as_secs_f64(),
+            spent() - units
+        );
+        let (t, units) = (std::time::Instant::now(), spent());
+        let what = match refute_peak(&problem, k, Stop::NEVER) {
             Forcing::Refuted => "refuted".to_string(),
-            Forcing::Open(f) => format!("open with {} forced", f.len()),
+            Forcing::Open(f) => format!("open, {} precedences forced", f.len()),
             Forcing::Stopped => "stopped".to_string(),
         };
         eprintln!(
-            "{block}: {} nodes, k {k}: {what} in {:.1} s, {} units",
-            problem.len(),
+            "peak at most {k}: {what} in {:.1} s, {} units",
             t.elapsed().as_secs_f64(),
-            schedlab_passes::sched::optimum::effort::spent() - before
+            spent() - units
         );
     }
 }
