@@ -663,4 +663,3 @@ fn explore_forcing() {
         );
     }
 }
-

@@ -13,7 +13,9 @@
 //! cannot: a message word read in MD5's first and last rounds through an addition that floats
 //! free of the round chain still leaves *something* live across every round in between — the
 //! word itself or the sum already taken — since the chain's later step needs one of them.
-//! The maximum flow is petgraph's Dinic.
+//! The bound's maximum flows are Dinic's algorithm on one `Residual` network per block (the
+//! shared arcs built once, each point's few arcs added and taken out again); the order built
+//! from the cuts uses petgraph's Dinic and its flows.
 
 use super::effort::{self, Stop};
 use super::{BlockProblem, Def};
@@ -411,11 +413,17 @@ impl<'a> Greedy<'a> {
 
 /// A residual network for repeated maximum flows: arcs in pairs (an arc and its reverse).
 pub(super) struct Residual {
+    /// Per arc, its head; arc `e ^ 1` is arc `e`'s reverse.
     to: Vec<u32>,
+    /// Per arc, its capacity (0 for a reverse).
     capacity: Vec<u32>,
+    /// Per arc, the room the last flow left.
     residual: Vec<u32>,
+    /// Per node, the arcs leaving it (reverses included).
     arcs_of: Vec<Vec<u32>>,
+    /// Per node, its breadth-first level (`u32::MAX`: unreached, or a dead end).
     level: Vec<u32>,
+    /// Per node, the next arc the depth-first search tries.
     next_arc: Vec<usize>,
 }
 

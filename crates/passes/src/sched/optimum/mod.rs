@@ -26,7 +26,8 @@
 //! length among the orders within budget, or a proof that no order is within budget (then the
 //! order of (a) is the schedule). Both start from the best order of the heuristic strategies
 //! (a warm start and an upper bound) and from lower bounds computed from the DAG
-//! ([`pressure_lower_bound`], [`length_lower_bound`]); the constraint solver
+//! ([`pressure_lower_bound`], [`length_lower_bound`], the cuts of [`cut`] and the precedences
+//! they force, [`forced`]); the constraint solver
 //! ([`cp`], Pumpkin: lazy clause generation) only closes the gap between the two, one
 //! candidate value at a time from the bound upward, so every unsatisfiable step raises the
 //! proven bound and an effort or time limit leaves the best order found with a stated gap.
