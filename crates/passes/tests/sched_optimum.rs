@@ -488,14 +488,10 @@ fn committed_table_lines_parse_and_format_back() {
     }
 }
 
-/// Exploration of one large block (not a check): `SCHEDLAB_EXPLORE=file.clif:target:block:k
-/// cargo test --workspace --test sched_optimum -- --ignored explore --nocapture`.
-#[test]
-#[ignore = "a measurement run, by hand"]
-fn explore() {
-    let Ok(spec) = std::env::var("SCHEDLAB_EXPLORE") else {
-        return;
-    };
+/// The block a measurement run names in the environment variable `var`
+/// (`file.clif:target:block:k`), its problem and `k`; `None` when `var` is unset.
+fn named_block(var: &str) -> Option<(cranelift_codegen::ir::Block, BlockProblem, u32)> {
+    let spec = std::env::var(var).ok()?;
     let parts: Vec<&str> = spec.split(':').collect();
     let text = std::fs::read_to_string(parts[0]).expect("clif file");
     let func = cranelift_reader::parse_functions(&text)
@@ -503,61 +499,70 @@ fn explore() {
         .remove(0);
     let model = MachineModel::for_target(parts[1]).expect("target");
     let k: u32 = parts[3].parse().expect("k");
-    for (block, problem) in BlockProblem::of_function(&func, &model) {
-        if block.to_string() != parts[2] {
-            continue;
-        }
-        eprintln!(
-            "{block}: {} nodes, {} values, idle {}, key {:016x}, per-node {}",
-            problem.len(),
-            problem.values.len(),
-            problem.idle,
-            problem.key(),
-            pressure_lower_bound(&problem)
-        );
-        for prefer in [
-            ideals::Prefer::FewestLive,
-            ideals::Prefer::LongestTail,
-            ideals::Prefer::EarliestIssue,
-        ] {
-            let t = std::time::Instant::now();
-            let deadline = t + Duration::from_secs(60);
-            let r =
-                ideals::order_within_preferring(&problem, k, 2_000_000, Stop::at(deadline), prefer);
-            let what = match r {
-                ideals::Reach::Found(order) => {
-                    assert!(problem.is_legal(&order));
-                    format!("found {:?}", problem.evaluate(&order))
-                }
-                ideals::Reach::Proven => "proven none".to_string(),
-                ideals::Reach::GaveUp => "gave up".to_string(),
-            };
-            eprintln!(
-                "{prefer:?} within {k}: {what} in {:.1} s; length bound {}",
-                t.elapsed().as_secs_f64(),
-                length_lower_bound(&problem)
-            );
-        }
-        if problem.len() <= 256 {
-            let t = std::time::Instant::now();
-            let mut target = length_lower_bound(&problem);
-            loop {
-                let deadline = t + Duration::from_secs(60);
-                match timed::order_within(&problem, k, target, 4_000_000, Stop::at(deadline)) {
-                    timed::Timed::Found(order) => {
-                        eprintln!("timed: {:?}", problem.evaluate(&order));
-                        break;
-                    }
-                    timed::Timed::Proven => eprintln!("timed: none at length {target}"),
-                    timed::Timed::GaveUp => {
-                        eprintln!("timed: gave up at length {target}");
-                        break;
-                    }
-                }
-                target += 1;
+    let (block, problem) = BlockProblem::of_function(&func, &model)
+        .into_iter()
+        .find(|(block, _)| block.to_string() == parts[2])
+        .expect("the named block");
+    Some((block, problem, k))
+}
+
+/// Exploration of one large block (not a check): `SCHEDLAB_EXPLORE=file.clif:target:block:k
+/// cargo test --workspace --test sched_optimum -- --ignored explore --nocapture`.
+#[test]
+#[ignore = "a measurement run, by hand"]
+fn explore() {
+    let Some((block, problem, k)) = named_block("SCHEDLAB_EXPLORE") else {
+        return;
+    };
+    eprintln!(
+        "{block}: {} nodes, {} values, idle {}, key {:016x}, per-node {}",
+        problem.len(),
+        problem.values.len(),
+        problem.idle,
+        problem.key(),
+        pressure_lower_bound(&problem)
+    );
+    for prefer in [
+        ideals::Prefer::FewestLive,
+        ideals::Prefer::LongestTail,
+        ideals::Prefer::EarliestIssue,
+    ] {
+        let t = std::time::Instant::now();
+        let deadline = t + Duration::from_secs(60);
+        let r = ideals::order_within_preferring(&problem, k, 2_000_000, Stop::at(deadline), prefer);
+        let what = match r {
+            ideals::Reach::Found(order) => {
+                assert!(problem.is_legal(&order));
+                format!("found {:?}", problem.evaluate(&order))
             }
-            eprintln!("timed search: {:.1} s", t.elapsed().as_secs_f64());
+            ideals::Reach::Proven => "proven none".to_string(),
+            ideals::Reach::GaveUp => "gave up".to_string(),
+        };
+        eprintln!(
+            "{prefer:?} within {k}: {what} in {:.1} s; length bound {}",
+            t.elapsed().as_secs_f64(),
+            length_lower_bound(&problem)
+        );
+    }
+    if problem.len() <= 256 {
+        let t = std::time::Instant::now();
+        let mut target = length_lower_bound(&problem);
+        loop {
+            let deadline = t + Duration::from_secs(60);
+            match timed::order_within(&problem, k, target, 4_000_000, Stop::at(deadline)) {
+                timed::Timed::Found(order) => {
+                    eprintln!("timed: {:?}", problem.evaluate(&order));
+                    break;
+                }
+                timed::Timed::Proven => eprintln!("timed: none at length {target}"),
+                timed::Timed::GaveUp => {
+                    eprintln!("timed: gave up at length {target}");
+                    break;
+                }
+            }
+            target += 1;
         }
+        eprintln!("timed search: {:.1} s", t.elapsed().as_secs_f64());
     }
 }
 
@@ -628,38 +633,26 @@ fn effort_limited_solves_are_reproducible_under_load() {
 #[ignore = "a measurement run, by hand"]
 fn explore_forcing() {
     use schedlab_passes::sched::optimum::effort::spent;
-    let Ok(spec) = std::env::var("SCHEDLAB_FORCE") else {
+    let Some((block, problem, k)) = named_block("SCHEDLAB_FORCE") else {
         return;
     };
-    let parts: Vec<&str> = spec.split(':').collect();
-    let text = std::fs::read_to_string(parts[0]).expect("clif file");
-    let func = cranelift_reader::parse_functions(&text)
-        .expect("parse")
-        .remove(0);
-    let model = MachineModel::for_target(parts[1]).expect("target");
-    let k: u32 = parts[3].parse().expect("k");
-    for (block, problem) in BlockProblem::of_function(&func, &model) {
-        if block.to_string() != parts[2] {
-            continue;
-        }
-        let (t, units) = (std::time::Instant::now(), spent());
-        let cut = cut_pressure_bound(&problem, 0, u32::MAX, Stop::NEVER);
-        eprintln!(
-            "{block}: {} nodes; cut bound over every point {cut} in {:.1} s, {} units",
-            problem.len(),
-            t.elapsed().as_secs_f64(),
-            spent() - units
-        );
-        let (t, units) = (std::time::Instant::now(), spent());
-        let what = match refute_peak(&problem, k, Stop::NEVER) {
-            Forcing::Refuted => "refuted".to_string(),
-            Forcing::Open(f) => format!("open, {} precedences forced", f.len()),
-            Forcing::Stopped => "stopped".to_string(),
-        };
-        eprintln!(
-            "peak at most {k}: {what} in {:.1} s, {} units",
-            t.elapsed().as_secs_f64(),
-            spent() - units
-        );
-    }
+    let (t, units) = (std::time::Instant::now(), spent());
+    let cut = cut_pressure_bound(&problem, 0, u32::MAX, Stop::NEVER);
+    eprintln!(
+        "{block}: {} nodes; cut bound over every point {cut} in {:.1} s, {} units",
+        problem.len(),
+        t.elapsed().as_secs_f64(),
+        spent() - units
+    );
+    let (t, units) = (std::time::Instant::now(), spent());
+    let what = match refute_peak(&problem, k, Stop::NEVER) {
+        Forcing::Refuted => "refuted".to_string(),
+        Forcing::Open(f) => format!("open, {} precedences forced", f.len()),
+        Forcing::Stopped => "stopped".to_string(),
+    };
+    eprintln!(
+        "peak at most {k}: {what} in {:.1} s, {} units",
+        t.elapsed().as_secs_f64(),
+        spent() - units
+    );
 }
