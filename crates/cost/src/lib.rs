@@ -381,20 +381,20 @@ pub fn loop_cost_simulated(compiled: &Compiled) -> Result<LoopCost, CostError> {
 /// functions disassembled together ([`crate::mca::disassemble_all`]: one llvm-objdump process
 /// per target instead of one per function).
 pub fn loop_costs_simulated(compiled: &[&Compiled]) -> Vec<Result<LoopCost, CostError>> {
-    crate::mca::costable_hot_loops(compiled)
-        .into_iter()
-        .zip(compiled)
-        .map(|(body, c)| cost_of_body(c, body?, true))
-        .collect()
+    costs_of(compiled, true)
 }
 
 /// [`loop_cost`] of each of `compiled`, in order: the figures of [`loop_costs_simulated`]
 /// without the simulation.
 pub fn loop_costs(compiled: &[&Compiled]) -> Vec<Result<LoopCost, CostError>> {
+    costs_of(compiled, false)
+}
+
+fn costs_of(compiled: &[&Compiled], simulate: bool) -> Vec<Result<LoopCost, CostError>> {
     crate::mca::costable_hot_loops(compiled)
         .into_iter()
         .zip(compiled)
-        .map(|(body, c)| cost_of_body(c, body?, false))
+        .map(|(body, c)| cost_of_body(c, body?, simulate))
         .collect()
 }
 
