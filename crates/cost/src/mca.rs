@@ -491,13 +491,9 @@ pub(crate) fn costable_hot_loops(compiled: &[&Compiled]) -> Vec<Result<HotLoop, 
         }
     };
     per_target_batches(compiled, |target, batch| {
-        let text = batch_listing(target, batch)?;
-        let listings = split_batch_listing(&text, batch.len())?;
-        Ok(listings
-            .iter()
-            .zip(batch)
-            .map(|(listing, c)| costable_hot_loop_of(target, listing, JumpTargets(&c.block_edges)))
-            .collect())
+        per_listing(target, batch, |listing, c| {
+            costable_hot_loop_of(target, listing, JumpTargets(&c.block_edges))
+        })
     })
     .into_iter()
     .zip(compiled)
@@ -575,12 +571,24 @@ pub fn disassemble_batch(
     target: Target,
     batch: &[&Compiled],
 ) -> Result<Vec<Result<Vec<DisasmInst>, McaError>>, McaError> {
+    per_listing(target, batch, |listing, c| {
+        instructions_of(target, listing, JumpTargets(&c.block_edges))
+    })
+}
+
+/// `of_listing` on each function of `batch` with its slice of the batch's listing, in order;
+/// the outer error is the batch's, as in [`disassemble_batch`].
+fn per_listing<T>(
+    target: Target,
+    batch: &[&Compiled],
+    of_listing: impl Fn(&str, &Compiled) -> Result<T, McaError>,
+) -> Result<Vec<Result<T, McaError>>, McaError> {
     let text = batch_listing(target, batch)?;
     let listings = split_batch_listing(&text, batch.len())?;
     Ok(listings
         .iter()
         .zip(batch)
-        .map(|(listing, c)| instructions_of(target, listing, JumpTargets(&c.block_edges)))
+        .map(|(listing, c)| of_listing(listing, c))
         .collect())
 }
 
