@@ -46,8 +46,13 @@ pub struct Compiled {
     pub exception_sites: Vec<ExceptionSite>,
     /// Every control-flow edge between the emitted blocks, as (offset of the source block's
     /// start, offset of the target), jump tables' targets included (Cranelift's
-    /// `machine_code_cfg_info`; empty when an ISA was built without it).
+    /// `machine_code_cfg_info`, each edge given its real source block:
+    /// [`crate::block_edges`]; empty when an ISA was built without it).
     pub block_edges: Vec<(u32, u32)>,
+    /// Starts of the emitted blocks whose edges are not known (Cranelift did not record them,
+    /// or the listing could not tell whose they were): a jump table's dispatch in one of them
+    /// has unknown targets.
+    pub blocks_without_known_edges: Vec<u32>,
 }
 
 /// One `try_call` of compiled code with its handlers (Cranelift's `FinalizedMachCallSite`,
@@ -158,7 +163,7 @@ pub fn compile_in_context(
     let code = compiled.code_buffer().to_vec();
     let vcode = compiled.vcode.clone().unwrap_or_default();
     let relocs = compiled.buffer.relocs().to_vec();
-    let block_edges = compiled.bb_edges.clone();
+    let edges = crate::block_edges::attribute(&vcode, &compiled.bb_starts, &compiled.bb_edges);
     let exception_sites = compiled
         .buffer
         .call_sites()
@@ -176,6 +181,7 @@ pub fn compile_in_context(
         vcode,
         relocs,
         exception_sites,
-        block_edges,
+        block_edges: edges.edges,
+        blocks_without_known_edges: edges.unknown,
     })
 }

@@ -8,6 +8,7 @@
 //! here (recurrence bound, schedule simulation, llvm-mca) is the `schedlab-cost` crate.
 #![deny(missing_docs)]
 
+pub mod block_edges;
 pub mod check;
 pub mod code_cache;
 pub mod compile;

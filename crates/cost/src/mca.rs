@@ -425,7 +425,7 @@ pub fn disassemble(compiled: &Compiled) -> Result<Vec<DisasmInst>, McaError> {
     instructions_of(
         compiled.target,
         &String::from_utf8_lossy(&output.stdout),
-        JumpTargets(&compiled.block_edges),
+        JumpTargets::of_compiled(compiled),
     )
 }
 
@@ -484,7 +484,7 @@ fn costable_hot_loop_of(
 /// cost model has for it), and that the listing's instructions are not copied for it.
 pub(crate) fn costable_hot_loops(compiled: &[&Compiled]) -> Vec<Result<HotLoop, McaError>> {
     let of_insts = |c: &Compiled, insts: Vec<DisasmInst>| {
-        let body = find_hot_loop(c.target, insts, JumpTargets(&c.block_edges));
+        let body = find_hot_loop(c.target, insts, JumpTargets::of_compiled(c));
         match calls_error(&body) {
             Some(e) => Err(e),
             None => Ok(body),
@@ -492,7 +492,7 @@ pub(crate) fn costable_hot_loops(compiled: &[&Compiled]) -> Vec<Result<HotLoop, 
     };
     per_target_batches(compiled, |target, batch| {
         per_listing(target, batch, |listing, c| {
-            costable_hot_loop_of(target, listing, JumpTargets(&c.block_edges))
+            costable_hot_loop_of(target, listing, JumpTargets::of_compiled(c))
         })
     })
     .into_iter()
@@ -572,7 +572,7 @@ pub fn disassemble_batch(
     batch: &[&Compiled],
 ) -> Result<Vec<Result<Vec<DisasmInst>, McaError>>, McaError> {
     per_listing(target, batch, |listing, c| {
-        instructions_of(target, listing, JumpTargets(&c.block_edges))
+        instructions_of(target, listing, JumpTargets::of_compiled(c))
     })
 }
 
@@ -716,6 +716,13 @@ fn reachable_code_and_flows<I: Listed + Clone>(
     if let Some(at) = graph.branch_into_undecoded(&insts, &flows) {
         return Err(bad(format!(
             "a reachable branch at offset {at:#x} targets no instruction start"
+        )));
+    }
+    if let Some(at) = graph.dispatch_with_unknown_targets(&insts, &flows, jumps) {
+        return Err(bad(format!(
+            "the jump table's dispatch at offset {at:#x} is in a block whose edges the code \
+             generator did not record or could not be attributed (cold blocks moved after it): \
+             its targets are unknown"
         )));
     }
     if let Some(to) = graph.jump_into_undecoded(&insts, &flows, jumps) {
@@ -869,24 +876,63 @@ enum Flow {
 /// The targets of a function's indirect jumps, from the code generator's own block edges
 /// ([`schedlab_backend::Compiled::block_edges`]: source block start, target): llvm-objdump's
 /// listing names no target for `jmp *%rcx` or `br x3`, and the jump table after x86_64's and
-/// AArch64's dispatch is data, not code.
+/// AArch64's dispatch is data, not code. Blocks whose edges are not known
+/// ([`schedlab_backend::Compiled::blocks_without_known_edges`]) give no targets, and
+/// [`JumpTargets::unknown_at`] says so.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct JumpTargets<'a>(pub &'a [(u32, u32)]);
+pub(crate) struct JumpTargets<'a> {
+    edges: &'a [(u32, u32)],
+    unknown: &'a [u32],
+}
 
-impl JumpTargets<'_> {
+impl<'a> JumpTargets<'a> {
     /// No edges known: an indirect jump leads nowhere the graph can see.
-    pub const NONE: JumpTargets<'static> = JumpTargets(&[]);
+    pub const NONE: JumpTargets<'static> = JumpTargets {
+        edges: &[],
+        unknown: &[],
+    };
+
+    /// The edges `compiled` records.
+    pub fn of_compiled(compiled: &'a Compiled) -> Self {
+        Self {
+            edges: &compiled.block_edges,
+            unknown: &compiled.blocks_without_known_edges,
+        }
+    }
+
+    /// Edges given directly, every block's known.
+    #[cfg(test)]
+    pub fn from_edges(edges: &'a [(u32, u32)]) -> Self {
+        Self {
+            edges,
+            unknown: &[],
+        }
+    }
+
+    /// The start of the block holding `addr` among the blocks with edges or unknown ones,
+    /// and whether its edges are unknown.
+    fn block_of(self, addr: u64) -> Option<(u64, bool)> {
+        let known = self.edges.iter().map(|&(from, _)| (u64::from(from), false));
+        let unknown = self.unknown.iter().map(|&s| (u64::from(s), true));
+        known
+            .chain(unknown)
+            .filter(|&(start, _)| start <= addr)
+            .max_by_key(|&(start, _)| start)
+    }
+
+    /// Whether the indirect jump at `addr` is in a block whose edges are not known.
+    pub fn unknown_at(self, addr: u64) -> bool {
+        self.block_of(addr).is_some_and(|(_, unknown)| unknown)
+    }
 
     /// The targets of an indirect jump at `addr`: every edge of the block it ends (the edges
-    /// whose source is the last block start at or before it).
-    pub fn of(self, addr: u64) -> impl Iterator<Item = u64> {
+    /// whose source is the last block start at or before it); none where that block's edges
+    /// are unknown.
+    pub fn of(self, addr: u64) -> impl Iterator<Item = u64> + 'a {
         let source = self
-            .0
-            .iter()
-            .map(|&(from, _)| u64::from(from))
-            .filter(|&from| from <= addr)
-            .max();
-        self.0
+            .block_of(addr)
+            .and_then(|(start, unknown)| (!unknown).then_some(start));
+        self.edges
             .iter()
             .filter(move |&&(from, _)| Some(u64::from(from)) == source)
             .map(|&(_, to)| u64::from(to))
@@ -964,7 +1010,7 @@ pub fn hot_loop(compiled: &Compiled) -> Result<HotLoop, McaError> {
     Ok(find_hot_loop(
         compiled.target,
         insts,
-        JumpTargets(&compiled.block_edges),
+        JumpTargets::of_compiled(compiled),
     ))
 }
 
@@ -1399,7 +1445,7 @@ mod tests {
             (0x10, 0x4),
             (0x18, 0x4),
         ];
-        let jumps = JumpTargets(&edges);
+        let jumps = JumpTargets::from_edges(&edges);
         assert_eq!(jumps.of(0x8).collect::<Vec<_>>(), vec![0x10, 0x18, 0x20]);
         let kept = reachable_code_and_flows(Target::X86_64, insts.clone(), jumps)
             .unwrap_or_else(|e| panic!("{e}"))

@@ -221,6 +221,22 @@ impl Cfg {
             })
     }
 
+    /// The offset of a reachable indirect jump whose block's edges are not known
+    /// ([`JumpTargets::unknown_at`]), if there is one.
+    pub fn dispatch_with_unknown_targets<I: Listed>(
+        &self,
+        insts: &[I],
+        flows: &[Flow],
+        jumps: JumpTargets<'_>,
+    ) -> Option<u64> {
+        self.ranges
+            .iter()
+            .enumerate()
+            .filter(|&(b, &(_, end))| self.reachable[b] && flows[end - 1] == Flow::Indirect)
+            .map(|(_, &(_, end))| insts[end - 1].addr())
+            .find(|&addr| jumps.unknown_at(addr))
+    }
+
     fn size(&self, body: &[usize]) -> usize {
         body.iter()
             .map(|&b| self.ranges[b].1 - self.ranges[b].0)
