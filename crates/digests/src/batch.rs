@@ -9,7 +9,7 @@
 //! most [`SCALAR_FINISH_LANES`] lanes are still busy, they finish on the single-stream path,
 //! which is then faster than a mostly idle vector kernel.
 
-use crate::multi::{Lane, MultiCompressor, state_index};
+use crate::multi::{Lane, MultiCompressor, state_index, state_words};
 use schedlab_kernels::digest::split_padded;
 use schedlab_kernels::md5::INITIAL_STATE;
 
@@ -52,7 +52,7 @@ pub fn digest_many_with(
 ) -> Vec<[u8; 16]> {
     let lanes = kernel.lanes();
     let mut out = vec![[0u8; 16]; messages.len()];
-    let mut state = vec![0u32; 4 * lanes];
+    let mut state = vec![0u32; state_words(lanes)];
     let mut tails = vec![[0u8; 128]; lanes];
     let mut jobs: Vec<Option<LaneJob>> = (0..lanes).map(|_| None).collect();
     let mut queue = 0..messages.len();

@@ -21,7 +21,7 @@
 
 use crate::Md5;
 use crate::jit_tier::Backend;
-use crate::multi::{Lane, MultiCompressor, state_index};
+use crate::multi::{Lane, MultiCompressor, state_index, state_words};
 use crate::portable::PORTABLE_LANES;
 use crate::tiered_engine::TieredEngine;
 use schedlab_kernels::md5::INITIAL_STATE;
@@ -37,8 +37,8 @@ pub const DEFAULT_HOLD_BACK_BLOCKS: usize = 256;
 /// The largest hold-back a [`LaneEngine`] accepts (lane offsets are Java `int`s).
 pub const MAX_HOLD_BACK_BLOCKS: usize = 1 << 20;
 
-/// Lanes of the widest kernel an engine drives.
-const MAX_LANES: usize = 16;
+/// Lanes of the widest kernel an engine drives (four vector groups and three scalar lanes).
+const MAX_LANES: usize = 19;
 
 /// Counters of an engine's work since it was created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -456,7 +456,7 @@ impl Streams {
         let members: Vec<usize> = std::iter::once(id)
             .chain(partners.iter().copied())
             .collect();
-        self.scratch.resize(4 * lanes, 0);
+        self.scratch.resize(state_words(lanes), 0);
         let Self { slots, scratch, .. } = self;
         let mut inputs = [Lane { buf: &[], ofs: 0 }; MAX_LANES];
         for lane in 0..lanes {
@@ -477,7 +477,7 @@ impl Streams {
                 scratch[state_index(lane, w)] = word;
             }
         }
-        let state = &mut scratch[..4 * lanes];
+        let state = &mut scratch[..state_words(lanes)];
         match kernel {
             Rounds::Jit(kernel) => {
                 let done = kernel.compress_lanes(state, &inputs[..lanes], step as i32);

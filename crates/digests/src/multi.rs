@@ -4,10 +4,10 @@ use cranelift_codegen::isa::CallConv;
 use schedlab_backend::code_cache::CodeCache;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_ir_stages_with};
 use schedlab_backend::{JitCode, JitFunction, Target};
-use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES, MAX_GROUPS};
+use schedlab_kernels::md5_mb::{self, GROUP_LANES, LANE_DESCRIPTOR_BYTES, MAX_GROUPS, MAX_SCALAR};
 use schedlab_passes::deopt::SlowPathCall;
 
-pub use schedlab_kernels::md5_mb::state_index;
+pub use schedlab_kernels::md5_mb::{state_index, state_words};
 
 /// One lane as the kernel reads it (`LANE_DESCRIPTOR_BYTES` bytes: address, length, offset).
 #[repr(C)]
@@ -27,7 +27,7 @@ type LanesFn = unsafe extern "C" fn(*mut u32, *const LaneDescriptor, i32) -> i32
 /// bounds: the same semantics in Rust ([`md5_mb::java_compress_lanes`]).
 ///
 /// # Safety
-/// `lanes` is the lane count; `state` holds four words per lane and `descriptors` one
+/// `lanes` is the lane count; `state` holds [`state_words`] words and `descriptors` one
 /// descriptor per lane, each describing `len` readable bytes (as
 /// [`MultiCompressor::compress_lanes`] builds them).
 unsafe extern "C" fn run_slow_path(
@@ -39,7 +39,7 @@ unsafe extern "C" fn run_slow_path(
     // SAFETY: per the contract above.
     let (state, descriptors) = unsafe {
         (
-            std::slice::from_raw_parts_mut(state, 4 * lanes),
+            std::slice::from_raw_parts_mut(state, state_words(lanes)),
             std::slice::from_raw_parts(descriptors, lanes),
         )
     };
@@ -102,6 +102,7 @@ pub struct Lane<'a> {
 pub struct MultiCompressor {
     entry: LanesFn,
     groups: usize,
+    scalar: usize,
     from_cache: bool,
     _jit: JitCode,
 }
@@ -133,8 +134,29 @@ impl MultiCompressor {
         groups: usize,
         cache: &CodeCache,
     ) -> Result<Self, crate::BuildError> {
-        if !(1..=MAX_GROUPS).contains(&groups) {
-            return Err(crate::BuildError::Lanes(groups * GROUP_LANES));
+        Self::compile_hybrid_with_cache(config, groups, 0, cache)
+    }
+
+    /// [`MultiCompressor::compile`] of the hybrid kernel: `groups` four-lane groups and
+    /// `scalar` (0 to 3) lanes in the general registers after them
+    /// (`schedlab_kernels::md5_mb::compress_hybrid_lanes`).
+    pub fn compile_hybrid(
+        config: &PipelineConfig,
+        groups: usize,
+        scalar: usize,
+    ) -> Result<Self, crate::BuildError> {
+        Self::compile_hybrid_with_cache(config, groups, scalar, &CodeCache::off())
+    }
+
+    /// [`MultiCompressor::compile_with_cache`] of the hybrid kernel with `scalar` scalar lanes.
+    pub fn compile_hybrid_with_cache(
+        config: &PipelineConfig,
+        groups: usize,
+        scalar: usize,
+        cache: &CodeCache,
+    ) -> Result<Self, crate::BuildError> {
+        if !(1..=MAX_GROUPS).contains(&groups) || scalar > MAX_SCALAR {
+            return Err(crate::BuildError::Lanes(groups * GROUP_LANES + scalar));
         }
         let target = Target::host().ok_or(crate::BuildError::UnsupportedHost)?;
         let cache = if config.strategy_entry.is_some() {
@@ -142,16 +164,17 @@ impl MultiCompressor {
         } else {
             cache
         };
-        let kernel = Self::compile_from(config, groups, target, cache)?;
+        let kernel = Self::compile_from(config, groups, scalar, target, cache)?;
         if !kernel.from_cache || kernel.agrees_with_the_model() {
             return Ok(kernel);
         }
-        Self::compile_from(config, groups, target, &CodeCache::off())
+        Self::compile_from(config, groups, scalar, target, &CodeCache::off())
     }
 
     fn compile_from(
         config: &PipelineConfig,
         groups: usize,
+        scalar: usize,
         target: Target,
         cache: &CodeCache,
     ) -> Result<Self, crate::BuildError> {
@@ -160,18 +183,20 @@ impl MultiCompressor {
         let callee = run_slow_path as *const () as usize as u64;
         let slow_path = SlowPathCall {
             callee,
-            context: (groups * GROUP_LANES) as u64,
+            context: (groups * GROUP_LANES + scalar) as u64,
             call_conv: CallConv::triple_default(&target.triple()),
         };
-        let recipe = format!(
-            "md5-mb groups={groups} {config:?} {:?}",
-            slow_path.call_conv
-        );
+        let shape = if scalar == 0 {
+            format!("groups={groups}")
+        } else {
+            format!("groups={groups} scalar={scalar}")
+        };
+        let recipe = format!("md5-mb {shape} {config:?} {:?}", slow_path.call_conv);
         let (jit, from_cache) = JitFunction::compile_cached(
             cache,
             &recipe,
             &[callee],
-            md5_mb::compress_lanes(groups),
+            md5_mb::compress_hybrid_lanes(groups, scalar),
             |func| {
                 run_ir_stages_with(func, target, config, &StageOptions::jit(Some(slow_path)))?;
                 // The configuration is checked first (its errors name what to fix); then the
@@ -188,6 +213,7 @@ impl MultiCompressor {
         Ok(Self {
             entry,
             groups,
+            scalar,
             from_cache,
             _jit: jit,
         })
@@ -207,7 +233,7 @@ impl MultiCompressor {
             .collect();
         // Two blocks from offset 64 fit; three from offset 192 do not (the slow path).
         [(64, 2), (192, 3)].iter().all(|&(ofs, blocks)| {
-            let initial: Vec<u32> = (0..4 * lanes as u32)
+            let initial: Vec<u32> = (0..state_words(lanes) as u32)
                 .map(|w| w.wrapping_mul(0x9e37_79b9))
                 .collect();
             let (mut ours, mut model) = (initial.clone(), initial);
@@ -226,9 +252,9 @@ impl MultiCompressor {
         })
     }
 
-    /// Lanes per call (4, 8, 12 or 16).
+    /// Lanes per call: four per vector group and one per scalar lane.
     pub fn lanes(&self) -> usize {
-        self.groups * GROUP_LANES
+        self.groups * GROUP_LANES + self.scalar
     }
 
     /// The MD5 of every message, in order, through this kernel's lanes (refilled as messages
@@ -245,7 +271,7 @@ impl MultiCompressor {
 
     /// The raw entry point with Java semantics: compresses `blocks` blocks of every lane, lane
     /// `l`'s starting at `lanes[l].ofs`; `state` holds four words per lane in the kernel's layout
-    /// ([`state_index`]).
+    /// ([`state_index`], [`state_words`] words).
     ///
     /// Returns `max(blocks, 0)`, or [`crate::OUT_OF_BOUNDS`] if some lane's read would leave its
     /// buffer — then every lane's state holds exactly the blocks completed before that one.
@@ -255,12 +281,16 @@ impl MultiCompressor {
     /// If `lanes` or `state` does not match [`MultiCompressor::lanes`].
     pub fn compress_lanes(&self, state: &mut [u32], lanes: &[Lane<'_>], blocks: i32) -> i32 {
         assert_eq!(lanes.len(), self.lanes(), "one input per lane");
-        assert_eq!(state.len(), 4 * self.lanes(), "four state words per lane");
+        assert_eq!(
+            state.len(),
+            state_words(self.lanes()),
+            "four state words per lane, in groups of four lanes"
+        );
         let mut descriptors = [LaneDescriptor {
             buf: std::ptr::null(),
             len: 0,
             ofs: 0,
-        }; MAX_GROUPS * GROUP_LANES];
+        }; MAX_GROUPS * GROUP_LANES + MAX_SCALAR];
         for (d, lane) in descriptors.iter_mut().zip(lanes) {
             *d = LaneDescriptor {
                 buf: lane.buf.as_ptr(),

@@ -45,6 +45,15 @@
 //!
 //! Vectors have no rotate on x86_64 and AArch64 in Cranelift, so a rotation is
 //! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
+//!
+//! The *hybrid* variants (`md5-mb-x8s1`, …; [`compress_hybrid_lanes`]) add `scalar` lanes
+//! after the vector groups (lanes `4·groups … 4·groups + scalar − 1`) that run in the general
+//! registers in the same loop iteration: the lane's four `i32` chaining words, its message
+//! words read as little-endian `i32`s straight from its block at each use (byte-swapped on
+//! big-endian targets, like the scalar kernel's), and `rotl`. A scalar lane's block has the
+//! same four 16-byte bounds checks as a vector lane's; its 16 word reads lie inside them. The
+//! scalar lanes' chaining words sit in the state where [`state_index`] puts them, in one more
+//! (partly used) group of 16 words ([`state_words`]).
 
 use crate::case::{Arg, ArrayArg, Case, Effect, PointerSlot};
 use crate::ir_build::{
@@ -69,6 +78,9 @@ pub const GROUP_LANES: usize = 4;
 /// The most four-lane groups a kernel interleaves.
 pub const MAX_GROUPS: usize = 4;
 
+/// The most scalar lanes a hybrid kernel runs beside its vector groups.
+pub const MAX_SCALAR: usize = 3;
+
 /// Bytes of one lane descriptor: buffer address (`u64`), length (`i32`), first offset (`i32`).
 pub const LANE_DESCRIPTOR_BYTES: i32 = 16;
 
@@ -86,7 +98,24 @@ const GROUP_WORD_BYTES: i32 = 16 * 16;
 
 /// The kernel's function name for `groups` four-lane groups.
 pub fn function_name(groups: usize) -> String {
-    format!("md5_mb_x{}", groups * GROUP_LANES)
+    hybrid_function_name(groups, 0)
+}
+
+/// The function name of the kernel with `groups` four-lane groups and `scalar` scalar lanes
+/// (`md5_mb_x8`, `md5_mb_x8s2`).
+pub fn hybrid_function_name(groups: usize, scalar: usize) -> String {
+    let vector = format!("md5_mb_x{}", groups * GROUP_LANES);
+    if scalar == 0 {
+        vector
+    } else {
+        format!("{vector}s{scalar}")
+    }
+}
+
+/// `u32` words of the state of a kernel with `lanes` lanes: 16 per four lanes or part of four
+/// (the layout of [`state_index`]).
+pub fn state_words(lanes: usize) -> usize {
+    4 * GROUP_LANES * lanes.div_ceil(GROUP_LANES)
 }
 
 /// Index into the `u32` state array of word `word` (0..4 = A, B, C, D) of lane `lane`.
@@ -139,18 +168,56 @@ impl StepOps for VectorOps {
     }
 }
 
+/// `i32` steps of a scalar lane: `iadd_imm`, `rotl_imm`, and each message word read from the
+/// lane's block where a step adds it.
+struct ScalarLaneOps {
+    /// Address of the block's first byte (its reads are covered by the block's checks).
+    block: Value,
+    /// The message buffer's flags (little-endian).
+    flags: MemFlagsData,
+}
+
+impl StepOps for ScalarLaneOps {
+    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value {
+        b.ins().iadd_imm_s(v, i64::from(sine as i32))
+    }
+
+    fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value {
+        b.ins().rotl_imm_u(v, amount)
+    }
+
+    fn message_word(&self, b: &mut FunctionBuilder, _: &[Value], k: usize, _: usize) -> Value {
+        b.ins()
+            .load(types::I32, self.flags, self.block, 4 * k as i32)
+    }
+}
+
 /// Builds the multi-buffer kernel with `groups` (1 to [`MAX_GROUPS`]) interleaved four-lane
 /// groups.
 ///
 /// # Panics
 /// If `groups` is not in `1..=MAX_GROUPS`.
 pub fn compress_lanes(groups: usize) -> Function {
+    compress_hybrid_lanes(groups, 0)
+}
+
+/// Builds the kernel with `groups` (1 to [`MAX_GROUPS`]) interleaved four-lane groups and
+/// `scalar` (0 to [`MAX_SCALAR`]) scalar lanes after them, all in one loop iteration.
+///
+/// # Panics
+/// If `groups` or `scalar` is out of its range.
+pub fn compress_hybrid_lanes(groups: usize, scalar: usize) -> Function {
     assert!(
         (1..=MAX_GROUPS).contains(&groups),
         "md5-mb has 1 to {MAX_GROUPS} lane groups"
     );
-    let lanes = groups * GROUP_LANES;
-    build_function(&function_name(groups), signature(), |b| {
+    assert!(
+        scalar <= MAX_SCALAR,
+        "md5-mb has at most {MAX_SCALAR} scalar lanes"
+    );
+    let vector_lanes = groups * GROUP_LANES;
+    let lanes = vector_lanes + scalar;
+    build_function(&hybrid_function_name(groups, scalar), signature(), |b| {
         let state_region = alias_region(b, STATE_REGION, "md5-mb state");
         let message_region = alias_region(b, MESSAGE_REGION, "byte[] b (per lane)");
         let lanes_region = alias_region(b, LANES_REGION, "lane descriptors");
@@ -241,18 +308,46 @@ pub fn compress_lanes(groups: usize) -> Function {
                 }
             }
         }
+        // Scalar lanes: the same four checks per block; the 16 word reads inside them.
+        let scalar_ops: Vec<ScalarLaneOps> = (vector_lanes..lanes)
+            .map(|lane| {
+                let array = arrays[lane];
+                let first = array.check(b, lane_ofs[lane], 0, oob, &[]);
+                for q in 1..4 {
+                    array.check(b, lane_ofs[lane], 16 * q, oob, &[]);
+                }
+                ScalarLaneOps {
+                    block: array.address(b, first),
+                    flags: message_flags,
+                }
+            })
+            .collect();
         let mut chains: Vec<[Value; 4]> = (0..groups)
             .map(|g| std::array::from_fn(|w| load_vector(b, state, state_flags, 4 * g + w)))
+            .collect();
+        let mut scalar_chains: Vec<[Value; 4]> = (vector_lanes..lanes)
+            .map(|lane| std::array::from_fn(|w| load_scalar(b, state, state_flags, lane, w)))
             .collect();
         for step_index in 0..64 {
             for ((chain, x), ops) in chains.iter_mut().zip(&words).zip(&ops) {
                 *chain = step(b, ops, step_index, *chain, x);
+            }
+            for (chain, ops) in scalar_chains.iter_mut().zip(&scalar_ops) {
+                *chain = step(b, ops, step_index, *chain, &[]);
             }
         }
         for (k, &new) in chains.iter().flatten().enumerate() {
             let old = load_vector(b, state, state_flags, k);
             let sum = b.ins().iadd(old, new);
             b.ins().store(state_flags, sum, state, 16 * k as i32);
+        }
+        for (chain, lane) in scalar_chains.iter().zip(vector_lanes..lanes) {
+            for (w, &new) in chain.iter().enumerate() {
+                let old = load_scalar(b, state, state_flags, lane, w);
+                let sum = b.ins().iadd(old, new);
+                let at = 4 * state_index(lane, w) as i32;
+                b.ins().store(state_flags, sum, state, at);
+            }
         }
         let next_j = b.ins().iadd_imm_s(j, 1);
         let mut next = vec![next_j];
@@ -279,6 +374,18 @@ pub fn compress_lanes(groups: usize) -> Function {
 /// The chaining vector `k` (`16·k` bytes into `state`).
 fn load_vector(b: &mut FunctionBuilder, state: Value, flags: MemFlagsData, k: usize) -> Value {
     b.ins().load(types::I32X4, flags, state, 16 * k as i32)
+}
+
+/// Word `w` of scalar lane `lane` (`4 · state_index(lane, w)` bytes into `state`).
+fn load_scalar(
+    b: &mut FunctionBuilder,
+    state: Value,
+    flags: MemFlagsData,
+    lane: usize,
+    w: usize,
+) -> Value {
+    let at = 4 * state_index(lane, w) as i32;
+    b.ins().load(types::I32, flags, state, at)
 }
 
 /// Transposes quarter `q` of four lanes' blocks (`rows[lane]` = words `4q … 4q + 3` of that
@@ -325,12 +432,16 @@ pub struct LaneInput<'a> {
 /// `ofs + 64j + 16q` (wrapping) are checked against `max(len - 15, 0)`; if any fails,
 /// [`OUT_OF_BOUNDS`] is returned with `state` holding the `j` completed blocks of every lane.
 /// Otherwise each lane's block is compressed and `max(blocks, 0)` returned. `state` uses the
-/// kernel's layout ([`state_index`]) and holds `lanes.len()` lanes (a multiple of four).
+/// kernel's layout ([`state_index`]) and holds `lanes.len()` lanes ([`state_words`] words).
 ///
 /// # Panics
-/// If `state` does not have four words per lane, or a lane's `len` exceeds its buffer.
+/// If `state` does not have [`state_words`] words, or a lane's `len` exceeds its buffer.
 pub fn java_compress_lanes(state: &mut [u32], lanes: &[LaneInput<'_>], blocks: i32) -> i32 {
-    assert_eq!(state.len(), 4 * lanes.len(), "four state words per lane");
+    assert_eq!(
+        state.len(),
+        state_words(lanes.len()),
+        "four state words per lane, in groups of four lanes"
+    );
     for lane in lanes {
         assert!(
             usize::try_from(lane.len).map_or(true, |l| l <= lane.buf.len()),
@@ -365,19 +476,42 @@ pub fn java_compress_lanes(state: &mut [u32], lanes: &[LaneInput<'_>], blocks: i
 }
 
 /// The registry entry of the four-lane kernel (`md5-mb-x4`).
-pub static KERNEL_X4: MultiBufferKernel = MultiBufferKernel { groups: 1 };
+pub static KERNEL_X4: MultiBufferKernel = MultiBufferKernel::vector(1);
 /// The registry entry of the eight-lane kernel (`md5-mb-x8`).
-pub static KERNEL_X8: MultiBufferKernel = MultiBufferKernel { groups: 2 };
+pub static KERNEL_X8: MultiBufferKernel = MultiBufferKernel::vector(2);
 /// The registry entry of the twelve-lane kernel (`md5-mb-x12`).
-pub static KERNEL_X12: MultiBufferKernel = MultiBufferKernel { groups: 3 };
+pub static KERNEL_X12: MultiBufferKernel = MultiBufferKernel::vector(3);
 /// The registry entry of the sixteen-lane kernel (`md5-mb-x16`).
-pub static KERNEL_X16: MultiBufferKernel = MultiBufferKernel { groups: 4 };
+pub static KERNEL_X16: MultiBufferKernel = MultiBufferKernel::vector(4);
+/// The registry entry of two vector groups and one scalar lane (`md5-mb-x8s1`).
+pub static KERNEL_X8S1: MultiBufferKernel = MultiBufferKernel {
+    groups: 2,
+    scalar: 1,
+};
+/// The registry entry of two vector groups and two scalar lanes (`md5-mb-x8s2`).
+pub static KERNEL_X8S2: MultiBufferKernel = MultiBufferKernel {
+    groups: 2,
+    scalar: 2,
+};
+/// The registry entry of three vector groups and one scalar lane (`md5-mb-x12s1`).
+pub static KERNEL_X12S1: MultiBufferKernel = MultiBufferKernel {
+    groups: 3,
+    scalar: 1,
+};
+/// The registry entry of three vector groups and two scalar lanes (`md5-mb-x12s2`).
+pub static KERNEL_X12S2: MultiBufferKernel = MultiBufferKernel {
+    groups: 3,
+    scalar: 2,
+};
 
-/// `md5-mb-x4` … `md5-mb-x16`: [`compress_lanes`] with `groups` four-lane groups.
+/// `md5-mb-x4` … `md5-mb-x16` and the hybrids `md5-mb-x8s1` …: [`compress_hybrid_lanes`] with
+/// `groups` four-lane groups and `scalar` scalar lanes.
 #[derive(Clone, Copy, Debug)]
 pub struct MultiBufferKernel {
     /// Four-lane groups (1 to [`MAX_GROUPS`]).
     pub groups: usize,
+    /// Scalar lanes after the groups (0 to [`MAX_SCALAR`]).
+    pub scalar: usize,
 }
 
 /// One lane of a [`MultiBufferKernel::case`]: its `byte[]` (the Java length is its size) and
@@ -391,8 +525,13 @@ pub struct Lane {
 }
 
 impl MultiBufferKernel {
+    /// `groups` four-lane groups and no scalar lane.
+    pub const fn vector(groups: usize) -> Self {
+        Self { groups, scalar: 0 }
+    }
+
     fn lanes(&self) -> usize {
-        self.groups * GROUP_LANES
+        self.groups * GROUP_LANES + self.scalar
     }
 
     /// A call: the state in the kernel's layout, one descriptor per lane pointing at the lane's
@@ -426,7 +565,7 @@ impl MultiBufferKernel {
     }
 
     fn initial_state(&self) -> Vec<u32> {
-        let mut state = vec![0u32; 4 * self.lanes()];
+        let mut state = vec![0u32; state_words(self.lanes())];
         for lane in 0..self.lanes() {
             for (w, word) in INITIAL_STATE.into_iter().enumerate() {
                 state[state_index(lane, w)] = word;
@@ -504,11 +643,62 @@ const INFO: [KernelInfo; MAX_GROUPS] = [
     },
 ];
 
+/// The hybrid kernels (vector groups plus scalar lanes in the general registers) and their
+/// `(groups, scalar)`; `md5-mb-hybrid` names them all.
+const HYBRID_INFO: [(usize, usize, KernelInfo); 4] = [
+    (
+        2,
+        1,
+        KernelInfo {
+            name: "md5-mb-x8s1",
+            summary: "multi-buffer MD5, nine messages: two i32x4 groups and one scalar lane",
+            aliases: &["md5-mb-hybrid"],
+            build: || compress_hybrid_lanes(2, 1),
+        },
+    ),
+    (
+        2,
+        2,
+        KernelInfo {
+            name: "md5-mb-x8s2",
+            summary: "multi-buffer MD5, ten messages: two i32x4 groups and two scalar lanes",
+            aliases: &["md5-mb-hybrid"],
+            build: || compress_hybrid_lanes(2, 2),
+        },
+    ),
+    (
+        3,
+        1,
+        KernelInfo {
+            name: "md5-mb-x12s1",
+            summary: "multi-buffer MD5, thirteen messages: three i32x4 groups and one scalar lane",
+            aliases: &["md5-mb-hybrid"],
+            build: || compress_hybrid_lanes(3, 1),
+        },
+    ),
+    (
+        3,
+        2,
+        KernelInfo {
+            name: "md5-mb-x12s2",
+            summary: "multi-buffer MD5, fourteen messages: three i32x4 groups and two scalar lanes",
+            aliases: &["md5-mb-hybrid"],
+            build: || compress_hybrid_lanes(3, 2),
+        },
+    ),
+];
+
 impl Kernel for MultiBufferKernel {
-    /// A `groups` outside 1 to [`MAX_GROUPS`] reads as the widest.
+    /// A shape without an entry reads as the widest vector kernel.
     fn info(&self) -> KernelInfo {
         let widest = INFO[MAX_GROUPS - 1];
-        *INFO.get(self.groups.wrapping_sub(1)).unwrap_or(&widest)
+        if self.scalar == 0 {
+            return *INFO.get(self.groups.wrapping_sub(1)).unwrap_or(&widest);
+        }
+        HYBRID_INFO
+            .iter()
+            .find(|(g, s, _)| (*g, *s) == (self.groups, self.scalar))
+            .map_or(widest, |(_, _, info)| *info)
     }
 
     fn cases(&self, options: &CaseOptions) -> Vec<Case> {
@@ -534,7 +724,9 @@ impl Kernel for MultiBufferKernel {
                     Lane { buf, ofs }
                 })
                 .collect();
-            let state: Vec<u32> = (0..4 * self.lanes()).map(|_| rng.random()).collect();
+            let state: Vec<u32> = (0..state_words(self.lanes()))
+                .map(|_| rng.random())
+                .collect();
             let label = format!(
                 "random {i} blocks={blocks}{}",
                 if hostile { " hostile" } else { "" }
@@ -547,7 +739,7 @@ impl Kernel for MultiBufferKernel {
     fn expected(&self, case: &Case) -> Result<Effect, String> {
         let mut state = ArrayArg::to_words(&case.array(0)?.bytes);
         let table = case.array(1)?;
-        if state.len() != 4 * self.lanes() || case.memory.len() != self.lanes() {
+        if state.len() != state_words(self.lanes()) || case.memory.len() != self.lanes() {
             return Err(format!("{} lanes expected", self.lanes()));
         }
         let field = |at: usize| -> Result<i32, String> {
@@ -591,11 +783,33 @@ mod tests {
     #[test]
     fn both_variants_verify() {
         for groups in 1..=MAX_GROUPS {
-            let func = compress_lanes(groups);
-            let flags = settings::Flags::new(settings::builder());
-            cranelift_codegen::verify_function(&func, &flags)
-                .unwrap_or_else(|e| panic!("{groups} groups: {e}"));
+            for scalar in 0..=MAX_SCALAR {
+                let func = compress_hybrid_lanes(groups, scalar);
+                let flags = settings::Flags::new(settings::builder());
+                cranelift_codegen::verify_function(&func, &flags)
+                    .unwrap_or_else(|e| panic!("{groups} groups, {scalar} scalar: {e}"));
+            }
         }
+    }
+
+    #[test]
+    fn hybrid_entries_name_their_shape() {
+        for (groups, scalar, info) in HYBRID_INFO {
+            let kernel = MultiBufferKernel { groups, scalar };
+            assert_eq!(kernel.info().name, info.name);
+            let func = (info.build)();
+            assert_eq!(
+                func.name.to_string(),
+                format!("%{}", hybrid_function_name(groups, scalar))
+            );
+            // Four checks per lane and block, vector and scalar alike.
+            assert_eq!(
+                crate::ir_checks::bounds_checks(&func),
+                4 * (GROUP_LANES * groups + scalar)
+            );
+        }
+        assert_eq!(state_words(9), 48);
+        assert_eq!(state_words(8), 32);
     }
 
     #[test]

@@ -12,7 +12,9 @@
 //! xL regs`, the same kernel with store-to-load forwarding on (its transposed message words in
 //! registers instead of the word area the library re-reads), and `block fn xL reassociated
 //! tests`, the library's kernel with its preheader's range tests reassociated by the rewrites
-//! (the setting before `keep_conditions`; selected by name only, with `--impl`). Every kernel is JIT-compiled
+//! (the setting before `keep_conditions`; selected by name only, with `--impl`). `L` is a
+//! kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two groups and two scalar
+//! lanes in the general registers, ten lanes). Every kernel is JIT-compiled
 //! with the default configuration ([`lane_config`] of it for the lanes) before timing. Ratios are aggregate MB/s
 //! over OpenSSL's MB/s for one message of the same size, per repetition, then the median.
 
@@ -24,7 +26,7 @@ use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
 use schedlab_digests::{
     Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, Md5, MultiCompressor,
-    TieredEngine, lane_config,
+    TieredEngine, lane_config, state_index, state_words,
 };
 use serde_json::json;
 use std::hint::black_box;
@@ -36,8 +38,27 @@ pub const PIECE: usize = 16 << 10;
 /// Stream counts timed by default.
 const STREAM_COUNTS: [usize; 5] = [1, 4, 8, 16, 64];
 
-/// Four-lane groups of the lane kernels timed beside the library's.
-const GROUPS: [usize; 4] = [1, 2, 3, 4];
+/// Shapes of the lane kernels timed beside the library's: four-lane vector groups and scalar
+/// lanes in the general registers (`x8`, `x8+s1`, …).
+const SHAPES: [(usize, usize); 8] = [
+    (1, 0),
+    (2, 0),
+    (3, 0),
+    (4, 0),
+    (2, 1),
+    (2, 2),
+    (3, 1),
+    (3, 2),
+];
+
+/// A kernel shape's row label: `x8` (two vector groups), `x8+s2` (and two scalar lanes).
+fn shape_label(groups: usize, scalar: usize) -> String {
+    if scalar == 0 {
+        format!("x{}", 4 * groups)
+    } else {
+        format!("x{}+s{scalar}", 4 * groups)
+    }
+}
 
 /// What a row hashes.
 #[derive(Clone, Copy, Debug)]
@@ -106,14 +127,15 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         name: "library (1 stream)".into(),
         kind: RowKind::Library,
     });
-    for groups in GROUPS {
-        let lanes = 4 * groups;
+    for (groups, scalar) in SHAPES {
+        let lanes = 4 * groups + scalar;
+        let shape = shape_label(groups, scalar);
         let names: Vec<String> = STREAM_COUNTS
             .iter()
-            .map(|n| format!("x{lanes}/{n} streams"))
-            .chain([format!("block fn x{lanes}")])
+            .map(|n| format!("{shape}/{n} streams"))
+            .chain([format!("block fn {shape}")])
             .collect();
-        let reassociated = format!("block fn x{lanes} reassociated tests");
+        let reassociated = format!("block fn {shape} reassociated tests");
         if named(&reassociated) {
             let config = PipelineConfig {
                 keep_conditions: false,
@@ -121,17 +143,17 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             };
             rows.push(Row {
                 kind: RowKind::BlockFunction {
-                    kernel: compile_lanes(&config, groups)?,
+                    kernel: compile_lanes(&config, groups, scalar)?,
                 },
                 name: reassociated,
             });
         }
-        let regs = format!("block fn x{lanes} regs");
+        let regs = format!("block fn {shape} regs");
         if selected(&regs) {
             let config = PipelineConfig::default();
             rows.push(Row {
                 kind: RowKind::BlockFunction {
-                    kernel: compile_lanes(&config, groups)?,
+                    kernel: compile_lanes(&config, groups, scalar)?,
                 },
                 name: regs,
             });
@@ -142,7 +164,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         let compiled = if lanes == kernel.lanes() {
             kernel
         } else {
-            compile_lanes(&lane_config(&PipelineConfig::default()), groups)?
+            compile_lanes(&lane_config(&PipelineConfig::default()), groups, scalar)?
         };
         for (&streams, name) in STREAM_COUNTS.iter().zip(&names) {
             rows.push(Row {
@@ -154,16 +176,16 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             });
         }
         rows.push(Row {
-            name: format!("block fn x{lanes}"),
+            name: format!("block fn {shape}"),
             kind: RowKind::BlockFunction { kernel: compiled },
         });
     }
     rows.retain(|row| selected(&row.name));
     if rows.is_empty() {
         return Err(CliError::usage(
-            "no md5-streams row selected (rows: lanes/N streams and xL/N streams for N in \
-             1,4,8,16,64 and L in 4,8,12,16, library (1 stream), block fn xL, block fn xL regs, \
-             block fn xL reassociated tests)",
+            "no md5-streams row selected (rows: lanes/N streams and S/N streams for N in \
+             1,4,8,16,64 and S in x4,x8,x12,x16,x8+s1,x8+s2,x12+s1,x12+s2, library (1 stream), \
+             block fn S, block fn S regs, block fn S reassociated tests)",
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
@@ -234,18 +256,24 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The `groups`-group lane kernel compiled with `config`, kept for the process like the
-/// library's own kernels.
+/// The lane kernel of `groups` vector groups and `scalar` scalar lanes compiled with `config`,
+/// kept for the process like the library's own kernels.
 fn compile_lanes(
     config: &PipelineConfig,
     groups: usize,
+    scalar: usize,
 ) -> Result<&'static MultiCompressor, CliError> {
-    let compiled = MultiCompressor::compile(config, groups)
-        .map_err(|e| CliError::failure(format!("cannot compile x{}: {e}", 4 * groups)))?;
+    let compiled = MultiCompressor::compile_hybrid(config, groups, scalar).map_err(|e| {
+        CliError::failure(format!(
+            "cannot compile {}: {e}",
+            shape_label(groups, scalar)
+        ))
+    })?;
     Ok(Box::leak(Box::new(compiled)))
 }
 
-/// Every row hashes every size as OpenSSL does (the block-function row: whole blocks only).
+/// Every row hashes every size as OpenSSL does (the block-function row: whole blocks only, in
+/// every lane).
 fn check_digests(rows: &[Row], buffers: &[Vec<u8>]) -> Result<(), CliError> {
     for data in buffers {
         let want = hex(&openssl_digest(data));
@@ -260,7 +288,7 @@ fn check_digests(rows: &[Row], buffers: &[Vec<u8>]) -> Result<(), CliError> {
                 }
                 RowKind::Library => vec![hex(&hash_library(data))],
                 RowKind::BlockFunction { kernel } => {
-                    let mut state = vec![0u32; 4 * kernel.lanes()];
+                    let mut state = vec![0u32; state_words(kernel.lanes())];
                     block_function(kernel, &mut state, whole);
                     let mut want_state = schedlab_kernels::md5::INITIAL_STATE;
                     for block in whole.chunks_exact(64) {
@@ -269,9 +297,11 @@ fn check_digests(rows: &[Row], buffers: &[Vec<u8>]) -> Result<(), CliError> {
                         })?;
                         schedlab_kernels::md5::reference_compress(&mut want_state, block);
                     }
-                    let lane0: [u32; 4] =
-                        std::array::from_fn(|w| state[schedlab_digests::state_index(0, w)]);
-                    if lane0 != want_state {
+                    let wrong_lane = (0..kernel.lanes()).any(|lane| {
+                        let got: [u32; 4] = std::array::from_fn(|w| state[state_index(lane, w)]);
+                        got != want_state
+                    });
+                    if wrong_lane {
                         return Err(CliError::failure(format!(
                             "{} compresses {} bytes wrongly",
                             row.name,
@@ -330,7 +360,7 @@ fn hash_library(data: &[u8]) -> [u8; 16] {
 fn block_function(kernel: &MultiCompressor, state: &mut [u32], whole: &[u8]) {
     for lane in 0..kernel.lanes() {
         for (w, word) in schedlab_kernels::md5::INITIAL_STATE.into_iter().enumerate() {
-            state[schedlab_digests::state_index(lane, w)] = word;
+            state[state_index(lane, w)] = word;
         }
     }
     let lanes: Vec<Lane<'_>> = (0..kernel.lanes())
@@ -352,7 +382,7 @@ fn time_row(row: &Row, data: &[u8], iterations: u64) -> Duration {
         RowKind::Library => time_loop(|| hash_library(black_box(data)), iterations),
         RowKind::BlockFunction { kernel } => {
             let whole = &data[..data.len() - data.len() % 64];
-            let mut state = vec![0u32; 4 * kernel.lanes()];
+            let mut state = vec![0u32; state_words(kernel.lanes())];
             time_loop(
                 || block_function(kernel, black_box(&mut state), black_box(whole)),
                 iterations,
