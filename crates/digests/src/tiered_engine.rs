@@ -29,6 +29,12 @@ fn portable_digest(message: &[u8]) -> Output<Md5> {
 /// Lane groups of the batch kernel the library compiles (2 × 4 lanes, interleaved).
 pub const BATCH_GROUPS: usize = 2;
 
+/// Scalar lanes of the batch kernel after its groups: one on x86_64, where the general
+/// registers run a ninth lane's 64 steps beside the vector chains (block function 5.6× OpenSSL
+/// against 5.05× for x8 on Zen 4; `notes/md5-lanes.md`), none elsewhere (AArch64 and s390x
+/// keep the x8 kernel, not measured with scalar lanes).
+pub const BATCH_SCALAR: usize = if cfg!(target_arch = "x86_64") { 1 } else { 0 };
+
 /// Tiered MD5: the single-stream kernel for [`Md5`] hashers, the multi-buffer kernel for
 /// [`TieredEngine::digest_many`], each compiled in the background when enough work has been
 /// seen, the portable Rust code meanwhile and whenever a compile fails.
@@ -56,9 +62,10 @@ impl TieredEngine {
                 Compressor::compile(&config).map_err(|e| e.to_string())
             }),
             batch: Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
-                MultiCompressor::compile_with_cache(
+                MultiCompressor::compile_hybrid_with_cache(
                     &lane_config(&batch_config),
                     BATCH_GROUPS,
+                    BATCH_SCALAR,
                     &CodeCache::from_env(),
                 )
                 .map_err(|e| e.to_string())
