@@ -184,3 +184,45 @@ fn check_passes_on_aarch64_and_s390x_under_qemu() {
     let text = check_md5_mb("remat-loads,pressure", "aarch64,s390x", "6", &["--quiet"]);
     assert!(text.trim_end().ends_with(" 0 failed"), "{text}");
 }
+
+#[test]
+fn check_passes_for_the_hybrid_kernels_on_every_target() {
+    // x86_64 natively; AArch64 and s390x (big-endian: the scalar lanes' words byte-swapped)
+    // under qemu when the emulators are present.
+    let targets = if emulators_ready() {
+        "x86_64,aarch64,s390x"
+    } else {
+        "x86_64"
+    };
+    let text = success_stdout(&schedlab(&[
+        "check",
+        "--kernel",
+        "md5-mb-hybrid",
+        "--strategy",
+        "remat-loads",
+        "--target",
+        targets,
+        "--forward-stores",
+        "off",
+        "--random",
+        "6",
+        "--quiet",
+    ]));
+    assert!(text.trim_end().ends_with(" 0 failed"), "{text}");
+}
+
+#[test]
+fn streams_bench_checks_every_lane_of_a_hybrid_kernel() {
+    // The row's digests are checked in all nine lanes (the scalar one too) before timing.
+    let doc = quick_bench(
+        "md5-streams",
+        "block fn x8+s1",
+        &["block fn x8+s1", "openssl"],
+    );
+    let row = &rows(&doc)[0];
+    assert_eq!(row["messages"], 9, "{row}");
+    assert!(
+        row["ratio_to_openssl"].as_f64().is_some_and(|v| v > 0.0),
+        "{row}"
+    );
+}
