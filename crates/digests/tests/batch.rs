@@ -17,12 +17,15 @@ use std::sync::OnceLock;
 
 /// The 4- and 8-lane kernels as the library compiles them (word area in memory), compiled once
 /// for the binary.
-fn kernels() -> &'static [MultiCompressor; 2] {
-    static KERNELS: OnceLock<[MultiCompressor; 2]> = OnceLock::new();
+/// The x4 and x8 kernels and the hybrid x8+s1 (its ninth lane in the general registers).
+fn kernels() -> &'static [MultiCompressor; 3] {
+    static KERNELS: OnceLock<[MultiCompressor; 3]> = OnceLock::new();
     KERNELS.get_or_init(|| {
-        [1, 2].map(|groups| {
-            MultiCompressor::compile(&lane_config(&PipelineConfig::default()), groups)
-                .unwrap_or_else(|e| panic!("md5-mb with {groups} groups: {e}"))
+        [(1, 0), (2, 0), (2, 1)].map(|(groups, scalar)| {
+            let config = lane_config(&PipelineConfig::default());
+            MultiCompressor::compile_hybrid(&config, groups, scalar).unwrap_or_else(|e| {
+                panic!("md5-mb with {groups} groups and {scalar} scalar lanes: {e}")
+            })
         })
     })
 }
@@ -39,7 +42,7 @@ proptest! {
     fn batches_match_md5_crate(
         sizes in prop::collection::vec(0usize..=5000, 1..=20),
         seed in any::<u8>(),
-        which in 0usize..2,
+        which in 0usize..3,
     ) {
         let data: Vec<Vec<u8>> = sizes
             .iter()
@@ -109,7 +112,7 @@ fn every_lane_reads_up_to_its_guard_page_and_no_further() {
 #[cfg(not(target_arch = "riscv64"))]
 #[test]
 fn hostile_raw_lanes_fail_without_reading_outside_and_keep_completed_blocks() {
-    use schedlab_digests::{Lane, OUT_OF_BOUNDS};
+    use schedlab_digests::{Lane, OUT_OF_BOUNDS, state_words};
     use schedlab_kernels::md5_mb::{LaneInput, java_compress_lanes};
     for kernel in kernels() {
         let lanes = kernel.lanes();
@@ -137,7 +140,9 @@ fn hostile_raw_lanes_fail_without_reading_outside_and_keep_completed_blocks() {
                     ofs: if l == short_lane { ofs } else { ofs.max(0) },
                 })
                 .collect();
-            let mut state: Vec<u32> = (0..4 * lanes as u32).map(|i| i * 0x01010101).collect();
+            let mut state: Vec<u32> = (0..state_words(lanes) as u32)
+                .map(|i| i * 0x01010101)
+                .collect();
             let mut want_state = state.clone();
             let model: Vec<LaneInput<'_>> = inputs
                 .iter()

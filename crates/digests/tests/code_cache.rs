@@ -5,7 +5,7 @@
 
 use schedlab_backend::code_cache::CodeCache;
 use schedlab_backend::pipeline::PipelineConfig;
-use schedlab_digests::{Lane, MultiCompressor, OUT_OF_BOUNDS, lane_config};
+use schedlab_digests::{Lane, MultiCompressor, OUT_OF_BOUNDS, lane_config, state_words};
 
 /// States and results of `kernel` on random lanes, in bounds and out of bounds.
 fn outcomes(kernel: &MultiCompressor) -> Vec<(i32, Vec<u32>)> {
@@ -18,7 +18,7 @@ fn outcomes(kernel: &MultiCompressor) -> Vec<(i32, Vec<u32>)> {
     [(0, 40), (64, 17), (640, 30), (128, 39)]
         .iter()
         .map(|&(ofs, blocks)| {
-            let mut state: Vec<u32> = (0..4 * lanes).map(|_| rng.random()).collect();
+            let mut state: Vec<u32> = (0..state_words(lanes)).map(|_| rng.random()).collect();
             let inputs: Vec<Lane<'_>> = data.iter().map(|d| Lane { buf: d, ofs }).collect();
             let result = kernel.compress_lanes(&mut state, &inputs, blocks);
             (result, state)
@@ -46,6 +46,11 @@ fn a_cached_kernel_hashes_as_the_compiled_one() {
     assert_eq!(a, b);
     let other = MultiCompressor::compile_with_cache(&config, 1, &cache).unwrap();
     assert!(!other.from_cache(), "four lanes are another recipe");
+    let hybrid = MultiCompressor::compile_hybrid_with_cache(&config, 2, 1, &cache).unwrap();
+    assert!(!hybrid.from_cache(), "a scalar lane is another recipe");
+    let loaded = MultiCompressor::compile_hybrid_with_cache(&config, 2, 1, &cache).unwrap();
+    assert!(loaded.from_cache(), "the hybrid kernel's entry loads");
+    assert_eq!(outcomes(&hybrid), outcomes(&loaded));
 }
 
 #[cfg(target_arch = "x86_64")]
