@@ -614,8 +614,9 @@ impl MultiBufferKernel {
 }
 
 /// The names and builders of the four lane widths, indexed by `groups - 1`. The wide variants
-/// measure the lane count (`bench --kernel md5-streams`); the library runs eight lanes, so
-/// `md5-mb` (report, check under qemu) names the two it can use.
+/// measure the lane count (`bench --kernel md5-streams`); the library runs eight vector lanes
+/// (on x86_64 plus one scalar lane, [`HYBRID_INFO`]), so `md5-mb` (report, check under qemu)
+/// names the two vector kernels it can use.
 const INFO: [KernelInfo; MAX_GROUPS] = [
     KernelInfo {
         name: "md5-mb-x4",
