@@ -24,6 +24,9 @@ pub struct AttributedEdges {
 /// The most sets of removed positions [`attribute`] checks before calling the edges unknown.
 const MAX_HYPOTHESES: u64 = 4096;
 
+/// The largest table of partial counts (positions × removed positions) [`attribute`] fills.
+const MAX_TABLE: usize = 1 << 22;
+
 /// `raw` (Cranelift's `bb_edges`) attributed to the blocks they leave, given `starts`
 /// (Cranelift's `bb_starts`: the starts of the emitted blocks that survived branch
 /// simplification, ascending) and `listing`, the VCode listing that names each block
@@ -63,15 +66,17 @@ pub fn attribute(listing: &str, starts: &[u32], raw: &[(u32, u32)]) -> Attribute
         return all_unknown();
     };
     let groups: Vec<&[(u32, u32)]> = raw.chunk_by(|a, b| a.0 == b.0).collect();
+    let group_at: std::collections::HashMap<u32, usize> = groups
+        .iter()
+        .enumerate()
+        .map(|(g, e)| (e[0].0, g))
+        .collect();
     let layout = Layout {
         blocks: &blocks,
         position_of: &position_of,
         starts,
-        group_at: groups
-            .iter()
-            .enumerate()
-            .map(|(g, e)| (e[0].0, g))
-            .collect(),
+        group_of_rank: starts.iter().map(|s| group_at.get(s).copied()).collect(),
+        group_at,
         groups: &groups,
     };
     let Some(hypotheses) = layout.locally_consistent(removed) else {
@@ -92,16 +97,7 @@ struct ListedBlock {
     labels: Vec<usize>,
     branches_only: bool,
     returns: bool,
-}
-
-impl ListedBlock {
-    /// How many different labels the block names.
-    fn distinct_labels(&self) -> usize {
-        let mut named = self.labels.clone();
-        named.sort_unstable();
-        named.dedup();
-        named.len()
-    }
+    distinct_labels: usize,
 }
 
 /// The blocks of a VCode listing in emission order.
@@ -118,6 +114,7 @@ fn listed_blocks(listing: &str) -> Vec<ListedBlock> {
                 labels: Vec::new(),
                 branches_only: true,
                 returns: false,
+                distinct_labels: 0,
             });
             continue;
         }
@@ -132,6 +129,12 @@ fn listed_blocks(listing: &str) -> Vec<ListedBlock> {
         block.branches_only &= is_unconditional_jump(text, &named);
         block.returns = text.starts_with("ret") || text == "br %r14";
         block.labels.extend(named);
+    }
+    for block in &mut blocks {
+        let mut named = block.labels.clone();
+        named.sort_unstable();
+        named.dedup();
+        block.distinct_labels = named.len();
     }
     blocks
 }
@@ -159,6 +162,8 @@ struct Layout<'a> {
     groups: &'a [&'a [(u32, u32)]],
     /// The group whose source is each recorded start.
     group_at: std::collections::HashMap<u32, usize>,
+    /// The group whose source is the recorded start of each rank (`starts[r]`).
+    group_of_rank: Vec<Option<usize>>,
 }
 
 impl Layout<'_> {
@@ -168,38 +173,43 @@ impl Layout<'_> {
     /// more than [`MAX_HYPOTHESES`].
     fn locally_consistent(&self, removed: usize) -> Option<Vec<Vec<Option<u32>>>> {
         let n = self.blocks.len();
-        let kept = self.starts.len();
-        // ways[p][r]: the completions from position p with r positions kept before it.
-        let mut ways = vec![vec![0u64; kept + 1]; n + 1];
-        ways[n][kept] = 1;
+        let width = removed + 1;
+        if (n + 1).saturating_mul(width) > MAX_TABLE {
+            return None;
+        }
+        // ways[p * width + g]: the completions from position p with g positions removed
+        // before it (and so p - g kept).
+        let mut ways = vec![0u64; (n + 1) * width];
+        ways[n * width + removed] = 1;
         for p in (0..n).rev() {
-            for r in 0..=kept {
-                let gone = p - r.min(p);
+            for g in 0..width.min(p + 1) {
                 let mut w = 0u64;
-                if r <= p && gone < removed && self.blocks[p].branches_only {
-                    w = w.saturating_add(ways[p + 1][r]);
+                if g < removed && self.blocks[p].branches_only {
+                    w = w.saturating_add(ways[(p + 1) * width + g + 1]);
                 }
-                if r <= p && r < kept && self.locally_consistent_at(p, self.starts[r]) {
-                    w = w.saturating_add(ways[p + 1][r + 1]);
+                if self.locally_consistent_at(p, p - g) {
+                    w = w.saturating_add(ways[(p + 1) * width + g]);
                 }
-                ways[p][r] = w;
+                ways[p * width + g] = w;
             }
         }
-        if ways[0][0] > MAX_HYPOTHESES {
+        if ways[0] > MAX_HYPOTHESES {
             return None;
         }
         let mut all = Vec::new();
         let mut path = Vec::with_capacity(n);
-        self.completions(&ways, 0, 0, &mut path, &mut all);
+        self.completions(&ways, width, 0, 0, &mut path, &mut all);
         Some(all)
     }
 
-    /// Every completion of `path` (positions before `p`, `r` of them kept) that `ways` counts.
+    /// Every completion of `path` (positions before `p`, `g` of them removed) that `ways`
+    /// counts.
     fn completions(
         &self,
-        ways: &[Vec<u64>],
+        ways: &[u64],
+        width: usize,
         p: usize,
-        r: usize,
+        g: usize,
         path: &mut Vec<Option<u32>>,
         all: &mut Vec<Vec<Option<u32>>>,
     ) {
@@ -207,34 +217,30 @@ impl Layout<'_> {
             all.push(path.clone());
             return;
         }
-        let gone = p - r;
-        if gone < self.blocks.len() - self.starts.len()
-            && self.blocks[p].branches_only
-            && ways[p + 1][r] > 0
-        {
+        if g + 1 < width && self.blocks[p].branches_only && ways[(p + 1) * width + g + 1] > 0 {
             path.push(None);
-            self.completions(ways, p + 1, r, path, all);
+            self.completions(ways, width, p + 1, g + 1, path, all);
             path.pop();
         }
-        if r < self.starts.len()
-            && self.locally_consistent_at(p, self.starts[r])
-            && ways[p + 1][r + 1] > 0
-        {
-            path.push(Some(self.starts[r]));
-            self.completions(ways, p + 1, r + 1, path, all);
+        if self.locally_consistent_at(p, p - g) && ways[(p + 1) * width + g] > 0 {
+            path.push(Some(self.starts[p - g]));
+            self.completions(ways, width, p + 1, g, path, all);
             path.pop();
         }
     }
 
-    /// Whether position `p` may start at `start`: Cranelift recorded lowered block `p`'s edges
-    /// there, so a block whose listing names labels (successors) has a group there with at
-    /// least as many targets, and a block that returns has none.
-    fn locally_consistent_at(&self, p: usize, start: u32) -> bool {
+    /// Whether position `p` may start at the start of rank `r`: Cranelift recorded lowered
+    /// block `p`'s edges there, so a block whose listing names labels (successors) has a group
+    /// there with at least as many targets, and a block that returns has none.
+    fn locally_consistent_at(&self, p: usize, r: usize) -> bool {
+        let Some(&group) = self.group_of_rank.get(r) else {
+            return false;
+        };
         let block = &self.blocks[self.position_of[p]];
-        match self.group_at.get(&start) {
+        match group {
             None => block.labels.is_empty(),
             Some(_) if block.returns => false,
-            Some(&g) => self.groups[g].len() >= block.distinct_labels(),
+            Some(g) => self.groups[g].len() >= block.distinct_labels,
         }
     }
 
