@@ -17,7 +17,11 @@ use schedlab_cost::{loop_cost, loop_costs_simulated};
 /// `x` stepped `n` times, each step chosen by `n` through a three-way `br_table` whose default
 /// leaves the loop.
 fn dispatch_loop() -> Function {
-    let text = "function %f(i32, i32) -> i32 {
+    parse(DISPATCH_LOOP)
+}
+
+/// The text of [`dispatch_loop`].
+const DISPATCH_LOOP: &str = "function %f(i32, i32) -> i32 {
 block0(v0: i32, v1: i32):
     jump block1(v1, v0)
 block1(v2: i32, v3: i32):
@@ -41,6 +45,8 @@ block4(v10: i32):
 block5(v13: i32):
     return v13
 }";
+
+fn parse(text: &str) -> Function {
     cranelift_reader::parse_functions(text)
         .expect("the function parses")
         .remove(0)
@@ -79,37 +85,20 @@ fn a_loop_through_a_jump_table_is_found_and_costed() {
 /// edges into it are cold too and Cranelift lowers a cold block before the dispatch, then
 /// emits it last: its recorded edges name the start of another block for the dispatch's.
 fn dispatch_loop_with_cold_exit() -> Function {
-    let text = "function %f(i32, i32) -> i32 {
-block0(v0: i32, v1: i32):
+    let entry = "block0(v0: i32, v1: i32):\n    jump block1(v1, v0)\n";
+    let cold_entry = "block0(v0: i32, v1: i32):
     brif v0, block6(v0), block1(v1, v0)
 block6(v40: i32) cold:
     v30 = iconst.i32 7
     v31 = iadd v40, v30
     return v31
-block1(v2: i32, v3: i32):
-    br_table v2, block5(v3), [block2(v3), block3(v3), block4(v3)]
-block2(v4: i32):
-    v20 = iconst.i32 1
-    v5 = iadd v4, v20
-    v6 = isub v2, v20
-    brif v6, block6(v5), block1(v6, v5)
-block3(v7: i32):
-    v21 = iconst.i32 3
-    v8 = imul v7, v21
-    v22 = iconst.i32 1
-    v9 = isub v2, v22
-    jump block1(v9, v8)
-block4(v10: i32):
-    v11 = iadd v10, v10
-    v23 = iconst.i32 1
-    v12 = isub v2, v23
-    jump block1(v12, v11)
-block5(v13: i32):
-    return v13
-}";
-    cranelift_reader::parse_functions(text)
-        .expect("the function parses")
-        .remove(0)
+";
+    let text = DISPATCH_LOOP.replace(entry, cold_entry).replace(
+        "    jump block1(v6, v5)",
+        "    brif v6, block6(v5), block1(v6, v5)",
+    );
+    assert!(text.contains("block6(v40: i32) cold") && text.contains("brif v6"));
+    parse(&text)
 }
 
 #[test]
