@@ -5,11 +5,18 @@
 //! chaining value and the blocks it has received but not compressed yet (its *pending* blocks,
 //! at most [`LaneEngine::hold_back_blocks`] of them: a stream is never held back longer than
 //! that). When an `update` would exceed the bound, the calling thread runs *rounds* of the
-//! multi-buffer kernel: its own stream in one lane, the streams with the most pending blocks in
-//! the others, as many blocks per round as the shortest of them has. Idle lanes repeat a busy
-//! lane's input and their results are dropped. Streams from any thread are gathered the same
-//! way (the engine is one mutex: whichever thread runs a round compresses every chosen stream,
-//! as in flat combining). `finalize` drains its stream the same way.
+//! multi-buffer kernel: its own stream in one lane, the other streams with the most pending
+//! blocks in the others (one lane per stream), as many blocks per round as the shortest of them
+//! has — but when at least as many streams have pending blocks as the kernel has lanes, at most
+//! a quarter of the hold-back per round ([`LaneEngine::round_cap_blocks`]): a round then leaves
+//! its partners pending blocks rather than draining them all at once, so the next round again
+//! finds a stream for every lane (the streams left out keep the most pending blocks and are
+//! chosen first next time). Lanes stay idle only when fewer streams than lanes have pending
+//! blocks; idle lanes repeat a busy lane's input and their results are dropped. Streams from
+//! any thread are gathered the same way (the engine is one mutex: whichever thread runs a round
+//! compresses every chosen stream, as in flat combining). `finalize` drains its stream the same
+//! way. [`LaneEngine::stats`] counts the rounds, the blocks per lane they stepped and how many
+//! lane slots held a stream's block.
 //!
 //! The single-stream kernel (the engine's [`TieredEngine`]) takes over when lanes cannot help:
 //! a lone stream (the only live hasher of its engine) compresses straight from the caller's
@@ -31,7 +38,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 const BLOCK: usize = 64;
 
 /// Blocks a stream may hold back by default (16 KiB: a round then runs up to 256 blocks per
-/// lane, and 64 streams buffer at most 1 MiB).
+/// lane, 64 when every lane has a stream, and 64 streams buffer at most 1 MiB).
 pub const DEFAULT_HOLD_BACK_BLOCKS: usize = 256;
 
 /// The largest hold-back a [`LaneEngine`] accepts (lane offsets are Java `int`s).
@@ -49,6 +56,9 @@ pub struct LaneStats {
     pub lane_blocks: u64,
     /// Lanes that repeated another lane's input, summed over rounds.
     pub idle_lanes: u64,
+    /// Blocks each lane of a round stepped, summed over rounds: the lane slots of the rounds
+    /// are this times the kernel's lanes, of which `lane_blocks` held a stream's block.
+    pub round_blocks: u64,
     /// Stream blocks compressed by the single-stream tiers.
     pub single_blocks: u64,
     /// Of `lane_blocks`, those compressed by portable rounds while the lane kernel compiled.
@@ -214,6 +224,12 @@ impl LaneEngine {
         self.shared.hold_back
     }
 
+    /// The most blocks a round steps when at least as many streams have pending blocks as the
+    /// kernel has lanes: a quarter of the hold-back (at least one block).
+    pub fn round_cap_blocks(&self) -> usize {
+        self.shared.round_cap()
+    }
+
     /// Live hashers of this engine.
     pub fn streams(&self) -> usize {
         self.shared.lock().live
@@ -231,6 +247,11 @@ impl LaneEngine {
 }
 
 impl Shared {
+    /// See [`LaneEngine::round_cap_blocks`].
+    fn round_cap(&self) -> usize {
+        (self.hold_back / 4).max(1)
+    }
+
     /// What runs rounds among `live` streams: the lane kernel if it is ready (counting
     /// `blocks` toward the tiered compile), portable rounds while it is coming, nothing for a
     /// lone stream or when the kernel cannot be compiled.
@@ -292,7 +313,7 @@ impl Shared {
                 slot.append(&data[..take * BLOCK]);
                 data = &data[take * BLOCK..];
             }
-            let partners = streams.partners(id, kernel.lanes() - 1);
+            let (partners, cap) = self.partners(&streams, id, kernel.lanes());
             if partners.is_empty() {
                 // Nobody to share lanes with now: compress all but what may wait.
                 self.compress_pending(&mut streams, id);
@@ -303,11 +324,24 @@ impl Shared {
                 return;
             }
             let direct = (pending == 0).then_some(data);
-            let step = streams.round(kernel, id, direct, &partners);
+            let step = streams.round(kernel, id, direct, &partners, cap);
             if pending == 0 {
                 data = &data[step * BLOCK..];
             }
         }
+    }
+
+    /// Stream `id`'s partners in a round of `lanes` lanes ([`Streams::partners`]) and the most
+    /// blocks the round may step: [`Shared::round_cap`] when they fill every lane, so that the
+    /// round leaves them pending blocks for the next one; no limit when lanes stay idle anyway.
+    fn partners(&self, streams: &Streams, id: usize, lanes: usize) -> (Vec<usize>, usize) {
+        let partners = streams.partners(id, lanes - 1);
+        let cap = if partners.len() + 1 == lanes {
+            self.round_cap()
+        } else {
+            usize::MAX
+        };
+        (partners, cap)
     }
 
     /// Compresses every pending block of stream `id` (in lanes with other streams' pending
@@ -316,13 +350,13 @@ impl Shared {
         let mut streams = self.lock();
         let kernel = self.rounds(streams.live, 0);
         while streams.slot(id).pending_blocks() > 0 {
-            let partners = match kernel {
-                Some(kernel) if streams.live > 1 => streams.partners(id, kernel.lanes() - 1),
-                _ => Vec::new(),
+            let (partners, cap) = match kernel {
+                Some(kernel) if streams.live > 1 => self.partners(&streams, id, kernel.lanes()),
+                _ => (Vec::new(), usize::MAX),
             };
             match kernel {
                 Some(kernel) if !partners.is_empty() => {
-                    streams.round(kernel, id, None, &partners);
+                    streams.round(kernel, id, None, &partners, cap);
                 }
                 _ => self.compress_pending(&mut streams, id),
             }
@@ -435,13 +469,15 @@ impl Streams {
     }
 
     /// One kernel call: stream `id` (reading `direct`, or its pending blocks) and `partners`
-    /// (their pending blocks) advance by the fewest blocks any of them has; returns that count.
+    /// (their pending blocks) advance by the fewest blocks any of them has, at most `cap`
+    /// (at least one); returns that count.
     fn round(
         &mut self,
         kernel: Rounds,
         id: usize,
         direct: Option<&[u8]>,
         partners: &[usize],
+        cap: usize,
     ) -> usize {
         let lanes = kernel.lanes();
         debug_assert!(lanes <= MAX_LANES && !partners.is_empty() && partners.len() < lanes);
@@ -452,7 +488,8 @@ impl Streams {
         let step = partners
             .iter()
             .map(|&p| self.slot_ref(p).pending_blocks())
-            .fold(own, usize::min);
+            .fold(own.min(cap), usize::min);
+        debug_assert!(step > 0, "every member has a block");
         let members: Vec<usize> = std::iter::once(id)
             .chain(partners.iter().copied())
             .collect();
@@ -500,6 +537,7 @@ impl Streams {
             self.stats.portable_lane_blocks += (members.len() * step) as u64;
         }
         self.stats.idle_lanes += (lanes - members.len()) as u64;
+        self.stats.round_blocks += step as u64;
         step
     }
 }

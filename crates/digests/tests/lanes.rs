@@ -141,6 +141,35 @@ fn interleaved_streams_share_lanes() {
 }
 
 #[test]
+fn more_streams_than_lanes_fill_every_lane() {
+    let tiered = ready_tiered();
+    let Some(kernel) = tiered.batch_compressor() else {
+        assert!(!host_has_lanes());
+        return;
+    };
+    let lanes = kernel.lanes();
+    let hold_back = 16;
+    let engine = LaneEngine::with_tiered(tiered, hold_back);
+    let messages: Vec<Vec<u8>> = (0..lanes + 2)
+        .map(|s| message(64 * hold_back * 20, s))
+        .collect();
+    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
+    for piece in 0..20 {
+        for (h, m) in hashers.iter_mut().zip(&messages) {
+            h.update(&m[piece * 64 * hold_back..(piece + 1) * 64 * hold_back]);
+        }
+    }
+    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
+    check_all(&messages, &got, "lanes + 2 streams");
+    let stats = engine.stats();
+    let slots = stats.round_blocks * lanes as u64;
+    assert!(
+        stats.lane_blocks * 10 >= slots * 9,
+        "at least 90% of {lanes} lanes filled: {stats:?}"
+    );
+}
+
+#[test]
 fn a_lone_stream_uses_the_single_stream_kernel() {
     let engine = LaneEngine::with_tiered(ready_tiered(), 4);
     let data = message(10_000, 3);

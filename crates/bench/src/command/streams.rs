@@ -25,7 +25,7 @@ use crate::CliError;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
 use schedlab_digests::{
-    Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, Md5, MultiCompressor,
+    Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, LaneStats, Md5, MultiCompressor,
     TieredEngine, lane_config, state_index, state_words,
 };
 use serde_json::json;
@@ -189,7 +189,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
-    check_digests(&rows, &buffers)?;
+    let lane_use = check_digests(&rows, &buffers, kernel.lanes())?;
 
     let mut work = RowsThenOpenssl {
         rows: &rows,
@@ -230,6 +230,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 "library_lanes": kernel.lanes(),
                 "one_stream_engine_over_library": engine_vs_library,
                 "rows": out,
+                "lane_use": lane_use.iter().map(LaneUse::json).collect::<Vec<_>>(),
             }))?;
         }
         Format::Table | Format::Markdown => {
@@ -251,9 +252,74 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 line.push_str(&format!(" {cell:>24}"));
             }
             println!("{line}");
+            if !lane_use.is_empty() {
+                println!(
+                    "lane use of the engine rows (their digest check, one pass): kernel calls, \
+                     blocks per lane per call, lane slots holding a stream's block"
+                );
+                for used in &lane_use {
+                    println!("{}", used.line());
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// What an engine row's lanes did hashing one size once.
+struct LaneUse {
+    row: String,
+    size: usize,
+    lanes: usize,
+    stats: LaneStats,
+}
+
+impl LaneUse {
+    /// Lane slots of the kernel calls that held a stream's block.
+    fn filled(&self) -> f64 {
+        let slots = self.stats.round_blocks * self.lanes as u64;
+        if slots == 0 {
+            0.0
+        } else {
+            self.stats.lane_blocks as f64 / slots as f64
+        }
+    }
+
+    /// Blocks each lane stepped per kernel call, on average.
+    fn blocks_per_round(&self) -> f64 {
+        self.stats.round_blocks as f64 / self.stats.lane_rounds.max(1) as f64
+    }
+
+    fn line(&self) -> String {
+        let s = &self.stats;
+        format!(
+            "{:<22} {:>8} B: {} lanes, {} calls, {:.1} blocks/call, {:.1}% of lane slots filled, \
+             {} lane blocks, {} single-stream blocks",
+            self.row,
+            self.size,
+            self.lanes,
+            s.lane_rounds,
+            self.blocks_per_round(),
+            100.0 * self.filled(),
+            s.lane_blocks,
+            s.single_blocks
+        )
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let s = &self.stats;
+        json!({
+            "impl": self.row,
+            "size": self.size,
+            "lanes": self.lanes,
+            "lane_rounds": s.lane_rounds,
+            "round_blocks": s.round_blocks,
+            "lane_blocks": s.lane_blocks,
+            "idle_lanes": s.idle_lanes,
+            "single_blocks": s.single_blocks,
+            "lane_slots_filled": self.filled(),
+        })
+    }
 }
 
 /// The lane kernel of `groups` vector groups and `scalar` scalar lanes compiled with `config`,
@@ -273,18 +339,28 @@ fn compile_lanes(
 }
 
 /// Every row hashes every size as OpenSSL does (the block-function row: whole blocks only, in
-/// every lane).
-fn check_digests(rows: &[Row], buffers: &[Vec<u8>]) -> Result<(), CliError> {
+/// every lane); returns what the engine rows' lanes did (`library_lanes`: the default kernel's).
+fn check_digests(
+    rows: &[Row],
+    buffers: &[Vec<u8>],
+    library_lanes: usize,
+) -> Result<Vec<LaneUse>, CliError> {
+    let mut lane_use = Vec::new();
     for data in buffers {
         let want = hex(&openssl_digest(data));
         let whole = &data[..data.len() - data.len() % 64];
         for row in rows {
             let got: Vec<String> = match row.kind {
                 RowKind::Engine { streams, kernel } => {
-                    hash_streams(&engine_of(kernel), streams, data)
-                        .iter()
-                        .map(|d| hex(d))
-                        .collect()
+                    let engine = engine_of(kernel);
+                    let digests = hash_streams(&engine, streams, data);
+                    lane_use.push(LaneUse {
+                        row: row.name.clone(),
+                        size: data.len(),
+                        lanes: kernel.map_or(library_lanes, MultiCompressor::lanes),
+                        stats: engine.stats(),
+                    });
+                    digests.iter().map(|d| hex(d)).collect()
                 }
                 RowKind::Library => vec![hex(&hash_library(data))],
                 RowKind::BlockFunction { kernel } => {
@@ -320,7 +396,7 @@ fn check_digests(rows: &[Row], buffers: &[Vec<u8>]) -> Result<(), CliError> {
             }
         }
     }
-    Ok(())
+    Ok(lane_use)
 }
 
 /// A fresh engine with `kernel`'s lanes, or the library's default engine.
