@@ -129,6 +129,13 @@ fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
     assert_eq!(rows[1]["messages"], 4, "{doc}");
     let one = &doc["one_stream_engine_over_library"][0];
     assert!(one.as_f64().is_some_and(|v| v > 0.0), "{doc}");
+    // Lane use of the engine rows: one stream never calls the lane kernel, four share it.
+    let used = doc["lane_use"].as_array().expect("lane_use");
+    assert_eq!(used.len(), 2, "{doc}");
+    assert_eq!(used[0]["impl"], "lanes/1 streams", "{doc}");
+    assert_eq!(used[0]["lane_rounds"], 0, "{doc}");
+    assert_eq!(used[1]["lanes"], doc["library_lanes"], "{doc}");
+    assert!(used[1]["lane_blocks"].as_u64().is_some_and(|b| b > 0), "{doc}");
 }
 
 #[test]
