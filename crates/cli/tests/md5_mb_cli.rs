@@ -135,7 +135,10 @@ fn streams_bench_rows_go_through_the_engine_and_name_the_one_stream_ratio() {
     assert_eq!(used[0]["impl"], "lanes/1 streams", "{doc}");
     assert_eq!(used[0]["lane_rounds"], 0, "{doc}");
     assert_eq!(used[1]["lanes"], doc["library_lanes"], "{doc}");
-    assert!(used[1]["lane_blocks"].as_u64().is_some_and(|b| b > 0), "{doc}");
+    assert!(
+        used[1]["lane_blocks"].as_u64().is_some_and(|b| b > 0),
+        "{doc}"
+    );
 }
 
 #[test]

@@ -7,12 +7,14 @@
 //! that). When an `update` would exceed the bound, the calling thread runs *rounds* of the
 //! multi-buffer kernel: its own stream in one lane, the other streams with the most pending
 //! blocks in the others (one lane per stream), as many blocks per round as the shortest of them
-//! has — but when at least as many streams have pending blocks as the kernel has lanes, at most
-//! a quarter of the hold-back per round ([`LaneEngine::round_cap_blocks`]): a round then leaves
-//! its partners pending blocks rather than draining them all at once, so the next round again
-//! finds a stream for every lane (the streams left out keep the most pending blocks and are
-//! chosen first next time). Lanes stay idle only when fewer streams than lanes have pending
-//! blocks; idle lanes repeat a busy lane's input and their results are dropped. Streams from
+//! has — but when the streams with pending blocks fill every lane with fewer than half as many
+//! again left out, at most a quarter of the hold-back per round
+//! ([`LaneEngine::round_cap_blocks`]): such a round leaves its partners pending blocks rather
+//! than draining them all at once, so the next round again finds a stream for every lane (the
+//! streams left out keep the most pending blocks and are chosen first next time; with more of
+//! them waiting, rounds stay long, which costs less per block). Lanes stay idle only when fewer
+//! streams than lanes have pending blocks; idle lanes repeat a busy lane's input and their
+//! results are dropped. Streams from
 //! any thread are gathered the same way (the engine is one mutex: whichever thread runs a round
 //! compresses every chosen stream, as in flat combining). `finalize` drains its stream the same
 //! way. [`LaneEngine::stats`] counts the rounds, the blocks per lane they stepped and how many
@@ -38,7 +40,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 const BLOCK: usize = 64;
 
 /// Blocks a stream may hold back by default (16 KiB: a round then runs up to 256 blocks per
-/// lane, 64 when every lane has a stream, and 64 streams buffer at most 1 MiB).
+/// lane, 64 while few streams beyond the lanes wait, and 64 streams buffer at most 1 MiB).
 pub const DEFAULT_HOLD_BACK_BLOCKS: usize = 256;
 
 /// The largest hold-back a [`LaneEngine`] accepts (lane offsets are Java `int`s).
@@ -224,8 +226,8 @@ impl LaneEngine {
         self.shared.hold_back
     }
 
-    /// The most blocks a round steps when at least as many streams have pending blocks as the
-    /// kernel has lanes: a quarter of the hold-back (at least one block).
+    /// The most blocks a round steps when the streams with pending blocks fill every lane with
+    /// fewer than half as many again left out: a quarter of the hold-back (at least one block).
     pub fn round_cap_blocks(&self) -> usize {
         self.shared.round_cap()
     }
@@ -332,11 +334,15 @@ impl Shared {
     }
 
     /// Stream `id`'s partners in a round of `lanes` lanes ([`Streams::partners`]) and the most
-    /// blocks the round may step: [`Shared::round_cap`] when they fill every lane, so that the
-    /// round leaves them pending blocks for the next one; no limit when lanes stay idle anyway.
+    /// blocks the round may step: [`Shared::round_cap`] when they fill every lane but fewer
+    /// than half as many streams again wait, so that the round leaves its partners pending
+    /// blocks for the next one; no limit when lanes stay idle anyway, or when enough streams
+    /// wait to fill the next round even if this one drains its partners (long rounds cost less
+    /// per block).
     fn partners(&self, streams: &Streams, id: usize, lanes: usize) -> (Vec<usize>, usize) {
-        let partners = streams.partners(id, lanes - 1);
-        let cap = if partners.len() + 1 == lanes {
+        let (partners, waiting) = streams.partners(id, lanes - 1);
+        let others = lanes - 1;
+        let cap = if partners.len() == others && 2 * waiting < others {
             self.round_cap()
         } else {
             usize::MAX
@@ -449,8 +455,9 @@ impl Streams {
         }
     }
 
-    /// Up to `most` other streams with pending blocks, those with the most first.
-    fn partners(&self, id: usize, most: usize) -> Vec<usize> {
+    /// Up to `most` other streams with pending blocks, those with the most first, and how many
+    /// more have pending blocks but were left out.
+    fn partners(&self, id: usize, most: usize) -> (Vec<usize>, usize) {
         let mut found: Vec<(usize, usize)> = self
             .slots
             .iter()
@@ -461,11 +468,12 @@ impl Streams {
                 (blocks > 0).then_some((blocks, other))
             })
             .collect();
-        if found.len() > most {
+        let waiting = found.len().saturating_sub(most);
+        if waiting > 0 {
             found.select_nth_unstable_by(most, |a, b| b.0.cmp(&a.0));
             found.truncate(most);
         }
-        found.into_iter().map(|(_, other)| other).collect()
+        (found.into_iter().map(|(_, other)| other).collect(), waiting)
     }
 
     /// One kernel call: stream `id` (reading `direct`, or its pending blocks) and `partners`
