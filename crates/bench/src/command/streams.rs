@@ -17,6 +17,8 @@
 //! lanes in the general registers, ten lanes). Every kernel is JIT-compiled
 //! with the default configuration ([`lane_config`] of it for the lanes) before timing. Ratios are aggregate MB/s
 //! over OpenSSL's MB/s for one message of the same size, per repetition, then the median.
+//! After the table (and as `lane_use` in JSON): each engine row's [`LaneStats`] from its
+//! untimed digest check — kernel calls, blocks per lane per call, lane slots filled.
 
 use super::aggregate::{self, RowsThenOpenssl};
 use super::impls::{buffer, hex, openssl_digest};
