@@ -14,10 +14,9 @@
 //! streams left out keep the most pending blocks and are chosen first next time; with more of
 //! them waiting, rounds stay long, which costs less per block). Lanes stay idle only when fewer
 //! streams than lanes have pending blocks; idle lanes repeat a busy lane's input and their
-//! results are dropped. Streams from
-//! any thread are gathered the same way (the engine is one mutex: whichever thread runs a round
-//! compresses every chosen stream, as in flat combining). `finalize` drains its stream the same
-//! way. [`LaneEngine::stats`] counts the rounds, the blocks per lane they stepped and how many
+//! results are dropped. Streams from any thread are gathered the same way (the engine is one
+//! mutex: whichever thread runs a round compresses every chosen stream, as in flat combining).
+//! `finalize` drains its stream the same way. [`LaneEngine::stats`] counts the rounds, the blocks per lane they stepped and how many
 //! lane slots held a stream's block.
 //!
 //! The single-stream kernel (the engine's [`TieredEngine`]) takes over when lanes cannot help:
@@ -336,9 +335,9 @@ impl Shared {
     /// Stream `id`'s partners in a round of `lanes` lanes ([`Streams::partners`]) and the most
     /// blocks the round may step: [`Shared::round_cap`] when they fill every lane but fewer
     /// than half as many streams again wait, so that the round leaves its partners pending
-    /// blocks for the next one; no limit when lanes stay idle anyway, or when enough streams
-    /// wait to fill the next round even if this one drains its partners (long rounds cost less
-    /// per block).
+    /// blocks for the next one; no limit when lanes stay idle anyway, or when at least half as
+    /// many streams again wait (the next round mostly fills from them, and long rounds cost
+    /// less per block: `notes/md5-lanes.md`).
     fn partners(&self, streams: &Streams, id: usize, lanes: usize) -> (Vec<usize>, usize) {
         let (partners, waiting) = streams.partners(id, lanes - 1);
         let others = lanes - 1;
