@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! build → verify → bce (slow path outlined?) → verify → forward? (store→load, dead scratch
-//!       stores) → verify → optimise? → rewrite → verify
+//!       stores) → verify → optimise? → hoist? (loop-invariant code, value numbering) → verify
+//!       → rewrite → verify
 //!       → iv (strength reduction in the check-free loops) → verify
 //!       → schedule → verify → rotate (loops tested at the bottom) → verify
 //!       → compile (opt_level=none) → stats
@@ -26,6 +27,7 @@ use schedlab_passes::bce::heap::HeapFacts;
 use schedlab_passes::bce::{self, BceError, BceLevel, BceStats};
 use schedlab_passes::deopt::SlowPathCall;
 use schedlab_passes::forward::{self, ForwardStats};
+use schedlab_passes::hoist::{self, HoistStats};
 use schedlab_passes::iv::{self, IvStats};
 use schedlab_passes::rewrite::{self, ConstantPlacement, RewriteStats, model_latency};
 use schedlab_passes::rotate::{self, RotateStats};
@@ -49,6 +51,10 @@ pub const DEFAULT_STRATEGY: &str = "balanced";
 /// back (`notes/design.md`, "Forwarding on by default").
 pub const DEFAULT_FORWARD_STORES: bool = true;
 
+/// Whether the pipeline hoists loop-invariant code and numbers values
+/// ([`schedlab_passes::hoist`]) unless told otherwise.
+pub const DEFAULT_HOIST: bool = true;
+
 /// What to run on a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PipelineConfig {
@@ -59,6 +65,9 @@ pub struct PipelineConfig {
     pub forward_stores: bool,
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     pub optimize: bool,
+    /// Hoist loop-invariant instructions and loads, share identical values and simplify
+    /// boolean tests ([`schedlab_passes::hoist`]), after forwarding (and the e-graph).
+    pub hoist: bool,
     /// Run the critical-path rewrites (masked merge, reassociation by ready time).
     pub rewrites: bool,
     /// With the rewrites: leave trees of `i8` conditions (a predicated loop's preheader test)
@@ -89,6 +98,7 @@ impl Default for PipelineConfig {
             bce: BceLevel::Predicate,
             forward_stores: DEFAULT_FORWARD_STORES,
             optimize: false,
+            hoist: DEFAULT_HOIST,
             rewrites: true,
             keep_conditions: false,
             constants: ConstantPlacement::Early,
@@ -197,6 +207,8 @@ pub struct IrStats {
     pub bce: Option<BceStats>,
     /// What store-to-load forwarding did (`None` when disabled).
     pub forward: Option<ForwardStats>,
+    /// What hoisting and value numbering did (`None` when disabled).
+    pub hoist: Option<HoistStats>,
     /// What the rewrites did (`None` when disabled).
     pub rewrite: Option<RewriteStats>,
     /// What induction-variable strength reduction did (`None` when disabled).
@@ -336,6 +348,7 @@ struct BeforeSchedule {
     stages: StageText,
     bce: BceStats,
     forward: Option<ForwardStats>,
+    hoist: Option<HoistStats>,
     rewrite: Option<RewriteStats>,
     iv: Option<IvStats>,
 }
@@ -415,6 +428,13 @@ fn stages_before_schedule(
         optimize(func, target)?;
         verify_stage(func, "optimise")?;
     }
+    let hoist = if config.hoist {
+        let stats = hoist::run(func);
+        verify_stage(func, "hoist")?;
+        Some(stats)
+    } else {
+        None
+    };
     let rewrite = if config.rewrites {
         let latency = model_latency(&model);
         // Predicating BCE and forwarding leave no instruction reading an alias (checked in
@@ -459,6 +479,7 @@ fn stages_before_schedule(
         stages,
         bce: bce_stats,
         forward,
+        hoist,
         rewrite,
         iv,
     })
@@ -485,6 +506,7 @@ fn schedule_stages(
         mut stages,
         bce: bce_stats,
         forward,
+        hoist,
         rewrite,
         iv,
     } = before;
@@ -494,7 +516,9 @@ fn schedule_stages(
         seed: config.seed,
         verify: false,
         skip_statistics: !options.statistics,
-        after_egraph: config.optimize,
+        // Rematerialising loads next to their users would undo what the e-graph or the
+        // hoisting pass shared and moved out of loops.
+        after_egraph: config.optimize || hoist.is_some_and(|h| h.loads_moved() > 0),
     };
     let entry = config.resolve_strategy()?;
     let mut strategy = (entry.make)(&schedule_options);
@@ -530,6 +554,7 @@ fn schedule_stages(
         IrStats {
             bce: Some(bce_stats),
             forward,
+            hoist,
             rewrite,
             iv,
             schedule,

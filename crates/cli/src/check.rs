@@ -203,6 +203,7 @@ fn check_one(
     let config = PipelineConfig {
         bce: args.stages.bce,
         forward_stores: args.stages.forward_stores.enabled(),
+        hoist: args.stages.hoist.enabled(),
         rewrites: !args.no_rewrites,
         keep_conditions: args.keep_conditions,
         ..PipelineConfig::with_strategy(strategy)

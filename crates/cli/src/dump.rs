@@ -71,6 +71,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
     let config = PipelineConfig {
         bce: args.stages.bce,
         forward_stores: args.stages.forward_stores.enabled(),
+        hoist: args.stages.hoist.enabled(),
         optimize: args.optimize,
         constants: match args.constants {
             Constants::Early => ConstantPlacement::Early,

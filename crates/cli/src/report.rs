@@ -350,6 +350,7 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
             config: PipelineConfig {
                 bce: args.stages.bce,
                 forward_stores: args.stages.forward_stores.enabled(),
+                hoist: args.stages.hoist.enabled(),
                 optimize: args.optimize,
                 rewrites: !args.no_rewrites,
                 keep_conditions: args.keep_conditions,
@@ -630,6 +631,7 @@ fn report_rows(
         .map(|&(_, strategy, optimize)| PipelineConfig {
             bce: args.stages.bce,
             forward_stores: args.stages.forward_stores.enabled(),
+            hoist: args.stages.hoist.enabled(),
             optimize,
             rewrites: !args.no_rewrites,
             keep_conditions: args.keep_conditions,

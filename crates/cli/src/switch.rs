@@ -1,10 +1,10 @@
 //! The command-line switches that `report`, `check` and `dump` share: which strategies on
 //! which targets, `on`/`off`
-//! for a stage (`--forward-stores on|off`), the bounds-check level, and how the code is
+//! for a stage (`--forward-stores on|off`, `--hoist on|off`), the bounds-check level, and how the code is
 //! generated (`--slow-path`, `--isa`).
 
 use crate::kernel::{IsaMode, SlowPathMode};
-use schedlab_backend::pipeline::DEFAULT_FORWARD_STORES;
+use schedlab_backend::pipeline::{DEFAULT_FORWARD_STORES, DEFAULT_HOIST};
 use schedlab_passes::bce::{BceError, BceLevel};
 
 /// Which strategies on which targets.
@@ -29,6 +29,10 @@ pub struct StageArgs {
     /// elimination (keeps SHA-256's `W` in SSA values): on or off.
     #[arg(long, value_enum, default_value_t = Switch::default_forward_stores())]
     pub forward_stores: Switch,
+    /// Loop-invariant code motion, value numbering and boolean-test simplification after
+    /// forwarding (what Cranelift's e-graph does to loops, without it): on or off.
+    #[arg(long, value_enum, default_value_t = Switch::default_hoist())]
+    pub hoist: Switch,
 }
 
 /// How the machine code is generated.
@@ -67,6 +71,15 @@ impl Switch {
     /// The pipeline's default for store-to-load forwarding.
     pub fn default_forward_stores() -> Self {
         if DEFAULT_FORWARD_STORES {
+            Switch::On
+        } else {
+            Switch::Off
+        }
+    }
+
+    /// The pipeline's default for loop-invariant code motion.
+    pub fn default_hoist() -> Self {
+        if DEFAULT_HOIST {
             Switch::On
         } else {
             Switch::Off

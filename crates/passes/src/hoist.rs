@@ -1,0 +1,410 @@
+//! Loop-invariant code motion, value numbering and boolean tests: the three things Cranelift's
+//! e-graph does to a Wasm function's loops that the pipeline without it missed
+//! (`notes/real-programs.md`, "Why the default's loops model slower than stock without the
+//! e-graph").
+//!
+//! 1. **Hoisting.** Loops are visited innermost first. An instruction of a loop moves to the
+//!    end of the header's immediate dominator (before its terminator) when every operand is
+//!    defined outside the loop and it is
+//!    - pure: one result, no memory access, cannot trap, no other side effect, and not a
+//!      constant (`iconst`, `f32const`, `f64const`, `vconst`: code generation folds or
+//!      rematerialises them, and hoisting a hash's round constants would only hold them in
+//!      registers across the loop); or
+//!    - a `notrap` load of memory the loop does not write (`readonly`, or an alias region no
+//!      store of the loop names, in a loop without calls, fences, atomics or region-less
+//!      stores) that may execute earlier: it has the `can_move` flag (Wasmtime's `vmctx`
+//!      fields such as the heap base), or it sits in the header before anything that may trap,
+//!      and the header's only predecessor outside the loop jumps to it unconditionally (that
+//!      predecessor is the immediate dominator, so the load runs exactly when it ran before,
+//!      once instead of every iteration).
+//!
+//!    A load of the loop identical to one already hoisted from it (same flags, address and
+//!    type) reads the same bytes, since the loop does not write them: it becomes that value.
+//! 2. **Value numbering.** Walking the blocks in a reverse postorder, a pure instruction (or a
+//!    load of memory nothing in the function writes) identical to one in a dominating position
+//!    becomes that one's result.
+//! 3. **Boolean tests.** `icmp ne c, 0` of a comparison's result `c` (possibly zero-extended)
+//!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
+//!    fuses the comparison with the branch instead of materialising a flag in a register.
+//!
+//! Every rewrite keeps what the function computes: a moved instruction computes the same value
+//! from the same operands, executed possibly more often (pure, cannot trap) or exactly as
+//! often (a header load), and a replaced one had the same operands as the value replacing it,
+//! which dominates it. The pass leaves no alias behind (operands name values directly).
+
+use crate::sched::dag::Effect;
+use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    AliasRegion, Block, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef,
+};
+use cranelift_codegen::loop_analysis::{Loop, LoopAnalysis};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet, FxHasher};
+use std::hash::{Hash, Hasher};
+
+/// What [`run`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HoistStats {
+    /// Pure instructions moved out of a loop.
+    pub pure_hoisted: usize,
+    /// Loads moved out of a loop.
+    pub loads_hoisted: usize,
+    /// Loads of a loop replaced by an identical load hoisted from it.
+    pub loads_shared_in_loops: usize,
+    /// Pure instructions replaced by an identical dominating one.
+    pub pure_numbered: usize,
+    /// Loads of never-written memory replaced by an identical dominating one.
+    pub loads_numbered: usize,
+    /// Boolean tests simplified (an `icmp ne c, 0` removed or a `brif` retargeted).
+    pub conditions_simplified: usize,
+}
+
+impl HoistStats {
+    /// Loads the pass moved or shared: rematerialising loads next to their users afterwards
+    /// would undo that work.
+    pub fn loads_moved(&self) -> usize {
+        self.loads_hoisted + self.loads_shared_in_loops + self.loads_numbered
+    }
+}
+
+/// Runs the three rewrites on `func` (see the module documentation).
+pub fn run(func: &mut Function) -> HoistStats {
+    func.dfg.resolve_all_aliases();
+    let mut stats = HoistStats::default();
+    let cfg = ControlFlowGraph::with_function(func);
+    let domtree = DominatorTree::with_function(func, &cfg);
+    let mut loops = LoopAnalysis::new();
+    loops.compute(func, &cfg, &domtree);
+    hoist_loops(func, &cfg, &domtree, &loops, &mut stats);
+    number_values(func, &domtree, &mut stats);
+    simplify_conditions(func, &mut stats);
+    func.dfg.resolve_all_aliases();
+    stats
+}
+
+/// Whether `inst` is a pure instruction the pass may move or share: one result, no memory
+/// access, no trap, no side effect, not a constant.
+fn is_pure(func: &Function, inst: Inst) -> bool {
+    let op = func.dfg.insts[inst].opcode();
+    !matches!(
+        op,
+        Opcode::Iconst
+            | Opcode::F16const
+            | Opcode::F32const
+            | Opcode::F64const
+            | Opcode::Vconst
+            // Machine state that other instructions change.
+            | Opcode::GetPinnedReg
+            | Opcode::GetStackPointer
+            | Opcode::GetFramePointer
+            | Opcode::GetReturnAddress
+    ) && !op.is_branch()
+        && !op.is_terminator()
+        && func.dfg.inst_results(inst).len() == 1
+        && Effect::of(func, inst) == Effect::Pure
+}
+
+/// A plain load that cannot trap, with its region and `readonly` flag.
+fn notrap_load(func: &Function, inst: Inst) -> Option<(Option<AliasRegion>, bool)> {
+    if !matches!(func.dfg.insts[inst], InstructionData::Load { .. })
+        || func.dfg.inst_results(inst).len() != 1
+    {
+        return None;
+    }
+    match Effect::of(func, inst) {
+        Effect::Load {
+            region,
+            readonly,
+            traps: false,
+        } => Some((region, readonly)),
+        _ => None,
+    }
+}
+
+/// A load of any kind (trapping or not) with its region and `readonly` flag.
+fn any_load(func: &Function, inst: Inst) -> Option<(Option<AliasRegion>, bool)> {
+    if !matches!(func.dfg.insts[inst], InstructionData::Load { .. })
+        || func.dfg.inst_results(inst).len() != 1
+    {
+        return None;
+    }
+    match Effect::of(func, inst) {
+        Effect::Load {
+            region, readonly, ..
+        } => Some((region, readonly)),
+        _ => None,
+    }
+}
+
+/// What some code may write.
+#[derive(Default)]
+struct Writes {
+    everything: bool,
+    regions: HashSet<AliasRegion>,
+}
+
+impl Writes {
+    fn note(&mut self, effect: Effect) {
+        match effect {
+            Effect::Barrier | Effect::Store { region: None, .. } => self.everything = true,
+            Effect::Store {
+                region: Some(r), ..
+            } => {
+                self.regions.insert(r);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a load of `region` (or a `readonly` one) reads memory this code never writes.
+    fn never_written(&self, region: Option<AliasRegion>, readonly: bool) -> bool {
+        readonly || region.is_some_and(|r| !self.everything && !self.regions.contains(&r))
+    }
+}
+
+/// An instruction's identity for sharing: its data (operands included) and result type.
+fn key_hash(func: &Function, inst: Inst) -> u64 {
+    let mut h = FxHasher::default();
+    func.dfg.insts[inst].hash(&mut h, &func.dfg.value_lists);
+    func.dfg.ctrl_typevar(inst).hash(&mut h);
+    h.finish()
+}
+
+fn same_key(func: &Function, a: Inst, b: Inst) -> bool {
+    func.dfg.insts[a].eq(&func.dfg.insts[b], &func.dfg.value_lists)
+        && func.dfg.ctrl_typevar(a) == func.dfg.ctrl_typevar(b)
+}
+
+/// The block defining `v`.
+fn def_block(func: &Function, v: Value) -> Option<Block> {
+    match func.dfg.value_def(v) {
+        ValueDef::Result(inst, _) => func.layout.inst_block(inst),
+        ValueDef::Param(block, _) => Some(block),
+        ValueDef::Union(..) => None,
+    }
+}
+
+fn hoist_loops(
+    func: &mut Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
+    loops: &LoopAnalysis,
+    stats: &mut HoistStats,
+) {
+    let mut order: Vec<Loop> = loops.loops().collect();
+    // Innermost first: what leaves an inner loop may then leave the enclosing one.
+    order.sort_by_key(|&lp| std::cmp::Reverse(loops.loop_level(loops.loop_header(lp)).level()));
+    let rpo: Vec<Block> = domtree.cfg_rpo().copied().collect();
+    for lp in order {
+        let header = loops.loop_header(lp);
+        let Some(target) = domtree.idom(header) else {
+            continue;
+        };
+        let Some(anchor) = func.layout.last_inst(target) else {
+            continue;
+        };
+        let body: Vec<Block> = rpo
+            .iter()
+            .copied()
+            .filter(|&b| loops.is_in_loop(b, lp))
+            .collect();
+        let mut in_loop: HashSet<Block> = body.iter().copied().collect();
+        in_loop.insert(header);
+        let outside_preds: Vec<Block> = cfg
+            .pred_iter(header)
+            .map(|p| p.block)
+            .filter(|b| !in_loop.contains(b))
+            .collect();
+        let exact_preheader = outside_preds.iter().all(|&p| p == target)
+            && func.dfg.insts[anchor].opcode() == Opcode::Jump;
+        let mut writes = Writes::default();
+        for &b in &body {
+            for inst in func.layout.block_insts(b) {
+                writes.note(Effect::of(func, inst));
+            }
+        }
+        let mut hoisted_loads: HashMap<u64, Vec<Inst>> = HashMap::default();
+        for &block in &body {
+            // A header load may run earlier only while nothing before it in the header traps.
+            let mut header_clear = block == header && exact_preheader;
+            let mut next = func.layout.first_inst(block);
+            while let Some(inst) = next {
+                next = func.layout.next_inst(inst);
+                let invariant = func
+                    .dfg
+                    .inst_args(inst)
+                    .iter()
+                    .all(|&v| def_block(func, v).is_some_and(|d| !in_loop.contains(&d)));
+                let effect = Effect::of(func, inst);
+                if invariant && is_pure(func, inst) {
+                    func.layout.remove_inst(inst);
+                    func.layout.insert_inst(inst, anchor);
+                    stats.pure_hoisted += 1;
+                } else if invariant
+                    && let Some((region, readonly)) = notrap_load(func, inst)
+                    && writes.never_written(region, readonly)
+                {
+                    let hash = key_hash(func, inst);
+                    let earlier = hoisted_loads
+                        .get(&hash)
+                        .and_then(|list| list.iter().copied().find(|&h| same_key(func, h, inst)));
+                    if let Some(earlier) = earlier {
+                        func.dfg.replace_with_aliases(inst, earlier);
+                        func.layout.remove_inst(inst);
+                        stats.loads_shared_in_loops += 1;
+                        continue;
+                    }
+                    let can_move = func.dfg.insts[inst]
+                        .memflags_data(&func.dfg)
+                        .is_some_and(|f| f.can_move());
+                    if can_move || header_clear {
+                        func.layout.remove_inst(inst);
+                        func.layout.insert_inst(inst, anchor);
+                        hoisted_loads.entry(hash).or_default().push(inst);
+                        stats.loads_hoisted += 1;
+                    }
+                } else if invariant
+                    && let Some((region, readonly)) = any_load(func, inst)
+                    && writes.never_written(region, readonly)
+                {
+                    // A trapping load: shared with a hoisted twin (which ran without trapping
+                    // at the same address), never moved itself.
+                    let hash = key_hash(func, inst);
+                    let earlier = hoisted_loads
+                        .get(&hash)
+                        .and_then(|list| list.iter().copied().find(|&h| same_key(func, h, inst)));
+                    if let Some(earlier) = earlier {
+                        func.dfg.replace_with_aliases(inst, earlier);
+                        func.layout.remove_inst(inst);
+                        stats.loads_shared_in_loops += 1;
+                        continue;
+                    }
+                }
+                if effect.traps() {
+                    header_clear = false;
+                }
+            }
+        }
+    }
+}
+
+fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut HoistStats) {
+    let mut writes = Writes::default();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            writes.note(Effect::of(func, inst));
+        }
+    }
+    let mut seen: HashMap<u64, Vec<Inst>> = HashMap::default();
+    let rpo: Vec<Block> = domtree.cfg_rpo().copied().collect();
+    for block in rpo {
+        let mut next = func.layout.first_inst(block);
+        while let Some(inst) = next {
+            next = func.layout.next_inst(inst);
+            // Operands may name a value replaced earlier in this walk.
+            let args: Vec<Value> = func.dfg.inst_args(inst).to_vec();
+            if args.iter().any(|&v| func.dfg.resolve_aliases(v) != v) {
+                let resolved: Vec<Value> =
+                    args.iter().map(|&v| func.dfg.resolve_aliases(v)).collect();
+                func.dfg.inst_args_mut(inst).copy_from_slice(&resolved);
+            }
+            let pure = is_pure(func, inst);
+            let load = !pure
+                && any_load(func, inst).is_some_and(|(r, ro)| writes.never_written(r, ro));
+            if !pure && !load {
+                continue;
+            }
+            let hash = key_hash(func, inst);
+            let list = seen.entry(hash).or_default();
+            let earlier = list.iter().copied().find(|&e| {
+                same_key(func, e, inst) && domtree.dominates(e, inst, &func.layout)
+            });
+            match earlier {
+                Some(e) => {
+                    func.dfg.replace_with_aliases(inst, e);
+                    func.layout.remove_inst(inst);
+                    if pure {
+                        stats.pure_numbered += 1;
+                    } else {
+                        stats.loads_numbered += 1;
+                    }
+                }
+                None => list.push(inst),
+            }
+        }
+    }
+    func.dfg.resolve_all_aliases();
+}
+
+/// `c` when `v` is a comparison's result, possibly zero-extended.
+fn comparison_under(func: &Function, v: Value) -> Option<Value> {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.insts[inst] {
+        InstructionData::IntCompare { .. } | InstructionData::FloatCompare { .. } => Some(v),
+        InstructionData::Unary {
+            opcode: Opcode::Uextend,
+            arg,
+        } => comparison_under(func, arg),
+        _ => None,
+    }
+}
+
+/// Whether `v` is the constant zero.
+fn is_zero(func: &Function, v: Value) -> bool {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return false;
+    };
+    matches!(func.dfg.insts[inst], InstructionData::UnaryImm { opcode: Opcode::Iconst, imm } if imm.bits() == 0)
+}
+
+fn simplify_conditions(func: &mut Function, stats: &mut HoistStats) {
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    for block in blocks {
+        let mut next = func.layout.first_inst(block);
+        while let Some(inst) = next {
+            next = func.layout.next_inst(inst);
+            match func.dfg.insts[inst] {
+                InstructionData::IntCompare {
+                    opcode: Opcode::Icmp,
+                    cond: IntCC::NotEqual,
+                    args: [a, b],
+                } => {
+                    let a = func.dfg.resolve_aliases(a);
+                    let b = func.dfg.resolve_aliases(b);
+                    let Some(c) = comparison_under(func, a) else {
+                        continue;
+                    };
+                    if !is_zero(func, b) {
+                        continue;
+                    }
+                    let result = func.dfg.first_result(inst);
+                    let ty: Type = func.dfg.value_type(result);
+                    if func.dfg.value_type(c) != ty {
+                        continue;
+                    }
+                    func.layout.remove_inst(inst);
+                    func.dfg.clear_results(inst);
+                    func.dfg.change_to_alias(result, c);
+                    stats.conditions_simplified += 1;
+                }
+                InstructionData::Brif {
+                    opcode: Opcode::Brif,
+                    arg,
+                    ..
+                } => {
+                    let arg = func.dfg.resolve_aliases(arg);
+                    if let Some(c) = comparison_under(func, arg)
+                        && c != arg
+                    {
+                        func.dfg.inst_args_mut(inst)[0] = c;
+                        stats.conditions_simplified += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
