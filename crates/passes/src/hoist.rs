@@ -21,8 +21,9 @@
 //!    A load of the loop identical to one already hoisted from it (same flags, address and
 //!    type) reads the same bytes, since the loop does not write them: it becomes that value.
 //! 2. **Value numbering.** Walking the blocks in a reverse postorder, a pure instruction (or a
-//!    load of memory nothing in the function writes) identical to one in a dominating block
-//!    becomes that one's result (within a block duplicates stay: sharing there only lengthens live ranges).
+//!    load of memory nothing in the function writes) identical to one in a dominating position
+//!    becomes that one's result; a pure instruction only when that one is in another block
+//!    (within a block, sharing only lengthens live ranges).
 //! 3. **Boolean tests.** `icmp ne c, 0` of a comparison's result `c` (possibly zero-extended)
 //!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
 //!    fuses the comparison with the branch instead of materialising a flag in a register.
@@ -282,10 +283,10 @@ fn hoist_loops(
     }
 }
 
-/// Shares identical pure instructions (and loads of memory nothing in the function writes)
-/// where the earlier one dominates the later one from another block. Within one block the
-/// pass leaves duplicates alone: sharing there only lengthens a live range inside a block the
-/// scheduler orders (SHA-256's `Maj` would reuse the previous round's `b & c`, keeping one more
+/// Shares identical loads of memory nothing in the function writes where the earlier one
+/// dominates the later one, and identical pure instructions where it does so from another
+/// block. Within one block pure duplicates stay: sharing there only lengthens a live range
+/// inside a block the scheduler orders (SHA-256's `Maj` would reuse the previous round's `b & c`, keeping one more
 /// value live per round: on x86_64, 221 → 252 spills in `balanced`'s SHA-256).
 fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut HoistStats) {
     let mut writes = Writes::default();
@@ -327,7 +328,7 @@ fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut Hoist
             }
             let hash = key_hash(func, inst);
             let shares = |func: &Function, e: Inst| {
-                func.layout.inst_block(e) != Some(block)
+                (load || func.layout.inst_block(e) != Some(block))
                     && same_key(func, e, inst)
                     && domtree.dominates(e, inst, &func.layout)
             };
