@@ -35,13 +35,13 @@
 
 use crate::sched::dag::Effect;
 use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     AliasRegion, Block, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef,
 };
 use cranelift_codegen::loop_analysis::{Loop, LoopAnalysis};
-use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::packed_option::PackedOption;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet, FxHasher};
 use std::hash::{Hash, Hasher};

@@ -140,11 +140,19 @@ fn each_rewrite_happens_where_it_may() {
     let text = func.display().to_string();
     // Hoisted to the entry block (the header's immediate dominator).
     for n in [21, 23] {
-        assert_eq!(block_of(&func, value(&func, n)), Some(block(0)), "v{n}\n{text}");
+        assert_eq!(
+            block_of(&func, value(&func, n)),
+            Some(block(0)),
+            "v{n}\n{text}"
+        );
     }
     // Pure and invariant, or a duplicate in its own block: left in the loop.
     for n in [20, 27, 29] {
-        assert_eq!(block_of(&func, value(&func, n)), Some(block(2)), "v{n}\n{text}");
+        assert_eq!(
+            block_of(&func, value(&func, n)),
+            Some(block(2)),
+            "v{n}\n{text}"
+        );
     }
     // Shared: the conditional block's load and the repeated sum (their users read the
     // earlier values).
@@ -155,7 +163,11 @@ fn each_rewrite_happens_where_it_may() {
     assert_eq!(block_of(&func, value(&func, 25)), Some(block(3)), "{text}");
     // The boolean tests.
     let body_branch = func.layout.last_inst(block(2)).unwrap();
-    assert_eq!(func.dfg.inst_args(body_branch)[0], value(&func, 27), "{text}");
+    assert_eq!(
+        func.dfg.inst_args(body_branch)[0],
+        value(&func, 27),
+        "{text}"
+    );
     let header_branch = func.layout.last_inst(block(1)).unwrap();
     assert_eq!(func.dfg.insts[header_branch].opcode(), Opcode::Brif);
     assert_eq!(
@@ -313,11 +325,8 @@ fn random_loop(rng: &mut StdRng) -> Function {
         .extend([types::I64, types::I64, types::I32].map(AbiParam::new));
     sig.returns.push(AbiParam::new(types::I64));
     let mut func = Function::with_name_signature(UserFuncName::testcase("f"), sig);
-    let table_slot = func.create_sized_stack_slot(StackSlotData::new(
-        StackSlotKind::ExplicitSlot,
-        32,
-        3,
-    ));
+    let table_slot =
+        func.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
     let acc_slot =
         func.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 32, 3));
     let table_region = func.dfg.alias_regions.insert(AliasRegionData {
