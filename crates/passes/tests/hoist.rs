@@ -162,13 +162,13 @@ fn each_rewrite_happens_where_it_may() {
     assert_eq!(block_of(&func, value(&func, 24)), Some(block(2)), "{text}");
     assert_eq!(block_of(&func, value(&func, 25)), Some(block(3)), "{text}");
     // The boolean tests.
-    let body_branch = func.layout.last_inst(block(2)).unwrap();
+    let body_branch = func.layout.last_inst(block(2)).expect("terminator");
     assert_eq!(
         func.dfg.inst_args(body_branch)[0],
         value(&func, 27),
         "{text}"
     );
-    let header_branch = func.layout.last_inst(block(1)).unwrap();
+    let header_branch = func.layout.last_inst(block(1)).expect("terminator");
     assert_eq!(func.dfg.insts[header_branch].opcode(), Opcode::Brif);
     assert_eq!(
         func.dfg.inst_args(header_branch)[0],
@@ -393,7 +393,7 @@ fn random_loop(rng: &mut StdRng) -> Function {
     }
     let t = b.ins().icmp(IntCC::SignedLessThan, i, n);
     let t32 = b.ins().uextend(types::I32, t);
-    let header_value = *g.pool.last().unwrap();
+    let header_value = g.last();
     b.ins().brif(t32, body, &[], exit, &[header_value.into()]);
 
     b.switch_to_block(body);
@@ -404,7 +404,7 @@ fn random_loop(rng: &mut StdRng) -> Function {
         g.op(&mut b, true);
     }
     let pool_before = g.pool.len();
-    let x1 = *g.pool.last().unwrap();
+    let x1 = g.last();
     if g.rng.random_bool(0.6) {
         let cond_block = b.create_block();
         let c = g.pick();
@@ -419,7 +419,7 @@ fn random_loop(rng: &mut StdRng) -> Function {
         for _ in 0..g.rng.random_range(1..8) {
             g.op(&mut b, true);
         }
-        let y = *g.pool.last().unwrap();
+        let y = g.last();
         b.ins().jump(latch, &[y.into()]);
         // Values of the conditional block do not reach the latch.
         g.pool.truncate(pool_before);
@@ -466,6 +466,11 @@ struct Gen<'r> {
 }
 
 impl Gen<'_> {
+    /// The newest value of the pool (there is always one: the pool starts with the arguments).
+    fn last(&self) -> Value {
+        self.pool[self.pool.len() - 1]
+    }
+
     fn pick(&mut self) -> Value {
         let n = self.pool.len();
         if self.rng.random_bool(0.5) {
