@@ -29,8 +29,8 @@ pub struct StageArgs {
     /// elimination (keeps SHA-256's `W` in SSA values): on or off.
     #[arg(long, value_enum, default_value_t = Switch::default_forward_stores())]
     pub forward_stores: Switch,
-    /// Loop-invariant code motion, value numbering and boolean-test simplification after
-    /// forwarding (what Cranelift's e-graph does to loops, without it): on or off.
+    /// Loop-invariant loads hoisted, identical values shared and boolean tests simplified
+    /// after forwarding (what Cranelift's e-graph does to loops, without it): on or off.
     #[arg(long, value_enum, default_value_t = Switch::default_hoist())]
     pub hoist: Switch,
 }
@@ -77,7 +77,7 @@ impl Switch {
         }
     }
 
-    /// The pipeline's default for loop-invariant code motion.
+    /// The pipeline's default for hoisting loop-invariant loads.
     pub fn default_hoist() -> Self {
         if DEFAULT_HOIST {
             Switch::On

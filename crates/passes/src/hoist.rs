@@ -88,7 +88,7 @@ pub fn run(func: &mut Function) -> HoistStats {
     stats
 }
 
-/// Whether `inst` (of effect `effect`) is a pure instruction the pass may move or share: one
+/// Whether `inst` (of effect `effect`) is a pure instruction the pass may share: one
 /// result, no memory access, no trap, no side effect, not a constant.
 fn is_pure_with(func: &Function, inst: Inst, effect: Effect) -> bool {
     let op = func.dfg.insts[inst].opcode();

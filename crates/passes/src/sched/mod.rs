@@ -72,8 +72,9 @@ pub struct ScheduleOptions {
     /// scheduling and the per-block [`BlockStats`]. [`ScheduleStats::blocks`] is then empty and
     /// the pressure and cycle totals are 0; the strategy, pick reasons and remat counts remain.
     pub skip_statistics: bool,
-    /// Cranelift's e-graph ran before scheduling: its GVN and code motion have already shared
-    /// and placed the loads, and `balanced` leaves them so instead of rematerialising them.
+    /// Cranelift's e-graph (or [`crate::hoist`], moving or sharing loads) ran before
+    /// scheduling: its GVN and code motion have already shared and placed the loads, and
+    /// `balanced` leaves them so instead of rematerialising them.
     pub after_egraph: bool,
 }
 
