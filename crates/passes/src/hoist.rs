@@ -17,13 +17,12 @@
 //!
 //!    Pure invariant instructions stay where they are: measured on a corpus shard, hoisting
 //!    them too left the modelled loop cycles level and cost registers (x86_64: spills +
-//!    reloads 0.844 → 0.865 of stock's, aarch64 0.927 → 0.972). Where a copy of one dominates
-//!    the loop, value numbering shares it instead.
+//!    reloads 0.844 → 0.865 of stock's, aarch64 0.927 → 0.972).
 //! 2. **Value numbering.** Walking the blocks in a reverse postorder, a load of memory nothing
 //!    in the function writes, identical to one in a dominating position, becomes that one's
-//!    result; so does a pure instruction (one result, no memory access, cannot trap, not a
-//!    constant) identical to one in a dominating block other than its own (within a block,
-//!    sharing only lengthens live ranges, see `number_values`).
+//!    result; so does an integer extension (`uextend`, `sextend`: Wasm's widened indices)
+//!    identical to one in a dominating block other than its own. Other pure duplicates stay
+//!    (see `number_values`).
 //! 3. **Boolean tests.** `icmp ne c, 0` of a comparison's result `c` (possibly zero-extended)
 //!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
 //!    fuses the comparison with the branch instead of materialising a flag in a register.
@@ -53,7 +52,7 @@ pub struct HoistStats {
     pub loads_hoisted: usize,
     /// Loads of a loop replaced by an identical load hoisted from it.
     pub loads_shared_in_loops: usize,
-    /// Pure instructions replaced by an identical dominating one.
+    /// Integer extensions replaced by an identical one in a dominating block.
     pub pure_numbered: usize,
     /// Loads of never-written memory replaced by an identical dominating one.
     pub loads_numbered: usize,
@@ -276,10 +275,11 @@ fn hoist_loops(
 }
 
 /// Shares identical loads of memory nothing in the function writes where the earlier one
-/// dominates the later one, and identical pure instructions where it does so from another
-/// block. Within one block pure duplicates stay: sharing there only lengthens a live range
-/// inside a block the scheduler orders (SHA-256's `Maj` would reuse the previous round's `b & c`, keeping one more
-/// value live per round: on x86_64, 221 → 252 spills in `balanced`'s SHA-256).
+/// dominates the later one, and identical integer extensions (`uextend`, `sextend`: a Wasm
+/// index widened for an address) where it does so from another block. Other pure duplicates
+/// stay: sharing them only lengthens live ranges. Within a block, SHA-256's `Maj` would keep
+/// the last round's `b & c` (x86_64: 221 → 252 spills in `balanced`); across blocks, sharing
+/// `isub`/`iadd` cost squareToLen a spill on s390x, and on a corpus shard saved no loop cycles.
 fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut HoistStats) {
     let mut writes = Writes::default();
     for block in func.layout.blocks() {
@@ -298,7 +298,11 @@ fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut Hoist
         while let Some(inst) = next {
             next = func.layout.next_inst(inst);
             let effect = Effect::of(func, inst);
-            let pure = is_pure_with(func, inst, effect);
+            let pure = is_pure_with(func, inst, effect)
+                && matches!(
+                    func.dfg.insts[inst].opcode(),
+                    Opcode::Uextend | Opcode::Sextend
+                );
             let load = !pure
                 && load_shape(func, inst, effect)
                     .is_some_and(|(r, ro, _)| writes.never_written(r, ro));
