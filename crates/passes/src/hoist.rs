@@ -27,9 +27,10 @@
 //!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
 //!    fuses the comparison with the branch instead of materialising a flag in a register.
 //!
-//! Every rewrite keeps what the function computes: a moved load reads the same bytes exactly
-//! as often as before or, `can_move`, possibly more often, and a replaced instruction had the
-//! same operands as the value replacing it, which dominates it. The pass leaves no alias behind
+//! Every rewrite keeps what the function computes: a moved load reads the bytes it read in the
+//! loop, once on entry (a header load: only where the loop was entered; a `can_move` one
+//! possibly where it was not), and a replaced instruction had the same operands as the value
+//! replacing it, which dominates it. The pass leaves no alias behind
 //! (operands name values directly).
 
 use crate::sched::dag::Effect;
