@@ -33,7 +33,7 @@
 //! replacing it, which dominates it. The pass leaves no alias behind
 //! (operands name values directly).
 
-use crate::sched::dag::Effect;
+use crate::sched::dag::{Effect, Writes};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -43,7 +43,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::loop_analysis::{Loop, LoopAnalysis};
 use cranelift_codegen::packed_option::PackedOption;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet, FxHasher};
+use rustc_hash::{FxHashMap as HashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 
 /// What [`run`] did.
@@ -129,32 +129,6 @@ fn load_shape(
     (matches!(func.dfg.insts[inst], InstructionData::Load { .. })
         && func.dfg.inst_results(inst).len() == 1)
         .then_some((region, readonly, traps))
-}
-
-/// What some code may write.
-#[derive(Default)]
-struct Writes {
-    everything: bool,
-    regions: HashSet<AliasRegion>,
-}
-
-impl Writes {
-    fn note(&mut self, effect: Effect) {
-        match effect {
-            Effect::Barrier | Effect::Store { region: None, .. } => self.everything = true,
-            Effect::Store {
-                region: Some(r), ..
-            } => {
-                self.regions.insert(r);
-            }
-            _ => {}
-        }
-    }
-
-    /// Whether a load of `region` (or a `readonly` one) reads memory this code never writes.
-    fn never_written(&self, region: Option<AliasRegion>, readonly: bool) -> bool {
-        readonly || region.is_some_and(|r| !self.everything && !self.regions.contains(&r))
-    }
 }
 
 /// An instruction's identity for sharing: its data (operands included) and result type.

@@ -117,6 +117,37 @@ pub enum Effect {
     Barrier,
 }
 
+/// Which memory some code may write, gathered from its instructions' [`Effect`]s.
+#[derive(Default)]
+pub struct Writes {
+    everything: bool,
+    regions: rustc_hash::FxHashSet<cranelift_codegen::ir::AliasRegion>,
+}
+
+impl Writes {
+    /// Records what an instruction with effect `effect` may write.
+    pub fn note(&mut self, effect: Effect) {
+        match effect {
+            Effect::Barrier | Effect::Store { region: None, .. } => self.everything = true,
+            Effect::Store {
+                region: Some(r), ..
+            } => {
+                self.regions.insert(r);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a load of `region` (or a `readonly` one) reads memory nothing noted writes.
+    pub fn never_written(
+        &self,
+        region: Option<cranelift_codegen::ir::AliasRegion>,
+        readonly: bool,
+    ) -> bool {
+        readonly || region.is_some_and(|r| !self.everything && !self.regions.contains(&r))
+    }
+}
+
 impl Effect {
     /// Classifies `inst`.
     pub fn of(func: &Function, inst: Inst) -> Effect {

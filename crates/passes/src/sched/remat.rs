@@ -11,11 +11,10 @@
 //! may write. A copy is placed right before a user, which its original dominates (SSA), so the
 //! copy is as safe as the original and reads the same bytes.
 
-use super::dag::Effect;
+use super::dag::{Effect, Writes};
 use crate::bce::recognize::for_each_operand;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::ir::{AliasRegion, Function, Inst, InstructionData, Opcode, Value};
-use rustc_hash::FxHashSet as HashSet;
 
 /// What rematerialisation did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,33 +23,6 @@ pub struct RematStats {
     pub loads_rematerialized: usize,
     /// Copies inserted (one per using instruction).
     pub copies: usize,
-}
-
-/// Which memory the function may write.
-#[derive(Default)]
-struct Writes {
-    everything: bool,
-    regions: HashSet<AliasRegion>,
-}
-
-impl Writes {
-    /// Records what an instruction with effect `effect` may write.
-    fn note(&mut self, effect: Effect) {
-        match effect {
-            Effect::Barrier | Effect::Store { region: None, .. } => self.everything = true,
-            Effect::Store {
-                region: Some(r), ..
-            } => {
-                self.regions.insert(r);
-            }
-            _ => {}
-        }
-    }
-
-    /// Whether a load of `region` (or a `readonly` one) reads memory nothing writes.
-    fn never_written(&self, region: Option<AliasRegion>, readonly: bool) -> bool {
-        readonly || region.is_some_and(|r| !self.everything && !self.regions.contains(&r))
-    }
 }
 
 /// A load that may be rematerialised if nothing writes its memory: a plain `load` that cannot
