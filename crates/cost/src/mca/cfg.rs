@@ -209,16 +209,10 @@ impl Cfg {
     ) -> Option<u64> {
         let starts = || address_set(insts.iter().map(Listed::addr).collect());
         let mut known: Option<Vec<u64>> = None;
-        self.ranges
-            .iter()
-            .enumerate()
-            .filter(|&(b, &(_, end))| self.reachable[b] && flows[end - 1] == Flow::Indirect)
-            .find_map(|(_, &(_, end))| {
-                let starts = known.get_or_insert_with(starts);
-                jumps
-                    .of(insts[end - 1].addr())
-                    .find(|t| starts.binary_search(t).is_err())
-            })
+        self.reachable_dispatches(insts, flows).find_map(|addr| {
+            let starts = known.get_or_insert_with(starts);
+            jumps.of(addr).find(|t| starts.binary_search(t).is_err())
+        })
     }
 
     /// The offset of a reachable indirect jump whose block's edges are not known
@@ -229,12 +223,21 @@ impl Cfg {
         flows: &[Flow],
         jumps: JumpTargets<'_>,
     ) -> Option<u64> {
+        self.reachable_dispatches(insts, flows)
+            .find(|&addr| jumps.unknown_at(addr))
+    }
+
+    /// The offsets of the indirect jumps that end reachable blocks.
+    fn reachable_dispatches<'a, I: Listed>(
+        &'a self,
+        insts: &'a [I],
+        flows: &'a [Flow],
+    ) -> impl Iterator<Item = u64> + 'a {
         self.ranges
             .iter()
             .enumerate()
             .filter(|&(b, &(_, end))| self.reachable[b] && flows[end - 1] == Flow::Indirect)
             .map(|(_, &(_, end))| insts[end - 1].addr())
-            .find(|&addr| jumps.unknown_at(addr))
     }
 
     fn size(&self, body: &[usize]) -> usize {
