@@ -292,10 +292,14 @@ impl Layout<'_> {
 
     /// The edges re-attributed under `by_position`.
     fn attributed(&self, by_position: &[Option<u32>]) -> AttributedEdges {
+        let position_at: std::collections::HashMap<u32, usize> = by_position
+            .iter()
+            .enumerate()
+            .filter_map(|(p, s)| Some(((*s)?, p)))
+            .collect();
         let mut edges = Vec::new();
         for group in self.groups {
-            let from = group[0].0;
-            let Some(lowered) = by_position.iter().position(|&s| s == Some(from)) else {
+            let Some(&lowered) = position_at.get(&group[0].0) else {
                 continue;
             };
             // A removed block's own edges lead nowhere that code can reach from it.
