@@ -31,13 +31,8 @@ pub struct CheckArgs {
     seed: u64,
     #[command(flatten)]
     stages: crate::switch::StageArgs,
-    /// Skip the critical-path rewrites (masked merge, reassociation).
-    #[arg(long)]
-    no_rewrites: bool,
-    /// Leave the preheader's conjunction of range tests as built by the rewrites (the `Md5`
-    /// library's lane kernels: `lane_config`).
-    #[arg(long)]
-    keep_conditions: bool,
+    #[command(flatten)]
+    rewrite: crate::switch::RewriteArgs,
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
@@ -200,14 +195,12 @@ fn check_one(
         }]);
     }
     let mut func = k.func.clone();
-    let config = PipelineConfig {
+    let config = args.rewrite.apply(PipelineConfig {
         bce: args.stages.bce,
         forward_stores: args.stages.forward_stores.enabled(),
         hoist: args.stages.hoist.enabled(),
-        rewrites: !args.no_rewrites,
-        keep_conditions: args.keep_conditions,
         ..PipelineConfig::with_strategy(strategy)
-    };
+    });
     run_ir_stages(&mut func, target, &config).map_err(|e| e.to_string())?;
     let options = CaseOptions {
         seed: args.seed,

@@ -26,6 +26,8 @@ pub struct DumpArgs {
     stages: crate::switch::StageArgs,
     #[command(flatten)]
     code: crate::switch::CodeArgs,
+    #[command(flatten)]
+    rewrite: crate::switch::RewriteArgs,
     /// Run Cranelift's e-graph optimiser as an explicit stage before scheduling.
     #[arg(long)]
     optimize: bool,
@@ -68,7 +70,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
     let (Some(strategy), Some(&target)) = (strategies.first(), targets.first()) else {
         return Err(CliError::usage("dump takes one strategy and one target"));
     };
-    let config = PipelineConfig {
+    let config = args.rewrite.apply(PipelineConfig {
         bce: args.stages.bce,
         forward_stores: args.stages.forward_stores.enabled(),
         hoist: args.stages.hoist.enabled(),
@@ -78,7 +80,7 @@ pub fn run(args: DumpArgs) -> Result<(), CliError> {
             Constants::Late => ConstantPlacement::Late,
         },
         ..PipelineConfig::with_strategy(strategy)
-    };
+    });
     for k in kernel::resolve_list(&args.kernel)? {
         if k.targets(&[target])?.is_empty() {
             continue;

@@ -46,13 +46,8 @@ pub struct ReportArgs {
     /// simplifications matter as much as the order.
     #[arg(long, conflicts_with = "optimize")]
     optimize_both: bool,
-    /// Skip the critical-path rewrites (masked merge, reassociation).
-    #[arg(long)]
-    no_rewrites: bool,
-    /// Leave the preheader's conjunction of range tests as built by the rewrites (the `Md5`
-    /// library's lane kernels: `lane_config`).
-    #[arg(long)]
-    keep_conditions: bool,
+    #[command(flatten)]
+    rewrite: crate::switch::RewriteArgs,
     /// After the rows, one table per target: per strategy the sum and geometric mean of
     /// spills, reloads and instructions, and wins/ties/losses against `source`; with
     /// `--baseline`, per program and overall against stock Cranelift instead (geometric-mean
@@ -347,15 +342,13 @@ pub fn run(args: ReportArgs) -> Result<(), CliError> {
         let slow_path = args.code.slow_path;
         let isa = args.code.isa;
         let settings = crate::report_optimum::Settings {
-            config: PipelineConfig {
+            config: args.rewrite.apply(PipelineConfig {
                 bce: args.stages.bce,
                 forward_stores: args.stages.forward_stores.enabled(),
                 hoist: args.stages.hoist.enabled(),
                 optimize: args.optimize,
-                rewrites: !args.no_rewrites,
-                keep_conditions: args.keep_conditions,
                 ..PipelineConfig::default()
-            },
+            }),
             options: Box::new(move |target| slow_path.stage_options_isa(target, isa)),
             format: args.format,
             summary: args.summary,
@@ -628,14 +621,14 @@ fn report_rows(
 ) -> Vec<(usize, Built)> {
     let configs: Vec<PipelineConfig> = strategies
         .iter()
-        .map(|&(_, strategy, optimize)| PipelineConfig {
-            bce: args.stages.bce,
-            forward_stores: args.stages.forward_stores.enabled(),
-            hoist: args.stages.hoist.enabled(),
-            optimize,
-            rewrites: !args.no_rewrites,
-            keep_conditions: args.keep_conditions,
-            ..PipelineConfig::with_strategy(strategy)
+        .map(|&(_, strategy, optimize)| {
+            args.rewrite.apply(PipelineConfig {
+                bce: args.stages.bce,
+                forward_stores: args.stages.forward_stores.enabled(),
+                hoist: args.stages.hoist.enabled(),
+                optimize,
+                ..PipelineConfig::with_strategy(strategy)
+            })
         })
         .collect();
     let options = crate::compile::measuring_options(

@@ -1,10 +1,10 @@
 //! The command-line switches that `report`, `check` and `dump` share: which strategies on
 //! which targets, `on`/`off`
 //! for a stage (`--forward-stores on|off`, `--hoist on|off`), the bounds-check level, and how the code is
-//! generated (`--slow-path`, `--isa`).
+//! generated (`--slow-path`, `--isa`), and the rewrites' (`--no-rewrites`, `--keep-conditions`).
 
 use crate::kernel::{IsaMode, SlowPathMode};
-use schedlab_backend::pipeline::{DEFAULT_FORWARD_STORES, DEFAULT_HOIST};
+use schedlab_backend::pipeline::{DEFAULT_FORWARD_STORES, DEFAULT_HOIST, PipelineConfig};
 use schedlab_passes::bce::{BceError, BceLevel};
 
 /// Which strategies on which targets.
@@ -33,6 +33,29 @@ pub struct StageArgs {
     /// after forwarding (what Cranelift's e-graph does to loops, without it): on or off.
     #[arg(long, value_enum, default_value_t = Switch::default_hoist())]
     pub hoist: Switch,
+}
+
+/// The critical-path rewrites' switches.
+#[derive(clap::Args, Debug)]
+pub struct RewriteArgs {
+    /// Skip the critical-path rewrites (masked merge, reassociation).
+    #[arg(long)]
+    pub no_rewrites: bool,
+    /// Leave the preheader's conjunction of range tests as built by the rewrites (the `Md5`
+    /// library's lane kernels: `lane_config`).
+    #[arg(long)]
+    pub keep_conditions: bool,
+}
+
+impl RewriteArgs {
+    /// `config` with these switches.
+    pub fn apply(&self, config: PipelineConfig) -> PipelineConfig {
+        PipelineConfig {
+            rewrites: !self.no_rewrites,
+            keep_conditions: self.keep_conditions,
+            ..config
+        }
+    }
 }
 
 /// How the machine code is generated.

@@ -1,9 +1,9 @@
-//! The library's lane kernels, compiled with their own configuration ([`lane_config`]) at the
+//! The library's lane kernels, compiled with their own configuration ([`lane_config_for`]) at the
 //! fixed ISA level: on AArch64 the eight-lane kernel, on x86_64 the hybrid one (two vector
 //! groups and [`BATCH_SCALAR`] scalar lanes). The register allocator's spills and reloads stay
 //! within issue 35's goals: none on AArch64; on x86_64 at most a quarter of the 75 / 187 the
 //! eight-lane kernel had before the word area, per lane-block (75 / 187 over 8 lanes, so
-//! 21.1 / 52.6 for nine lanes). Both depend on `lane_config` keeping the preheader's range
+//! 21.1 / 52.6 for nine lanes). Both depend on `lane_config_for` keeping the preheader's range
 //! tests as a chain (`keep_conditions`): reassociated, the x8 kernel leaves 9 / 18 and 28 / 48.
 //! The counts are Cranelift's, the same on every host, so the test runs where CI runs the
 //! workspace natively (x86_64) and not again under qemu.
@@ -12,7 +12,7 @@
 use schedlab_backend::Target;
 use schedlab_backend::pipeline::{PipelineConfig, StageOptions, run_with};
 use schedlab_backend::stats::{code_stats, spill_sites};
-use schedlab_digests::{BATCH_GROUPS, BATCH_SCALAR, lane_config};
+use schedlab_digests::{BATCH_GROUPS, BATCH_SCALAR, lane_config_for};
 use schedlab_kernels::md5_mb;
 
 /// Spills and reloads of the kernel of `groups` vector groups and `scalar` scalar lanes as
@@ -22,7 +22,7 @@ fn lane_spills(target: Target, groups: usize, scalar: usize) -> (usize, usize, S
     let artifact = run_with(
         md5_mb::compress_hybrid_lanes(groups, scalar),
         target,
-        &lane_config(&PipelineConfig::default()),
+        &lane_config_for(&PipelineConfig::default(), target),
         &StageOptions::report_lazy(target),
     )
     .unwrap_or_else(|e| panic!("md5-mb x{groups} groups s{scalar} for {target:?}: {e}"));

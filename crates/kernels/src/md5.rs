@@ -145,8 +145,14 @@ fn sixty_four_steps(b: &mut FunctionBuilder, input: [Value; 4], x: &[Value]) -> 
 /// rotating. Everything else ([`round_function`], the additions) is the same CLIF on `i32` and
 /// on `i32x4`, so the scalar and the multi-buffer kernels share one generator ([`step`]).
 pub(crate) trait StepOps {
-    /// `v + sine` (wrapping, per lane).
-    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value;
+    /// `v` plus step `step_index`'s round constant [`SINES`] (wrapping, per lane) — minus one
+    /// in the steps of round 3 when [`StepOps::subtracts_round_i`].
+    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, step_index: usize) -> Value;
+    /// Whether round 3 (`II`) is computed as a subtraction (see [`step`]); `add_sine` then
+    /// adds its round constant minus one. Vectors gain by it: they have no `not`.
+    fn subtracts_round_i(&self) -> bool {
+        false
+    }
     /// `v` rotated left by `amount` bits (per lane).
     fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value;
     /// Message word `k` for a step of round `round` (0..4): `x[k]` itself unless the lane shape
@@ -166,8 +172,8 @@ pub(crate) trait StepOps {
 struct ScalarOps;
 
 impl StepOps for ScalarOps {
-    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value {
-        b.ins().iadd_imm_s(v, i64::from(sine as i32))
+    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, step_index: usize) -> Value {
+        b.ins().iadd_imm_s(v, i64::from(SINES[step_index] as i32))
     }
 
     fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value {
@@ -185,12 +191,22 @@ pub(crate) fn step(
     x: &[Value],
 ) -> [Value; 4] {
     let (round, i) = (step_index / 16, step_index % 16);
-    let mixed = round_function(b, round, vb, vc, vd);
-    // Java: `a += F + x + ac;` evaluates ((F + x) + ac) and then adds it to a.
     let word = ops.message_word(b, x, MESSAGE_ORDER[round][i], round);
-    let plus_x = b.ins().iadd(mixed, word);
-    let plus_ac = ops.add_sine(b, plus_x, SINES[step_index]);
-    let sum = b.ins().iadd(va, plus_ac);
+    let sum = if round == 3 && ops.subtracts_round_i() {
+        // II = c ^ (b | ~d) = ~(c ^ (d & ~b)) = -(c ^ (d & ~b)) - 1, so
+        // a + II + x + ac = (a + (x + (ac - 1))) - (c ^ (d & ~b)): no `not` of d.
+        let d_not_b = b.ins().band_not(vd, vb);
+        let mixed = b.ins().bxor(vc, d_not_b);
+        let plus_ac = ops.add_sine(b, word, step_index);
+        let plus_a = b.ins().iadd(va, plus_ac);
+        b.ins().isub(plus_a, mixed)
+    } else {
+        let mixed = round_function(b, round, vb, vc, vd);
+        // Java: `a += F + x + ac;` evaluates ((F + x) + ac) and then adds it to a.
+        let plus_x = b.ins().iadd(mixed, word);
+        let plus_ac = ops.add_sine(b, plus_x, step_index);
+        b.ins().iadd(va, plus_ac)
+    };
     let rotated = ops.rotl(b, sum, SHIFTS[round][i % 4]);
     let new_a = b.ins().iadd(rotated, vb);
     [vd, new_a, vb, vc]

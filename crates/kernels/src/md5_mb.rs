@@ -37,14 +37,19 @@
 //! chaining vectors and the temporaries of each group, exceed x86_64's 16 vector registers
 //! (and AArch64's 32 from two groups on): the register allocator then spills them anyway, one
 //! store and three or four reloads each, at its own choice of places. With the word area the
-//! loads are part of the kernel's IR (scheduled like any load; on x86_64 with AVX a load with
-//! one use folds into the `vpaddd` that adds it). The `forward-stores` stage forwards the
+//! loads are part of the kernel's IR (scheduled like any load). x86_64 does not read them as
+//! memory operands: the step's sum feeds both shifts of the rotation, and Cranelift 0.135.8's
+//! lowering then counts every value of the step's tree, the loads included, as used more than
+//! once (its `compute_use_states`), so none is merged into its user, whatever the order of
+//! the additions. The `forward-stores` stage forwards the
 //! area's stores to its loads and so turns it back into registers: the library compiles the
 //! lane kernels with that stage off (`schedlab report --forward-stores off` shows that code;
 //! with it on, the rows are the register-resident form, for comparison).
 //!
 //! Vectors have no rotate on x86_64 and AArch64 in Cranelift, so a rotation is
-//! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s.
+//! `(v << s) | (v >> (32 - s))`; round constants are `vconst`s. Round 3's `c ^ (b | ~d)` is
+//! added as the subtraction of `c ^ (d & ~b)` with the constant minus one: vectors have no
+//! `not`, so the literal form costs an all-ones vector and an `xor` per step.
 //!
 //! The *hybrid* variants (`md5-mb-x8s1`, …; [`compress_hybrid_lanes`]) add `scalar` lanes
 //! after the vector groups (lanes `4·groups … 4·groups + scalar − 1`) that run in the general
@@ -61,7 +66,8 @@ use crate::ir_build::{
 };
 use crate::java::{CheckedArray, OUT_OF_BOUNDS, alias_region};
 use crate::md5::{
-    BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, StepOps, pad_message, reference_compress, step,
+    BLOCK_BYTES, INITIAL_STATE, RFC1321_SUITE, SINES, StepOps, pad_message, reference_compress,
+    step,
 };
 use crate::registry::{CaseOptions, Kernel, KernelInfo};
 use cranelift_codegen::data_value::DataValue;
@@ -128,8 +134,9 @@ pub fn signature() -> Signature {
     system_v_signature(&[types::I64, types::I64, types::I32], &[types::I32])
 }
 
-/// `i32x4` steps: `iadd` of a `vconst` splat, and a rotation as two shifts and an `or`; each
-/// message word loaded from the group's part of the word area where a step adds it.
+/// `i32x4` steps: `iadd` of a `vconst` splat, a rotation as two shifts and an `or`, round 3 as
+/// a subtraction (`StepOps::subtracts_round_i`), and each message word loaded from the
+/// group's part of the word area where a step adds it.
 struct VectorOps {
     /// The word area's address and this group's offset into it.
     words: WordArea,
@@ -144,11 +151,17 @@ struct WordArea {
 }
 
 impl StepOps for VectorOps {
-    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value {
+    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, step_index: usize) -> Value {
+        // Round 3 is a subtraction with the constant minus one (`subtracts_round_i`).
+        let sine = SINES[step_index].wrapping_sub(u32::from(step_index >= 48));
         let bytes: Vec<u8> = (0..GROUP_LANES).flat_map(|_| sine.to_le_bytes()).collect();
         let handle = b.func.dfg.constants.insert(ConstantData::from(bytes));
         let k = b.ins().vconst(types::I32X4, handle);
         b.ins().iadd(v, k)
+    }
+
+    fn subtracts_round_i(&self) -> bool {
+        true
     }
 
     fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value {
@@ -178,8 +191,8 @@ struct ScalarLaneOps {
 }
 
 impl StepOps for ScalarLaneOps {
-    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, sine: u32) -> Value {
-        b.ins().iadd_imm_s(v, i64::from(sine as i32))
+    fn add_sine(&self, b: &mut FunctionBuilder, v: Value, step_index: usize) -> Value {
+        b.ins().iadd_imm_s(v, i64::from(SINES[step_index] as i32))
     }
 
     fn rotl(&self, b: &mut FunctionBuilder, v: Value, amount: i64) -> Value {
@@ -286,20 +299,22 @@ pub fn compress_hybrid_lanes(groups: usize, scalar: usize) -> Function {
             })
             .collect();
         // Per group and quarter block: the four lanes' rows, transposed into four words that go to
-        // the word area at once, so that few rows and words are live at any point.
+        // the word area at once, so that few rows and words are live at any point. A lane's
+        // four rows are read at 0, 16, 32 and 48 bytes from the address of its first
+        // (`base + sext(ofs)`), each after its own check: a check of `ofs + 16q` passes only if
+        // that `int` addition did not wrap (a wrapped sum is negative), and then
+        // `sext(ofs + 16q) = sext(ofs) + 16q`. One address per lane and block instead of an
+        // add and a sign extension per row.
         let mut words: Vec<Vec<Value>> = vec![Vec::with_capacity(16); groups];
         for (g, group_ops) in ops.iter().enumerate() {
-            for q in 0..4 {
+            let mut row_base = [None; GROUP_LANES];
+            for q in 0..4i32 {
                 let rows: [Value; GROUP_LANES] = std::array::from_fn(|l| {
                     let lane = GROUP_LANES * g + l;
-                    arrays[lane].checked_load(
-                        b,
-                        types::I32X4,
-                        lane_ofs[lane],
-                        16 * q as i64,
-                        oob,
-                        &[],
-                    )
+                    let array = arrays[lane];
+                    let wide = array.check(b, lane_ofs[lane], i64::from(16 * q), oob, &[]);
+                    let base = *row_base[l].get_or_insert_with(|| array.address(b, wide));
+                    b.ins().load(types::I32X4, array.flags, base, 16 * q)
                 });
                 for word in transpose_quarter(b, rows) {
                     let at = group_ops.words.offset + 16 * words[g].len() as i32;
