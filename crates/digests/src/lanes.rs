@@ -16,8 +16,13 @@
 //! streams than lanes have pending blocks; idle lanes repeat a busy lane's input and their
 //! results are dropped. Streams from any thread are gathered the same way (the engine is one
 //! mutex: whichever thread runs a round compresses every chosen stream, as in flat combining).
-//! `finalize` drains its stream the same way. [`LaneEngine::stats`] counts the rounds, the blocks per lane they stepped and how many
-//! lane slots held a stream's block.
+//! `finalize` drains its stream the same way. Where the target has a wider lane kernel
+//! ([`crate::WIDE_BATCH`]: 13 lanes on x86_64 beside the 9 of the batch kernel), a round runs it
+//! while at least as many streams as it has lanes have blocks pending (compiled in the
+//! background once such rounds have been seen); a round that drains a stream takes it only if
+//! draining every pending stream then needs fewer lane slots. [`LaneEngine::stats`] counts the
+//! rounds (and the wide ones), the blocks per lane they stepped and how many lane slots held a
+//! stream's block.
 //!
 //! The single-stream kernel (the engine's [`TieredEngine`]) takes over when lanes cannot help:
 //! a lone stream (the only live hasher of its engine) compresses straight from the caller's
@@ -64,19 +69,28 @@ pub struct LaneStats {
     pub single_blocks: u64,
     /// Of `lane_blocks`, those compressed by portable rounds while the lane kernel compiled.
     pub portable_lane_blocks: u64,
+    /// Lane slots of the rounds: the blocks each lane of a round stepped times the round's
+    /// lanes, summed over rounds (`round_blocks` times the lanes when every round ran one
+    /// kernel); `lane_blocks` of them held a stream's block.
+    pub lane_slots: u64,
+    /// Of `lane_rounds`, those run by the wider lane kernel
+    /// ([`crate::WIDE_BATCH`]).
+    pub wide_rounds: u64,
 }
 
-/// What runs a round: the JIT-compiled multi-buffer kernel, or portable code while it compiles.
+/// What runs a round: the JIT-compiled multi-buffer kernel, the wider one
+/// ([`crate::WIDE_BATCH`]), or portable code while the first compiles.
 #[derive(Clone, Copy)]
 enum Rounds {
     Jit(&'static MultiCompressor),
+    Wide(&'static MultiCompressor),
     Portable,
 }
 
 impl Rounds {
     fn lanes(self) -> usize {
         match self {
-            Rounds::Jit(kernel) => kernel.lanes(),
+            Rounds::Jit(kernel) | Rounds::Wide(kernel) => kernel.lanes(),
             Rounds::Portable => PORTABLE_LANES,
         }
     }
@@ -150,8 +164,12 @@ impl Slot {
         }
     }
 
+    /// Appends `data` after the pending blocks. The compressed prefix is dropped (the pending
+    /// blocks moved to the front) only once it is at least as long as they are, so that a
+    /// block is moved at most once on average, not at every append after a round that left
+    /// pending blocks; the buffer stays under twice the pending blocks plus `data`.
     fn append(&mut self, data: &[u8]) {
-        if self.start > 0 {
+        if self.start > 0 && self.start >= self.pending.len() - self.start {
             self.pending.drain(..self.start);
             self.start = 0;
         }
@@ -269,6 +287,46 @@ impl Shared {
         }
     }
 
+    /// The wider lane kernel ([`crate::WIDE_BATCH`]) in place of `kernel` for a round of stream
+    /// `id` when at least as many streams as it has lanes, `id` included, have blocks pending
+    /// and it is compiled (otherwise `blocks` count toward its compile); `kernel` itself for an
+    /// engine with a kernel of its own, for portable rounds and where the target has none.
+    /// With fewer streams the narrower kernel's rounds cost less per stream block: idle lanes
+    /// cost as much as busy ones.
+    fn widen(&self, streams: &Streams, id: usize, kernel: Rounds, blocks: usize) -> Rounds {
+        let (Rounds::Jit(_), None, Some(wide_lanes)) =
+            (kernel, self.fixed, self.tiered.wide_lanes())
+        else {
+            return kernel;
+        };
+        if 1 + streams.others_pending(id) < wide_lanes {
+            return kernel;
+        }
+        match self.tiered.wide_kernel_or_count(blocks as u64) {
+            Some(wide) => Rounds::Wide(wide),
+            None => kernel,
+        }
+    }
+
+    /// [`Shared::widen`] for a round that drains stream `id`: the wider kernel only if the
+    /// rounds that drain every pending stream then need fewer lane slots in all
+    /// ([`fewer_slots_starting_wide`]). Draining gets no more blocks to fill lanes later: 16
+    /// streams take one round of 13 and one of 9 lanes (3 busy) after a wide start, but two
+    /// rounds of 9 without.
+    fn widen_to_drain(&self, streams: &Streams, id: usize, kernel: Rounds) -> Rounds {
+        match self.widen(streams, id, kernel, 0) {
+            Rounds::Wide(wide) => {
+                let pending = 1 + streams.others_pending(id);
+                if fewer_slots_starting_wide(pending, kernel.lanes(), wide.lanes()) {
+                    Rounds::Wide(wide)
+                } else {
+                    kernel
+                }
+            }
+            same => same,
+        }
+    }
+
     /// Whether several streams wait for a lane kernel that is not compiled yet.
     fn lanes_coming(&self, live: usize) -> bool {
         self.fixed.is_none()
@@ -314,7 +372,8 @@ impl Shared {
                 slot.append(&data[..take * BLOCK]);
                 data = &data[take * BLOCK..];
             }
-            let (partners, cap) = self.partners(&streams, id, kernel.lanes());
+            let round_kernel = self.widen(&streams, id, kernel, data.len() / BLOCK);
+            let (partners, cap) = self.partners(&streams, id, round_kernel.lanes());
             if partners.is_empty() {
                 // Nobody to share lanes with now: compress all but what may wait.
                 self.compress_pending(&mut streams, id);
@@ -325,7 +384,7 @@ impl Shared {
                 return;
             }
             let direct = (pending == 0).then_some(data);
-            let step = streams.round(kernel, id, direct, &partners, cap);
+            let step = streams.round(round_kernel, id, direct, &partners, cap);
             if pending == 0 {
                 data = &data[step * BLOCK..];
             }
@@ -355,6 +414,7 @@ impl Shared {
         let mut streams = self.lock();
         let kernel = self.rounds(streams.live, 0);
         while streams.slot(id).pending_blocks() > 0 {
+            let kernel = kernel.map(|k| self.widen_to_drain(&streams, id, k));
             let (partners, cap) = match kernel {
                 Some(kernel) if streams.live > 1 => self.partners(&streams, id, kernel.lanes()),
                 _ => (Vec::new(), usize::MAX),
@@ -420,6 +480,23 @@ impl Shared {
     }
 }
 
+/// Whether `streams` streams, one round each with kernels of `narrow` or `wide` lanes until
+/// none is left, take fewer lane slots in all when the first round is the wide one (the fewest
+/// slots after each choice: a small dynamic programme over the streams left). Idle lanes cost
+/// what busy ones do, and a wider round costs at most its share of lanes.
+fn fewer_slots_starting_wide(streams: usize, narrow: usize, wide: usize) -> bool {
+    let mut fewest = vec![0usize; streams + 1];
+    for left in 1..=streams {
+        fewest[left] = [narrow, wide]
+            .iter()
+            .map(|&lanes| lanes + fewest[left - left.min(lanes)])
+            .min()
+            .unwrap_or(0);
+    }
+    let after = |lanes: usize| lanes + fewest[streams - streams.min(lanes)];
+    after(wide) < after(narrow)
+}
+
 impl Streams {
     fn slot(&mut self, id: usize) -> &mut Slot {
         self.slots[id]
@@ -452,6 +529,17 @@ impl Streams {
             self.live -= 1;
             self.free.push(id);
         }
+    }
+
+    /// Streams other than `id` with blocks pending.
+    fn others_pending(&self, id: usize) -> usize {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|&(other, slot)| {
+                other != id && slot.as_ref().is_some_and(|s| s.pending_blocks() > 0)
+            })
+            .count()
     }
 
     /// Up to `most` other streams with pending blocks, those with the most first, and how many
@@ -523,7 +611,7 @@ impl Streams {
         }
         let state = &mut scratch[..state_words(lanes)];
         match kernel {
-            Rounds::Jit(kernel) => {
+            Rounds::Jit(kernel) | Rounds::Wide(kernel) => {
                 let done = kernel.compress_lanes(state, &inputs[..lanes], step as i32);
                 debug_assert_eq!(done, step as i32, "in-bounds lanes never fail");
             }
@@ -545,6 +633,10 @@ impl Streams {
         }
         self.stats.idle_lanes += (lanes - members.len()) as u64;
         self.stats.round_blocks += step as u64;
+        self.stats.lane_slots += (step * lanes) as u64;
+        if matches!(kernel, Rounds::Wide(_)) {
+            self.stats.wide_rounds += 1;
+        }
         step
     }
 }
@@ -598,5 +690,24 @@ impl Clone for LaneStream {
 impl Drop for LaneStream {
     fn drop(&mut self) {
         self.engine.shared.lock().remove(self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fewer_slots_starting_wide;
+
+    #[test]
+    fn draining_starts_wide_only_when_it_saves_lane_slots() {
+        // 9 and 13 lanes: 16 streams take 18 slots narrow (9 + 9), 22 wide first (13 + 9).
+        assert!(!fewer_slots_starting_wide(16, 9, 13));
+        // 13: one wide round (13) against two narrow ones (18); 26: 13 + 13 against 9 + 9 + 9.
+        assert!(fewer_slots_starting_wide(13, 9, 13));
+        assert!(fewer_slots_starting_wide(26, 9, 13));
+        // 20: 13 + 9 either way round; a tie keeps the narrow kernel.
+        assert!(!fewer_slots_starting_wide(20, 9, 13));
+        // Fewer streams than the narrow kernel's lanes: one narrow round.
+        assert!(!fewer_slots_starting_wide(8, 9, 13));
+        assert!(!fewer_slots_starting_wide(1, 9, 13));
     }
 }

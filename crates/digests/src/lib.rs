@@ -47,7 +47,7 @@ pub use multi::{
     lane_strategy, state_index, state_words,
 };
 pub use sha256::Sha256;
-pub use tiered_engine::{BATCH_GROUPS, BATCH_SCALAR, TieredEngine};
+pub use tiered_engine::{BATCH_GROUPS, BATCH_SCALAR, TieredEngine, WIDE_BATCH};
 
 digest::buffer_fixed!(
     /// MD5 hasher whose blocks are compressed by JIT-compiled code (see the crate docs).

@@ -35,12 +35,26 @@ pub const BATCH_GROUPS: usize = 2;
 /// keep the x8 kernel, not measured with scalar lanes).
 pub const BATCH_SCALAR: usize = if cfg!(target_arch = "x86_64") { 1 } else { 0 };
 
+/// The wider lane kernel a [`crate::LaneEngine`] switches to while at least as many streams as
+/// it has lanes have blocks pending: (vector groups, scalar lanes). On x86_64 three groups and
+/// a scalar lane (13 lanes; block function 6.2× OpenSSL against 5.6× for the nine-lane batch
+/// kernel on Zen 4, but slower per stream while fewer than about 12 streams fill it;
+/// `notes/md5-lanes.md`); none elsewhere (not measured).
+pub const WIDE_BATCH: Option<(usize, usize)> = if cfg!(target_arch = "x86_64") {
+    Some((3, 1))
+} else {
+    None
+};
+
 /// Tiered MD5: the single-stream kernel for [`Md5`] hashers, the multi-buffer kernel for
-/// [`TieredEngine::digest_many`], each compiled in the background when enough work has been
-/// seen, the portable Rust code meanwhile and whenever a compile fails.
+/// [`TieredEngine::digest_many`] and lane engines, and the wider lane kernel ([`WIDE_BATCH`])
+/// for lane engines with many streams, each compiled in the background when enough work has
+/// been seen, the portable Rust code (or the narrower kernel) meanwhile and whenever a compile
+/// fails.
 pub struct TieredEngine {
     single: Tier<Compressor>,
     batch: Tier<MultiCompressor>,
+    wide: Option<Tier<MultiCompressor>>,
 }
 
 impl std::fmt::Debug for TieredEngine {
@@ -57,6 +71,7 @@ impl TieredEngine {
     /// references to it).
     pub(crate) fn leak(config: PipelineConfig) -> &'static Self {
         let batch_config = config.clone();
+        let wide_config = config.clone();
         Box::leak(Box::new(Self {
             single: Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
                 Compressor::compile(&config).map_err(|e| e.to_string())
@@ -69,6 +84,17 @@ impl TieredEngine {
                     &CodeCache::from_env(),
                 )
                 .map_err(|e| e.to_string())
+            }),
+            wide: WIDE_BATCH.map(|(groups, scalar)| {
+                Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
+                    MultiCompressor::compile_hybrid_with_cache(
+                        &lane_config(&wide_config),
+                        groups,
+                        scalar,
+                        &CodeCache::from_env(),
+                    )
+                    .map_err(|e| e.to_string())
+                })
             }),
         }))
     }
@@ -138,6 +164,25 @@ impl TieredEngine {
         self.batch.code_or_count(blocks)
     }
 
+    /// Lanes of the wider lane kernel ([`WIDE_BATCH`]), if the target has one.
+    pub(crate) fn wide_lanes(&self) -> Option<usize> {
+        WIDE_BATCH.map(|(groups, scalar)| schedlab_kernels::md5_mb::GROUP_LANES * groups + scalar)
+    }
+
+    /// The compiled wider lane kernel if it is ready; otherwise counts `blocks` toward starting
+    /// its compile (never waits). `None` where the target has none.
+    pub(crate) fn wide_kernel_or_count(
+        &'static self,
+        blocks: u64,
+    ) -> Option<&'static MultiCompressor> {
+        self.wide.as_ref()?.code_or_count(blocks)
+    }
+
+    /// Which code the wider lane kernel's rounds run now (`None` where the target has none).
+    pub fn wide_backend(&self) -> Option<Backend> {
+        self.wide.as_ref().map(Tier::backend)
+    }
+
     /// Compresses whole blocks with the single-stream kernel, or portably until it is ready.
     pub(crate) fn compress_blocks(&'static self, state: &mut [u32; 4], data: &[u8]) {
         match self.single.code_or_count(data.len() as u64 / 64) {
@@ -166,6 +211,12 @@ impl TieredEngine {
     /// single-stream and the batch outcome. For tests and benchmarks: hashing never needs it.
     pub fn wait_for_jit(&'static self) -> (Backend, Backend) {
         (self.single.wait(), self.batch.wait())
+    }
+
+    /// Starts the wider lane kernel's compile if needed and blocks until it has finished
+    /// (`None` where the target has none). For tests and benchmarks.
+    pub fn wait_for_wide_jit(&'static self) -> Option<Backend> {
+        self.wide.as_ref().map(Tier::wait)
     }
 
     /// The compiled single-stream compressor, if it is ready.

@@ -162,10 +162,42 @@ fn more_streams_than_lanes_fill_every_lane() {
     let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
     check_all(&messages, &got, "lanes + 2 streams");
     let stats = engine.stats();
-    let slots = stats.round_blocks * lanes as u64;
     assert!(
-        stats.lane_blocks * 10 >= slots * 9,
+        stats.lane_blocks * 10 >= stats.lane_slots * 9,
         "at least 90% of {lanes} lanes filled: {stats:?}"
+    );
+}
+
+#[test]
+fn many_streams_take_the_wide_kernel_while_they_fill_it() {
+    let tiered = ready_tiered();
+    let Some(wide) = tiered.wait_for_wide_jit() else {
+        return;
+    };
+    assert_eq!(wide, Backend::Jit);
+    let hold_back = 16;
+    let engine = LaneEngine::with_tiered(tiered, hold_back);
+    // 16 streams: more than the wide kernel's lanes, fewer than two narrow rounds' worth.
+    let messages: Vec<Vec<u8>> = (0..16)
+        .map(|s| message(64 * hold_back * 12 + 7 * s, s))
+        .collect();
+    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
+    for piece in 0..13 {
+        for (h, m) in hashers.iter_mut().zip(&messages) {
+            let range = piece * 64 * hold_back..((piece + 1) * 64 * hold_back).min(m.len());
+            h.update(&m[range]);
+        }
+    }
+    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
+    check_all(&messages, &got, "16 streams, wide and narrow rounds");
+    let stats = engine.stats();
+    assert!(
+        stats.wide_rounds > 0 && stats.wide_rounds < stats.lane_rounds,
+        "wide rounds while 13 streams are pending, narrow ones to drain: {stats:?}"
+    );
+    assert!(
+        stats.lane_blocks * 10 >= stats.lane_slots * 9,
+        "at least 90% of the lane slots filled: {stats:?}"
     );
 }
 

@@ -99,13 +99,15 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let budgets = Budgets::new(args.quick, args.reps)?;
     let tiered = TieredEngine::default_instance();
     let (single, batch) = tiered.wait_for_jit();
-    let kernel = match (&single, &batch) {
-        (Backend::Jit, Backend::Jit) => tiered
+    let wide = tiered.wait_for_wide_jit().unwrap_or(Backend::Jit);
+    let kernel = match (&single, &batch, &wide) {
+        (Backend::Jit, Backend::Jit, Backend::Jit) => tiered
             .batch_compressor()
             .ok_or_else(|| CliError::failure("the lane kernel is compiled but not ready"))?,
         _ => {
             return Err(CliError::failure(format!(
-                "the kernels did not compile: single-stream {single:?}, lanes {batch:?}"
+                "the kernels did not compile: single-stream {single:?}, lanes {batch:?}, \
+                 wide lanes {wide:?}"
             )));
         }
     };
@@ -279,11 +281,10 @@ struct LaneUse {
 impl LaneUse {
     /// Lane slots of the kernel calls that held a stream's block.
     fn filled(&self) -> f64 {
-        let slots = self.stats.round_blocks * self.lanes as u64;
-        if slots == 0 {
+        if self.stats.lane_slots == 0 {
             0.0
         } else {
-            self.stats.lane_blocks as f64 / slots as f64
+            self.stats.lane_blocks as f64 / self.stats.lane_slots as f64
         }
     }
 
@@ -295,12 +296,13 @@ impl LaneUse {
     fn line(&self) -> String {
         let s = &self.stats;
         format!(
-            "{:<22} {:>8} B: {} lanes, {} calls, {:.1} blocks/call, {:.1}% of lane slots filled, \
-             {} lane blocks, {} single-stream blocks",
+            "{:<22} {:>8} B: {} lanes, {} calls ({} wide), {:.1} blocks/call, {:.1}% of lane slots \
+             filled, {} lane blocks, {} single-stream blocks",
             self.row,
             self.size,
             self.lanes,
             s.lane_rounds,
+            s.wide_rounds,
             self.blocks_per_round(),
             100.0 * self.filled(),
             s.lane_blocks,
@@ -316,6 +318,8 @@ impl LaneUse {
             "lanes": self.lanes,
             "lane_rounds": s.lane_rounds,
             "round_blocks": s.round_blocks,
+            "lane_slots": s.lane_slots,
+            "wide_rounds": s.wide_rounds,
             "lane_blocks": s.lane_blocks,
             "idle_lanes": s.idle_lanes,
             "single_blocks": s.single_blocks,
