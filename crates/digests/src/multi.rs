@@ -55,41 +55,17 @@ unsafe extern "C" fn run_slow_path(
     md5_mb::java_compress_lanes(state, &inputs, blocks)
 }
 
-/// The scheduling strategy of the lane kernels when the configuration names the default one,
-/// on targets other than x86_64: it keeps the fewest vectors live around the word area's
-/// loads (`schedlab report --kernel md5-mb --forward-stores off --keep-conditions --strategy
-/// all`; `notes/md5-lanes.md`): on AArch64 the x8 kernel has no spill (`pressure-remat`: 5 /
-/// 13).
+/// The scheduling strategy of the lane kernels when the configuration names the default one:
+/// it keeps the fewest vectors live around the word area's loads (`schedlab report --kernel
+/// md5-mb --forward-stores off --strategy all`; `notes/md5-lanes.md`).
 pub const LANE_STRATEGY: &str = "remat-loads";
 
-/// [`LANE_STRATEGY`]'s counterpart on x86_64, whose 14 general registers also hold the
-/// lanes' row addresses and the scalar lanes: the x8+s1 kernel has 21 spills / 29 reloads
-/// with it, 22 / 36 with `remat-loads`, and the same loop bound.
-pub const X86_64_LANE_STRATEGY: &str = "pressure-remat";
-
-/// The lane kernels' strategy on `target` ([`LANE_STRATEGY`], [`X86_64_LANE_STRATEGY`]).
-pub fn lane_strategy(target: Target) -> &'static str {
-    match target {
-        Target::X86_64 => X86_64_LANE_STRATEGY,
-        _ => LANE_STRATEGY,
-    }
-}
-
-/// The configuration the library compiles a lane kernel with on this host:
-/// [`lane_config_for`] the host's target.
-pub fn lane_config(config: &PipelineConfig) -> PipelineConfig {
-    match Target::host() {
-        Some(target) => lane_config_for(config, target),
-        None => lane_config_with(config, LANE_STRATEGY),
-    }
-}
-
-/// The configuration the library compiles a lane kernel with for `target`: `config` without
-/// store-to-load forwarding, which would fold the kernel's word area (its transposed message
-/// words, re-read at each use) back into registers that then spill (see
-/// `schedlab_kernels::md5_mb`), with the preheader's conjunction of per-lane range tests kept
-/// as a chain by the rewrites (`keep_conditions`), and with [`lane_strategy`] in place of the
-/// default strategy (another strategy stays as chosen).
+/// The configuration the library compiles a lane kernel with: `config` without store-to-load
+/// forwarding, which would fold the kernel's word area (its transposed message words, re-read
+/// at each use) back into registers that then spill (see `schedlab_kernels::md5_mb`), with the
+/// preheader's conjunction of per-lane range tests kept as a chain by the rewrites
+/// (`keep_conditions`), and with [`LANE_STRATEGY`] in place of the default strategy (another
+/// strategy stays as chosen).
 ///
 /// Reassociated into a balanced tree, the preheader's 16 tests of eight lanes are live at once
 /// beside the lanes' offsets and bounds; the register allocator then keeps the loop counter and
@@ -97,18 +73,14 @@ pub fn lane_config(config: &PipelineConfig) -> PipelineConfig {
 /// spill on AArch64 and 16 / 38 on x86_64 instead of 9 / 18 and 28 / 48, and the loop keeps
 /// every other rewrite (without the rewrites at all the block function is ≈ 20 % slower;
 /// `notes/md5-lanes.md`).
-pub fn lane_config_for(config: &PipelineConfig, target: Target) -> PipelineConfig {
-    lane_config_with(config, lane_strategy(target))
-}
-
-fn lane_config_with(config: &PipelineConfig, lane_strategy: &str) -> PipelineConfig {
+pub fn lane_config(config: &PipelineConfig) -> PipelineConfig {
     let default_strategy = config.strategy_entry.is_none()
         && config.strategy == schedlab_backend::pipeline::DEFAULT_STRATEGY;
     PipelineConfig {
         forward_stores: false,
         keep_conditions: true,
         strategy: if default_strategy {
-            lane_strategy.to_string()
+            LANE_STRATEGY.to_string()
         } else {
             config.strategy.clone()
         },
