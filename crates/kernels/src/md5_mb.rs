@@ -77,6 +77,8 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::FunctionBuilder;
 use rand::{Rng, SeedableRng, rngs::StdRng};
+use std::cell::Cell;
+use std::rc::Rc;
 
 /// Lanes in one `i32x4` group.
 pub const GROUP_LANES: usize = 4;
@@ -140,6 +142,31 @@ pub fn signature() -> Signature {
 struct VectorOps {
     /// The word area's address and this group's offset into it.
     words: WordArea,
+    /// The round constant of the step being built, shared by every group.
+    sine: Rc<SharedSine>,
+}
+
+/// The `vconst` of one step's round constant, made by the first group that adds it and reused
+/// by the others (which build the same step next): x86_64 loads a `vconst` into a register at
+/// each definition, so one per step instead of one per group and step saves a load per group
+/// but the first.
+#[derive(Default)]
+struct SharedSine(Cell<Option<(usize, Value)>>);
+
+impl SharedSine {
+    /// Step `step_index`'s constant (`sine`, splat), defined once.
+    fn get(&self, b: &mut FunctionBuilder, step_index: usize, sine: u32) -> Value {
+        if let Some((step, value)) = self.0.get()
+            && step == step_index
+        {
+            return value;
+        }
+        let bytes: Vec<u8> = (0..GROUP_LANES).flat_map(|_| sine.to_le_bytes()).collect();
+        let handle = b.func.dfg.constants.insert(ConstantData::from(bytes));
+        let value = b.ins().vconst(types::I32X4, handle);
+        self.0.set(Some((step_index, value)));
+        value
+    }
 }
 
 /// Where a group's transposed message words are kept between their uses.
@@ -154,9 +181,7 @@ impl StepOps for VectorOps {
     fn add_sine(&self, b: &mut FunctionBuilder, v: Value, step_index: usize) -> Value {
         // Round 3 is a subtraction with the constant minus one (`subtracts_round_i`).
         let sine = SINES[step_index].wrapping_sub(u32::from(step_index >= 48));
-        let bytes: Vec<u8> = (0..GROUP_LANES).flat_map(|_| sine.to_le_bytes()).collect();
-        let handle = b.func.dfg.constants.insert(ConstantData::from(bytes));
-        let k = b.ins().vconst(types::I32X4, handle);
+        let k = self.sine.get(b, step_index, sine);
         b.ins().iadd(v, k)
     }
 
@@ -289,6 +314,7 @@ pub fn compress_hybrid_lanes(groups: usize, scalar: usize) -> Function {
         let bp = loop_blocks.test_and_enter_body(b, IntCC::SignedLessThan, 0, blocks);
         let (j, lane_ofs) = (bp[0], &bp[1..=lanes]);
         let area = b.ins().stack_addr(types::I64, word_slot, 0);
+        let sine = Rc::new(SharedSine::default());
         let ops: Vec<VectorOps> = (0..groups)
             .map(|g| VectorOps {
                 words: WordArea {
@@ -296,6 +322,7 @@ pub fn compress_hybrid_lanes(groups: usize, scalar: usize) -> Function {
                     offset: GROUP_WORD_BYTES * g as i32,
                     flags: scratch_flags,
                 },
+                sine: Rc::clone(&sine),
             })
             .collect();
         // Per group and quarter block: the four lanes' rows, transposed into four words that go to
