@@ -19,7 +19,7 @@
 //! `finalize` drains its stream the same way. Where the target has a wider lane kernel
 //! ([`crate::WIDE_BATCH`]: 13 lanes on x86_64 beside the 9 of the batch kernel), a round runs it
 //! while at least as many streams as it has lanes have blocks pending (compiled in the
-//! background once such rounds have been seen); a round that drains a stream takes it only if
+//! background once such rounds have compressed [`crate::WIDE_THRESHOLD_BLOCKS`] blocks); a round that drains a stream takes it only if
 //! draining every pending stream then needs fewer lane slots. [`LaneEngine::stats`] counts the
 //! rounds (and the wide ones), the blocks per lane they stepped and how many lane slots held a
 //! stream's block.
@@ -358,6 +358,8 @@ impl Shared {
             drop(self.compress_alone(streams, id, data));
             return;
         };
+        // The update's blocks count once toward the wider kernel's compile.
+        let mut fresh = data.len() / BLOCK;
         loop {
             let slot = streams.slot(id);
             let pending = slot.pending_blocks();
@@ -372,7 +374,7 @@ impl Shared {
                 slot.append(&data[..take * BLOCK]);
                 data = &data[take * BLOCK..];
             }
-            let round_kernel = self.widen(&streams, id, kernel, data.len() / BLOCK);
+            let round_kernel = self.widen(&streams, id, kernel, std::mem::take(&mut fresh));
             let (partners, cap) = self.partners(&streams, id, round_kernel.lanes());
             if partners.is_empty() {
                 // Nobody to share lanes with now: compress all but what may wait.

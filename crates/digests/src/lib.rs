@@ -44,7 +44,9 @@ pub use jit_tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use lanes::{DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS};
 pub use multi::{LANE_STRATEGY, Lane, MultiCompressor, lane_config, state_index, state_words};
 pub use sha256::Sha256;
-pub use tiered_engine::{BATCH_GROUPS, BATCH_SCALAR, TieredEngine, WIDE_BATCH};
+pub use tiered_engine::{
+    BATCH_GROUPS, BATCH_SCALAR, TieredEngine, WIDE_BATCH, WIDE_THRESHOLD_BLOCKS,
+};
 
 digest::buffer_fixed!(
     /// MD5 hasher whose blocks are compressed by JIT-compiled code (see the crate docs).

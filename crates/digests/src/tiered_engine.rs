@@ -46,6 +46,15 @@ pub const WIDE_BATCH: Option<(usize, usize)> = if cfg!(target_arch = "x86_64") {
     None
 };
 
+/// Blocks that rounds with enough pending streams for the wider lane kernel ([`WIDE_BATCH`])
+/// must have compressed before it is compiled: 64 MiB. Compiling it costs about as much CPU as
+/// hashing 100 MiB in lanes (x12+s1 on x86_64: ≈ 86 M instructions under callgrind), for rounds
+/// ≈ 8 % faster, so a short run (`md5sum` over 64 files of 1 MiB, whose lane kernel compile
+/// already takes a noticeable share of its time) never starts it; a long-running server with
+/// many streams does, early in its life. With the code cache the compile happens once per
+/// build of the program and machine anyway.
+pub const WIDE_THRESHOLD_BLOCKS: u64 = 1 << 20;
+
 /// Tiered MD5: the single-stream kernel for [`Md5`] hashers, the multi-buffer kernel for
 /// [`TieredEngine::digest_many`] and lane engines, and the wider lane kernel ([`WIDE_BATCH`])
 /// for lane engines with many streams, each compiled in the background when enough work has
@@ -86,7 +95,7 @@ impl TieredEngine {
                 .map_err(|e| e.to_string())
             }),
             wide: WIDE_BATCH.map(|(groups, scalar)| {
-                Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
+                Tier::from_env(WIDE_THRESHOLD_BLOCKS, move || {
                     MultiCompressor::compile_hybrid_with_cache(
                         &lane_config(&wide_config),
                         groups,
