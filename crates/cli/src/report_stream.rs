@@ -12,8 +12,8 @@ use std::path::PathBuf;
 /// Jobs computed in parallel before their rows are printed: enough to keep every core busy
 /// and to disassemble many functions per llvm-objdump process (one per target and thread in
 /// each chunk), few enough that a 100,000-function run holds only this many rows and their
-/// code at a time (≈ 0.25 GB on the corpus; notes/real-programs.md, "Chunks of 2,048").
-pub const CHUNK: usize = 2048;
+/// code at a time (≈ 0.9 GB peak on the corpus; notes/real-programs.md, "Chunks of 8,192").
+pub const CHUNK: usize = 8192;
 
 /// How many of the default's largest losses the summary lists.
 const LOSSES: usize = 12;
