@@ -19,7 +19,8 @@
 //! `finalize` drains its stream the same way. Where the target has a wider lane kernel
 //! ([`crate::WIDE_BATCH`]: 13 lanes on x86_64 beside the 9 of the batch kernel), a round runs it
 //! while at least as many streams as it has lanes have blocks pending (compiled in the
-//! background once such rounds have compressed [`crate::WIDE_THRESHOLD_BLOCKS`] blocks); a round that drains a stream takes it only if
+//! background once updates that ran such rounds have brought
+//! [`crate::WIDE_THRESHOLD_BLOCKS`] blocks); a round that drains a stream takes it only if
 //! draining every pending stream then needs fewer lane slots. [`LaneEngine::stats`] counts the
 //! rounds (and the wide ones), the blocks per lane they stepped and how many lane slots held a
 //! stream's block.
