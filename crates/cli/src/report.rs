@@ -149,6 +149,11 @@ pub struct Row {
     /// Cycles per hot-loop iteration no modelled core beats: the lowest over the target's
     /// cores of max(recurrence, resource) ([`crate::report_cost`]).
     pub recurrence_bound: Option<f64>,
+    /// Whether the hot code those figures describe is a loop; `false`: straight-line code (no
+    /// loop without calls), costed run back to back, which the loop-cycle metric leaves out;
+    /// `null` without figures (and in rows written before the column).
+    #[serde(default)]
+    pub hot_code_is_loop: Option<bool>,
     /// schedlab's model per core, what `--mca` leads with: the schedule simulation on the
     /// x86_64 cores (never under the bound), the bound max(recurrence, resource) elsewhere.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -719,6 +724,7 @@ impl Row {
             loop_spills: None,
             loop_reloads: None,
             recurrence_bound: None,
+            hot_code_is_loop: None,
             model: None,
             mca_below_bound: None,
             model_bound: None,
@@ -903,7 +909,7 @@ fn csv(rows: &[Row]) -> String {
         all
     };
     let mut out = String::from(
-        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized,error,loop_spills,loop_reloads,recurrence_bound",
+        "kernel,strategy,target,spills,reloads,frame_bytes,insts,code_bytes,callee_saved,max_pressure,max_pressure_before,checks_per_block,checks_per_block_unoptimized,error,loop_spills,loop_reloads,recurrence_bound,hot_code_is_loop",
     );
     for cpu in &cpus {
         let _ = write!(out, ",mca_{cpu}");
@@ -938,10 +944,11 @@ fn csv(rows: &[Row]) -> String {
         );
         let _ = write!(
             out,
-            ",{},{},{}",
+            ",{},{},{},{}",
             opt(r.loop_spills),
             opt(r.loop_reloads),
-            r.recurrence_bound.map_or(String::new(), |b| b.to_string())
+            r.recurrence_bound.map_or(String::new(), |b| b.to_string()),
+            r.hot_code_is_loop.map_or(String::new(), |l| l.to_string())
         );
         for cpu in &cpus {
             let v = r.mca.as_ref().and_then(|m| m.get(cpu));

@@ -39,7 +39,10 @@ pub enum Metric {
     CodeBytes,
     /// Stack frame bytes.
     FrameBytes,
-    /// schedlab's modelled cycles per innermost-loop iteration (functions the model costs).
+    /// schedlab's modelled cycles per innermost-loop iteration: rows whose hot code is a loop
+    /// the model costs. Straight-line code's figure (run back to back, so it depends on which
+    /// registers one run's outputs and the next run's inputs happen to share) is left out;
+    /// rows written before `hot_code_is_loop` existed count as they did.
     LoopCycles,
     /// Compile time in microseconds.
     CompileTime,
@@ -56,7 +59,9 @@ impl Metric {
             Metric::Insts => n(r.insts),
             Metric::CodeBytes => n(r.code_bytes),
             Metric::FrameBytes => n(r.frame_bytes as usize),
-            Metric::LoopCycles => r.recurrence_bound,
+            Metric::LoopCycles => r
+                .recurrence_bound
+                .filter(|_| r.hot_code_is_loop != Some(false)),
             Metric::CompileTime => r.real.compile_us().map(|us| us as f64),
         }
     }
@@ -229,7 +234,7 @@ fn compare(
     }
     let cycles: Vec<f64> = paired
         .iter()
-        .filter_map(|(r, _)| r.recurrence_bound)
+        .filter_map(|(r, _)| Metric::LoopCycles.of(r))
         .collect();
     let (ratio_geomean, ratio_ci95) = mean_with_ci(&logs)
         .map(|(m, lo, hi)| {
@@ -489,5 +494,20 @@ mod tests {
         assert_eq!(program("regex.wasm:guard"), "regex.wasm:guard");
         assert_eq!(program("dir/f.clif:%add"), "dir/f.clif");
         assert_eq!(program("md5"), "md5");
+    }
+
+    #[test]
+    fn loop_cycles_leave_out_straight_line_code() {
+        let code = schedlab_backend::stats::CodeStats::default();
+        let mut row = Row::of_code("f", "balanced", schedlab_backend::Target::X86_64, &code);
+        row.recurrence_bound = Some(13.0);
+        // Written before the column: counted as before.
+        assert_eq!(Metric::LoopCycles.of(&row), Some(13.0));
+        row.hot_code_is_loop = Some(true);
+        assert_eq!(Metric::LoopCycles.of(&row), Some(13.0));
+        row.hot_code_is_loop = Some(false);
+        assert_eq!(Metric::LoopCycles.of(&row), None);
+        // Every other metric keeps the row.
+        assert_eq!(Metric::Insts.of(&row), Some(0.0));
     }
 }

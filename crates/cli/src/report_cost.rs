@@ -25,6 +25,8 @@ pub struct RowCost {
     pub loop_reloads: Option<usize>,
     /// The lowest of the per-core bounds: no modelled core runs an iteration faster.
     pub recurrence_bound: Option<f64>,
+    /// Whether the hot code is a loop (else straight-line code).
+    pub hot_code_is_loop: Option<bool>,
     /// What the report leads with per modelled core, cycles per iteration: the simulation
     /// where the core has one ([`schedlab_cost::LoopCost::lead`]), else the bound.
     pub model: BTreeMap<String, f64>,
@@ -101,6 +103,7 @@ pub fn fill(row: &mut Row, cost: RowCost) {
     row.loop_spills = cost.loop_spills;
     row.loop_reloads = cost.loop_reloads;
     row.recurrence_bound = cost.recurrence_bound;
+    row.hot_code_is_loop = cost.hot_code_is_loop;
 }
 
 fn cost_message(e: &CostError) -> String {
@@ -132,6 +135,7 @@ fn row_cost_of(
                 loop_spills: Some(cost.spills.spills),
                 loop_reloads: Some(cost.spills.reloads),
                 recurrence_bound,
+                hot_code_is_loop: Some(cost.is_loop),
                 model,
                 bound,
             }

@@ -391,6 +391,8 @@ fn no_mca_figure_is_below_the_bound_unless_marked() {
     let mut marked = 0;
     for row in rows {
         let bound = row["recurrence_bound"].as_f64().expect("a bound per row");
+        // The kernels' hot code is their loop.
+        assert_eq!(row["hot_code_is_loop"], true, "{row}");
         let model = row["model"].as_object().expect("own model per core");
         let mca = row["mca"].as_object().expect("llvm-mca per core");
         let below: Vec<&str> = row["mca_below_bound"]
