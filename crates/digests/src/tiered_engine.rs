@@ -47,13 +47,13 @@ pub const WIDE_BATCH: Option<(usize, usize)> = if cfg!(target_arch = "x86_64") {
 };
 
 /// Blocks that rounds with enough pending streams for the wider lane kernel ([`WIDE_BATCH`])
-/// must have compressed before it is compiled: 64 MiB. Compiling it costs about as much CPU as
+/// must have brought before it is compiled: 128 MiB. Compiling it costs about as much CPU as
 /// hashing 100 MiB in lanes (x12+s1 on x86_64: ≈ 86 M instructions under callgrind), for rounds
-/// ≈ 8 % faster, so a short run (`md5sum` over 64 files of 1 MiB, whose lane kernel compile
-/// already takes a noticeable share of its time) never starts it; a long-running server with
+/// ≈ 8 % faster, so a short run (`md5sum` over 64 files of 1 MiB, 64 MiB in all, whose lane
+/// kernel compile already takes a noticeable share of its time) never starts it; a long-running server with
 /// many streams does, early in its life. With the code cache the compile happens once per
 /// build of the program and machine anyway.
-pub const WIDE_THRESHOLD_BLOCKS: u64 = 1 << 20;
+pub const WIDE_THRESHOLD_BLOCKS: u64 = 1 << 21;
 
 /// Tiered MD5: the single-stream kernel for [`Md5`] hashers, the multi-buffer kernel for
 /// [`TieredEngine::digest_many`] and lane engines, and the wider lane kernel ([`WIDE_BATCH`])
