@@ -55,6 +55,20 @@ pub const WIDE_BATCH: Option<(usize, usize)> = if cfg!(target_arch = "x86_64") {
 /// build of the program and machine anyway.
 pub const WIDE_THRESHOLD_BLOCKS: u64 = 1 << 21;
 
+/// A tier compiling the lane kernel of `(groups, scalar)` with [`lane_config`] of `config`
+/// (through the code cache) once `threshold` blocks have been seen.
+fn lane_tier(
+    config: &PipelineConfig,
+    (groups, scalar): (usize, usize),
+    threshold: u64,
+) -> Tier<MultiCompressor> {
+    let config = lane_config(config);
+    Tier::from_env(threshold, move || {
+        MultiCompressor::compile_hybrid_with_cache(&config, groups, scalar, &CodeCache::from_env())
+            .map_err(|e| e.to_string())
+    })
+}
+
 /// Tiered MD5: the single-stream kernel for [`Md5`] hashers, the multi-buffer kernel for
 /// [`TieredEngine::digest_many`] and lane engines, and the wider lane kernel ([`WIDE_BATCH`])
 /// for lane engines with many streams, each compiled in the background when enough work has
@@ -79,32 +93,14 @@ impl TieredEngine {
     /// The engine of `config`, honouring [`crate::JIT_ENV`] (leaked: hashers hold `&'static`
     /// references to it).
     pub(crate) fn leak(config: PipelineConfig) -> &'static Self {
-        let batch_config = config.clone();
-        let wide_config = config.clone();
+        let batch = lane_tier(&config, (BATCH_GROUPS, BATCH_SCALAR), JIT_THRESHOLD_BLOCKS);
+        let wide = WIDE_BATCH.map(|shape| lane_tier(&config, shape, WIDE_THRESHOLD_BLOCKS));
         Box::leak(Box::new(Self {
             single: Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
                 Compressor::compile(&config).map_err(|e| e.to_string())
             }),
-            batch: Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
-                MultiCompressor::compile_hybrid_with_cache(
-                    &lane_config(&batch_config),
-                    BATCH_GROUPS,
-                    BATCH_SCALAR,
-                    &CodeCache::from_env(),
-                )
-                .map_err(|e| e.to_string())
-            }),
-            wide: WIDE_BATCH.map(|(groups, scalar)| {
-                Tier::from_env(WIDE_THRESHOLD_BLOCKS, move || {
-                    MultiCompressor::compile_hybrid_with_cache(
-                        &lane_config(&wide_config),
-                        groups,
-                        scalar,
-                        &CodeCache::from_env(),
-                    )
-                    .map_err(|e| e.to_string())
-                })
-            }),
+            batch,
+            wide,
         }))
     }
 
