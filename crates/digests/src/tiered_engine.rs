@@ -37,7 +37,7 @@ pub const BATCH_SCALAR: usize = if cfg!(target_arch = "x86_64") { 1 } else { 0 }
 
 /// The wider lane kernel a [`crate::LaneEngine`] switches to while at least as many streams as
 /// it has lanes have blocks pending: (vector groups, scalar lanes). On x86_64 three groups and
-/// a scalar lane (13 lanes; block function 6.2× OpenSSL against 5.6× for the nine-lane batch
+/// a scalar lane (13 lanes; block function 6.6× OpenSSL against 6.0× for the nine-lane batch
 /// kernel on Zen 4, but slower per stream while fewer than about 12 streams fill it;
 /// `notes/md5-lanes.md`); none elsewhere (not measured).
 pub const WIDE_BATCH: Option<(usize, usize)> = if cfg!(target_arch = "x86_64") {
@@ -50,9 +50,9 @@ pub const WIDE_BATCH: Option<(usize, usize)> = if cfg!(target_arch = "x86_64") {
 /// must have brought before it is compiled: 128 MiB. Compiling it costs about as much CPU as
 /// hashing 100 MiB in lanes (x12+s1 on x86_64: ≈ 86 M instructions under callgrind), for rounds
 /// ≈ 8 % faster, so a short run (`md5sum` over 64 files of 1 MiB, 64 MiB in all, whose lane
-/// kernel compile already takes a noticeable share of its time) never starts it; a long-running server with
-/// many streams does, early in its life. With the code cache the compile happens once per
-/// build of the program and machine anyway.
+/// kernel compile already takes a noticeable share of its time) never starts it; a
+/// long-running server with many streams does, early in its life. With the code cache the
+/// compile happens once per build of the program and machine anyway.
 pub const WIDE_THRESHOLD_BLOCKS: u64 = 1 << 21;
 
 /// A tier compiling the lane kernel of `(groups, scalar)` with [`lane_config`] of `config`
