@@ -30,8 +30,8 @@ fn portable_digest(message: &[u8]) -> Output<Md5> {
 pub const BATCH_GROUPS: usize = 2;
 
 /// Scalar lanes of the batch kernel after its groups: one on x86_64, where the general
-/// registers run a ninth lane's 64 steps beside the vector chains (block function 5.6× OpenSSL
-/// against 5.05× for x8 on Zen 4; `notes/md5-lanes.md`), none elsewhere (AArch64 and s390x
+/// registers run a ninth lane's 64 steps beside the vector chains (block function 6.0× OpenSSL
+/// against 5.4× for x8 on Zen 4; `notes/md5-mb.md`), none elsewhere (AArch64 and s390x
 /// keep the x8 kernel, not measured with scalar lanes).
 pub const BATCH_SCALAR: usize = if cfg!(target_arch = "x86_64") { 1 } else { 0 };
 
