@@ -288,19 +288,19 @@ impl Shared {
         }
     }
 
-    /// The wider lane kernel ([`crate::WIDE_BATCH`]) in place of `kernel` for a round of stream
-    /// `id` when at least as many streams as it has lanes, `id` included, have blocks pending
-    /// and it is compiled (otherwise `blocks` count toward its compile); `kernel` itself for an
+    /// The wider lane kernel ([`crate::WIDE_BATCH`]) in place of `kernel` for a round when
+    /// `pending()` streams (the caller's included; counted only where a wider kernel may run)
+    /// have blocks pending, at least as many as it has lanes, and it is compiled (otherwise `blocks` count toward its compile); `kernel` itself for an
     /// engine with a kernel of its own, for portable rounds and where the target has none.
     /// With fewer streams the narrower kernel's rounds cost less per stream block: idle lanes
     /// cost as much as busy ones.
-    fn widen(&self, streams: &Streams, id: usize, kernel: Rounds, blocks: usize) -> Rounds {
+    fn widen(&self, pending: impl FnOnce() -> usize, kernel: Rounds, blocks: usize) -> Rounds {
         let (Rounds::Jit(_), None, Some(wide_lanes)) =
             (kernel, self.fixed, self.tiered.wide_lanes())
         else {
             return kernel;
         };
-        if 1 + streams.others_pending(id) < wide_lanes {
+        if pending() < wide_lanes {
             return kernel;
         }
         match self.tiered.wide_kernel_or_count(blocks as u64) {
@@ -315,16 +315,16 @@ impl Shared {
     /// streams take one round of 13 and one of 9 lanes (3 busy) after a wide start, but two
     /// rounds of 9 without.
     fn widen_to_drain(&self, streams: &Streams, id: usize, kernel: Rounds) -> Rounds {
-        match self.widen(streams, id, kernel, 0) {
-            Rounds::Wide(wide) => {
-                let pending = 1 + streams.others_pending(id);
-                if fewer_slots_starting_wide(pending, kernel.lanes(), wide.lanes()) {
-                    Rounds::Wide(wide)
-                } else {
-                    kernel
-                }
+        // Counted once, and only where a wider kernel may run.
+        let counted = std::cell::OnceCell::new();
+        let pending = || *counted.get_or_init(|| 1 + streams.others_pending(id));
+        match self.widen(pending, kernel, 0) {
+            Rounds::Wide(wide)
+                if fewer_slots_starting_wide(pending(), kernel.lanes(), wide.lanes()) =>
+            {
+                Rounds::Wide(wide)
             }
-            same => same,
+            _ => kernel,
         }
     }
 
@@ -375,7 +375,8 @@ impl Shared {
                 slot.append(&data[..take * BLOCK]);
                 data = &data[take * BLOCK..];
             }
-            let round_kernel = self.widen(&streams, id, kernel, std::mem::take(&mut fresh));
+            let pending_streams = || 1 + streams.others_pending(id);
+            let round_kernel = self.widen(pending_streams, kernel, std::mem::take(&mut fresh));
             let (partners, cap) = self.partners(&streams, id, round_kernel.lanes());
             if partners.is_empty() {
                 // Nobody to share lanes with now: compress all but what may wait.
