@@ -20,9 +20,9 @@
 //!    reloads 0.844 → 0.865 of stock's, aarch64 0.927 → 0.972).
 //! 2. **Value numbering.** Walking the blocks in a reverse postorder, a load of memory nothing
 //!    in the function writes, identical to one in a dominating position, becomes that one's
-//!    result; so does an integer extension (`uextend`, `sextend`: Wasm's widened indices)
-//!    identical to one in a dominating block other than its own. Other pure duplicates stay
-//!    (see `number_values`).
+//!    result; so does an integer extension (`uextend`, `sextend`: Wasm's widened indices), or
+//!    an `iadd` of such an extension to a base (a heap address), identical to one in a
+//!    dominating block other than its own. Other pure duplicates stay (see `number_values`).
 //! 3. **Boolean tests.** `icmp ne c, 0` of a comparison's result `c` (possibly zero-extended)
 //!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
 //!    fuses the comparison with the branch instead of materialising a flag in a register.
@@ -53,7 +53,8 @@ pub struct HoistStats {
     pub loads_hoisted: usize,
     /// Loads of a loop replaced by an identical load hoisted from it.
     pub loads_shared_in_loops: usize,
-    /// Integer extensions replaced by an identical one in a dominating block.
+    /// Integer extensions, and additions of one to a base, replaced by an identical one in a
+    /// dominating block.
     pub pure_numbered: usize,
     /// Loads of never-written memory replaced by an identical dominating one.
     pub loads_numbered: usize,
@@ -251,7 +252,10 @@ fn hoist_loops(
 
 /// Shares identical loads of memory nothing in the function writes where the earlier one
 /// dominates the later one, and identical integer extensions (`uextend`, `sextend`: a Wasm
-/// index widened for an address) where it does so from another block. Other pure duplicates
+/// index widened for an address) and additions of one to a base (the address itself) where
+/// it does so from another block: a loop that reads `heap + uextend(i) + 16` in one block and
+/// `+ 20` in the next then computes the address once, as the e-graph's code does
+/// (`notes/real-programs.md`, "Where tree-sitter loses"). Other pure duplicates
 /// stay: sharing them only lengthens live ranges. Within a block, SHA-256's `Maj` would keep
 /// the last round's `b & c` (x86_64: 221 → 252 spills in `balanced`); across blocks, sharing
 /// `isub`/`iadd` cost squareToLen a spill on s390x, and on a corpus shard saved no loop cycles.
@@ -274,10 +278,10 @@ fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut Hoist
             next = func.layout.next_inst(inst);
             let effect = Effect::of(func, inst);
             let pure = is_pure_with(func, inst, effect)
-                && matches!(
+                && (matches!(
                     func.dfg.insts[inst].opcode(),
                     Opcode::Uextend | Opcode::Sextend
-                );
+                ) || is_extended_index_address(func, inst, &replaced));
             let load = !pure
                 && load_shape(func, inst, effect)
                     .is_some_and(|(r, ro, _)| writes.never_written(r, ro));
@@ -329,6 +333,28 @@ fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut Hoist
             }
         }
     }
+}
+
+/// Whether `inst` is `iadd` of an extended index (`uextend`/`sextend`, possibly one `replaced`
+/// by a dominating twin) to a base: the address arithmetic a Wasm heap access repeats in
+/// each block that touches the same element.
+fn is_extended_index_address(
+    func: &Function,
+    inst: Inst,
+    replaced: &SecondaryMap<Value, PackedOption<Value>>,
+) -> bool {
+    let InstructionData::Binary {
+        opcode: Opcode::Iadd,
+        args,
+    } = func.dfg.insts[inst]
+    else {
+        return false;
+    };
+    args.iter().any(|&v| {
+        let v = replaced[v].expand().unwrap_or(v);
+        matches!(func.dfg.value_def(v), ValueDef::Result(def, _)
+            if matches!(func.dfg.insts[def].opcode(), Opcode::Uextend | Opcode::Sextend))
+    })
 }
 
 /// `c` when `v` is a comparison's result, possibly zero-extended.

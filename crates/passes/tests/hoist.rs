@@ -34,7 +34,9 @@ use common::{interpreter, parse, verify};
 /// - `v24` reads the written buffer: stays;
 /// - `v25 = udiv v0, v2` may trap (and is only reached when `v2 != 0`): stays;
 /// - `v56 = uextend v52` repeats the header's `v53`: becomes `v53`; `v58` repeats it in its
-///   own block, `v29` and `v30` repeat `v26` (an `iadd`, not an extension): they stay;
+///   own block, `v29` and `v30` repeat `v26` (an `iadd` of no extension): they stay;
+/// - `v61 = iadd v1, v56` repeats the header's address `v60 = iadd v1, v53` once `v56` is
+///   `v53`: becomes `v60`; `v64` repeats `v60` in its own block: stays;
 /// - `v28 = icmp ne (uextend (icmp ...)), 0` is the comparison itself, and the header's `brif`
 ///   on a zero-extended comparison tests the comparison.
 const LOOP: &str = "
@@ -58,6 +60,8 @@ block1(v10: i64):
     v52 = ireduce.i32 v10
     v53 = uextend.i64 v52
     v58 = uextend.i64 v52
+    v60 = iadd v1, v53
+    v64 = iadd v1, v53
     v50 = iconst.i64 5
     v11 = icmp slt v10, v50
     v40 = uextend.i32 v11
@@ -89,7 +93,9 @@ block4(v33: i64):
     v35 = iadd v34, v23
     v56 = uextend.i64 v52
     v55 = iadd v35, v56
-    store notrap aligned region1 v55, v4
+    v61 = iadd v1, v56
+    v62 = iadd v55, v61
+    store notrap aligned region1 v62, v4
     v51 = iconst.i64 1
     v36 = iadd v10, v51
     jump block1(v36)
@@ -163,6 +169,8 @@ fn each_rewrite_happens_where_it_may() {
     // earlier values).
     assert_eq!(operands_of(&func, 32)[1], value(&func, 21), "{text}");
     assert_eq!(operands_of(&func, 55)[1], value(&func, 53), "{text}");
+    assert_eq!(operands_of(&func, 62)[1], value(&func, 60), "{text}");
+    assert_eq!(block_of(&func, value(&func, 64)), Some(block(1)), "{text}");
     assert_eq!(operands_of(&func, 31)[0], value(&func, 30), "{text}");
     assert_eq!(block_of(&func, value(&func, 30)), Some(block(3)), "{text}");
     assert_eq!(block_of(&func, value(&func, 58)), Some(block(1)), "{text}");
@@ -188,7 +196,7 @@ fn each_rewrite_happens_where_it_may() {
         hoist::HoistStats {
             loads_hoisted: 2,
             loads_shared_in_loops: 1,
-            pure_numbered: 1,
+            pure_numbered: 2,
             loads_numbered: 0,
             conditions_simplified: 2,
         },
