@@ -20,9 +20,10 @@
 //!    reloads 0.844 → 0.865 of stock's, aarch64 0.927 → 0.972).
 //! 2. **Value numbering.** Walking the blocks in a reverse postorder, a load of memory nothing
 //!    in the function writes, identical to one in a dominating position, becomes that one's
-//!    result; so does an integer extension (`uextend`, `sextend`: Wasm's widened indices), or
-//!    an `iadd` of such an extension to a base (a heap address), identical to one in a
-//!    dominating block other than its own. Other pure duplicates stay (see `number_values`).
+//!    result; so does an integer extension (`uextend`, `sextend`: Wasm's widened indices)
+//!    identical to one in a dominating block other than its own, and an `iadd` of such an
+//!    extension to a base (a heap address) identical to one in another dominating block of
+//!    the same innermost loop. Other pure duplicates stay (see `number_values`).
 //! 3. **Boolean tests.** `icmp ne c, 0` of a comparison's result `c` (possibly zero-extended)
 //!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
 //!    fuses the comparison with the branch instead of materialising a flag in a register.
@@ -53,8 +54,8 @@ pub struct HoistStats {
     pub loads_hoisted: usize,
     /// Loads of a loop replaced by an identical load hoisted from it.
     pub loads_shared_in_loops: usize,
-    /// Integer extensions, and additions of one to a base, replaced by an identical one in a
-    /// dominating block.
+    /// Integer extensions, and additions of one to a base within a loop, replaced by an
+    /// identical one in a dominating block.
     pub pure_numbered: usize,
     /// Loads of never-written memory replaced by an identical dominating one.
     pub loads_numbered: usize,
@@ -83,7 +84,7 @@ pub fn run(func: &mut Function) -> HoistStats {
         // Operands then name values directly again, so identical instructions compare equal.
         func.dfg.resolve_all_aliases();
     }
-    number_values(func, &domtree, &mut stats);
+    number_values(func, &domtree, &loops, &mut stats);
     simplify_conditions(func, &mut stats);
     func.dfg.resolve_all_aliases();
     stats
@@ -252,14 +253,22 @@ fn hoist_loops(
 
 /// Shares identical loads of memory nothing in the function writes where the earlier one
 /// dominates the later one, and identical integer extensions (`uextend`, `sextend`: a Wasm
-/// index widened for an address) and additions of one to a base (the address itself) where
-/// it does so from another block: a loop that reads `heap + uextend(i) + 16` in one block and
-/// `+ 20` in the next then computes the address once, as the e-graph's code does
-/// (`notes/real-programs.md`, "Where tree-sitter loses"). Other pure duplicates
-/// stay: sharing them only lengthens live ranges. Within a block, SHA-256's `Maj` would keep
+/// index widened for an address) where it does so from another block, and additions of one
+/// to a base (the address itself) where it does so from another block of the same innermost
+/// loop: a loop that reads `heap + uextend(i) + 16` in one block and `+ 20` in the next then
+/// computes the address once, as the e-graph's code does (`notes/real-programs.md`, "Where
+/// tree-sitter loses"); outside loops, or from an enclosing loop, sharing the address saves
+/// no loop cycles and keeps a register (on a corpus shard, aarch64 spills + reloads 0.913 of
+/// stock's within loops, 0.927 everywhere). Other pure duplicates stay: sharing them only
+/// lengthens live ranges. Within a block, SHA-256's `Maj` would keep
 /// the last round's `b & c` (x86_64: 221 → 252 spills in `balanced`); across blocks, sharing
 /// `isub`/`iadd` cost squareToLen a spill on s390x, and on a corpus shard saved no loop cycles.
-fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut HoistStats) {
+fn number_values(
+    func: &mut Function,
+    domtree: &DominatorTree,
+    loops: &LoopAnalysis,
+    stats: &mut HoistStats,
+) {
     let mut writes = Writes::default();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {
@@ -277,11 +286,14 @@ fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut Hoist
         while let Some(inst) = next {
             next = func.layout.next_inst(inst);
             let effect = Effect::of(func, inst);
-            let pure = is_pure_with(func, inst, effect)
-                && (matches!(
-                    func.dfg.insts[inst].opcode(),
-                    Opcode::Uextend | Opcode::Sextend
-                ) || is_extended_index_address(func, inst, &replaced));
+            let pure_candidate = is_pure_with(func, inst, effect);
+            let address = pure_candidate && is_extended_index_address(func, inst, &replaced);
+            let pure = address
+                || pure_candidate
+                    && matches!(
+                        func.dfg.insts[inst].opcode(),
+                        Opcode::Uextend | Opcode::Sextend
+                    );
             let load = !pure
                 && load_shape(func, inst, effect)
                     .is_some_and(|(r, ro, _)| writes.never_written(r, ro));
@@ -303,7 +315,9 @@ fn number_values(func: &mut Function, domtree: &DominatorTree, stats: &mut Hoist
             }
             let hash = key_hash(func, inst);
             let shares = |func: &Function, e: Inst| {
-                (load || func.layout.inst_block(e) != Some(block))
+                let e_block = func.layout.inst_block(e);
+                (load || e_block != Some(block))
+                    && (!address || e_block.is_some_and(|b| same_loop(loops, b, block)))
                     && same_key(func, e, inst)
                     && domtree.dominates(e, inst, &func.layout)
             };
@@ -355,6 +369,12 @@ fn is_extended_index_address(
         matches!(func.dfg.value_def(v), ValueDef::Result(def, _)
             if matches!(func.dfg.insts[def].opcode(), Opcode::Uextend | Opcode::Sextend))
     })
+}
+
+/// Whether blocks `a` and `b` are in the same innermost loop (not both outside every loop).
+fn same_loop(loops: &LoopAnalysis, a: Block, b: Block) -> bool {
+    let inner = loops.innermost_loop(b);
+    inner.is_some() && loops.innermost_loop(a) == inner
 }
 
 /// `c` when `v` is a comparison's result, possibly zero-extended.

@@ -36,7 +36,8 @@ use common::{interpreter, parse, verify};
 /// - `v56 = uextend v52` repeats the header's `v53`: becomes `v53`; `v58` repeats it in its
 ///   own block, `v29` and `v30` repeat `v26` (an `iadd` of no extension): they stay;
 /// - `v61 = iadd v1, v56` repeats the header's address `v60 = iadd v1, v53` once `v56` is
-///   `v53`: becomes `v60`; `v64` repeats `v60` in its own block: stays;
+///   `v53`: becomes `v60`; `v64` repeats `v60` in its own block and `v65` after the loop
+///   (where sharing saves no loop cycles): they stay;
 /// - `v28 = icmp ne (uextend (icmp ...)), 0` is the comparison itself, and the header's `brif`
 ///   on a zero-extended comparison tests the comparison.
 const LOOP: &str = "
@@ -101,6 +102,7 @@ block4(v33: i64):
     jump block1(v36)
 
 block5:
+    v65 = iadd v1, v53
     v37 = load.i64 notrap aligned region1 v4
     return v37
 }
@@ -171,6 +173,7 @@ fn each_rewrite_happens_where_it_may() {
     assert_eq!(operands_of(&func, 55)[1], value(&func, 53), "{text}");
     assert_eq!(operands_of(&func, 62)[1], value(&func, 60), "{text}");
     assert_eq!(block_of(&func, value(&func, 64)), Some(block(1)), "{text}");
+    assert_eq!(block_of(&func, value(&func, 65)), Some(block(5)), "{text}");
     assert_eq!(operands_of(&func, 31)[0], value(&func, 30), "{text}");
     assert_eq!(block_of(&func, value(&func, 30)), Some(block(3)), "{text}");
     assert_eq!(block_of(&func, value(&func, 58)), Some(block(1)), "{text}");
