@@ -146,6 +146,15 @@ fn same_key(func: &Function, a: Inst, b: Inst) -> bool {
         && func.dfg.ctrl_typevar(a) == func.dfg.ctrl_typevar(b)
 }
 
+/// Makes `inst`'s operands name values directly rather than aliases (of instructions shared
+/// earlier in the pass), so that identical instructions compare equal.
+fn resolve_args(func: &mut Function, inst: Inst) {
+    for i in 0..func.dfg.inst_args(inst).len() {
+        let resolved = func.dfg.resolve_aliases(func.dfg.inst_args(inst)[i]);
+        func.dfg.inst_args_mut(inst)[i] = resolved;
+    }
+}
+
 /// The block defining `v`.
 fn def_block(func: &Function, v: Value) -> Option<Block> {
     match func.dfg.value_def(v) {
@@ -223,7 +232,9 @@ fn hoist_loops(
                 };
                 if writes.never_written(region, readonly) {
                     // Identical to a load hoisted from this loop: that load ran (without
-                    // trapping) at the same address, and the loop does not write there.
+                    // trapping) at the same address, and the loop does not write there. An
+                    // address may be a load shared a moment ago: compare what it names.
+                    resolve_args(func, inst);
                     let hash = key_hash(func, inst);
                     let earlier = hoisted_loads
                         .get(&hash)

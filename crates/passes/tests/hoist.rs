@@ -211,6 +211,49 @@ fn each_rewrite_happens_where_it_may() {
     }
 }
 
+/// A loop reading a pointer from `vmctx` and then through it, in two blocks: the second
+/// block's pointer is shared with the first's, and so the load through it must be too (its
+/// address names the shared load only through an alias).
+const CHAINED: &str = "
+function %g(i64, i64) -> i64 {
+    region0 = 1 \"vmctx\"
+
+block0(v0: i64, v1: i64):
+    v2 = iconst.i64 0
+    jump block1(v2)
+
+block1(v10: i64):
+    v11 = load.i64 notrap aligned can_move region0 v0+8
+    v12 = load.i64 notrap aligned can_move region0 v11
+    v13 = iadd v10, v12
+    brif v13, block2, block3
+
+block2:
+    v20 = load.i64 notrap aligned can_move region0 v0+8
+    v21 = load.i64 notrap aligned can_move region0 v20
+    v22 = iadd v13, v21
+    jump block1(v22)
+
+block3:
+    return v10
+}
+";
+
+#[test]
+fn a_load_through_a_shared_pointer_is_shared() {
+    let mut func = parse(CHAINED);
+    let stats = hoist::run(&mut func);
+    verify(&func);
+    let text = func.display().to_string();
+    assert_eq!(operands_of(&func, 22)[1], value(&func, 12), "{text}");
+    assert_eq!(block_of(&func, value(&func, 12)), Some(block(0)), "{text}");
+    assert_eq!(
+        (stats.loads_hoisted, stats.loads_shared_in_loops),
+        (2, 2),
+        "{text}"
+    );
+}
+
 /// A header load in a loop whose header is entered from a conditional branch: it could run
 /// where it did not (the loop not taken), so it stays.
 const GUARDED: &str = "
