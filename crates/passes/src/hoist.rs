@@ -21,8 +21,8 @@
 //! 2. **Value numbering.** Walking the blocks in a reverse postorder, a load of memory nothing
 //!    in the function writes, identical to one in a dominating position, becomes that one's
 //!    result; so does an integer extension (`uextend`, `sextend`: Wasm's widened indices)
-//!    identical to one in a dominating block other than its own, and an `iadd` of such an
-//!    extension to a base (a heap address) identical to one in another dominating block of
+//!    identical to one in another dominating block, or in its own block inside a loop, and an
+//!    `iadd` of such an extension to a base (a heap address) identical to a dominating one of
 //!    the same innermost loop. Other pure duplicates stay (see `number_values`).
 //! 3. **Boolean tests.** `icmp ne c, 0` of a comparison's result `c` (possibly zero-extended)
 //!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
@@ -55,7 +55,7 @@ pub struct HoistStats {
     /// Loads of a loop replaced by an identical load hoisted from it.
     pub loads_shared_in_loops: usize,
     /// Integer extensions, and additions of one to a base within a loop, replaced by an
-    /// identical one in a dominating block.
+    /// identical dominating one.
     pub pure_numbered: usize,
     /// Loads of never-written memory replaced by an identical dominating one.
     pub loads_numbered: usize,
@@ -263,16 +263,17 @@ fn hoist_loops(
 }
 
 /// Shares identical loads of memory nothing in the function writes where the earlier one
-/// dominates the later one, and identical integer extensions (`uextend`, `sextend`: a Wasm
-/// index widened for an address) where it does so from another block, and additions of one
-/// to a base (the address itself) where it does so from another block of the same innermost
-/// loop: a loop that reads `heap + uextend(i) + 16` in one block and `+ 20` in the next then
-/// computes the address once, as the e-graph's code does (`notes/real-programs.md`, "Where
-/// tree-sitter loses"); outside loops, or from an enclosing loop, sharing the address saves
-/// no loop cycles and keeps a register (on a corpus shard, aarch64 spills + reloads 0.913 of
-/// stock's within loops, 0.927 everywhere). Other pure duplicates stay: sharing them only
-/// lengthens live ranges. Within a block, SHA-256's `Maj` would keep
-/// the last round's `b & c` (x86_64: 221 → 252 spills in `balanced`); across blocks, sharing
+/// dominates the later one; identical integer extensions (`uextend`, `sextend`: a Wasm index
+/// widened for an address) where it does so from another block, or from the same block
+/// inside a loop; and additions of one to a base (the address itself) where it does so from
+/// the same innermost loop, its own block included. A loop that reads
+/// `heap + uextend(i) + 16` in one block and `+ 20` in the next, or several fields in one
+/// block, then computes the address once, as the e-graph's code does
+/// (`notes/real-programs.md`, "Where tree-sitter loses"). Outside loops sharing an address
+/// saves no loop cycles and keeps a register (on a corpus shard, aarch64 spills + reloads
+/// 0.913 of stock's when only loops share it, 0.927 everywhere). Other pure duplicates stay:
+/// sharing them only lengthens live ranges. Within a block, SHA-256's `Maj` would keep the
+/// last round's `b & c` (x86_64: 221 → 252 spills in `balanced`); across blocks, sharing
 /// `isub`/`iadd` cost squareToLen a spill on s390x, and on a corpus shard saved no loop cycles.
 fn number_values(
     func: &mut Function,
@@ -327,8 +328,9 @@ fn number_values(
             let hash = key_hash(func, inst);
             let shares = |func: &Function, e: Inst| {
                 let e_block = func.layout.inst_block(e);
-                (load || e_block != Some(block))
-                    && (!address || e_block.is_some_and(|b| same_loop(loops, b, block)))
+                let in_loop = e_block.is_some_and(|b| same_loop(loops, b, block));
+                (load || e_block != Some(block) || in_loop)
+                    && (!address || in_loop)
                     && same_key(func, e, inst)
                     && domtree.dominates(e, inst, &func.layout)
             };
