@@ -1,4 +1,5 @@
-//! Loop-invariant loads, value numbering and boolean tests: what Cranelift's e-graph does to a
+//! Loop-invariant loads, value numbering, boolean tests and division by constants: what
+//! Cranelift's e-graph does to a
 //! Wasm function's loops that the pipeline without it missed, as far as it pays
 //! (`notes/real-programs.md`, "Why the default's loops model slower than stock without the
 //! e-graph").
@@ -27,6 +28,9 @@
 //! 3. **Boolean tests.** `icmp ne c, 0` of a comparison's result `c` (possibly zero-extended)
 //!    is `c`; `brif` on a zero-extended comparison tests the comparison. Code generation then
 //!    fuses the comparison with the branch instead of materialising a flag in a register.
+//! 4. **Division by constants.** `udiv`/`urem` of an `i32` or `i64` by a non-zero constant
+//!    becomes a multiplication by its reciprocal ([`crate::divide`]), as the e-graph's rules
+//!    do: a hardware divide is tens of cycles in a loop (sqlite's digit loops).
 //!
 //! Every rewrite keeps what the function computes: a moved load reads the bytes it read in the
 //! loop, once on entry (a header load: only where the loop was entered; a `can_move` one
@@ -61,6 +65,9 @@ pub struct HoistStats {
     pub loads_numbered: usize,
     /// Boolean tests simplified (an `icmp ne c, 0` removed or a `brif` retargeted).
     pub conditions_simplified: usize,
+    /// Unsigned divisions and remainders by a constant turned into multiplications
+    /// ([`crate::divide`]).
+    pub divisions_by_constants: usize,
 }
 
 impl HoistStats {
@@ -71,7 +78,7 @@ impl HoistStats {
     }
 }
 
-/// Runs the three rewrites on `func` (see the module documentation).
+/// Runs the four rewrites on `func` (see the module documentation).
 pub fn run(func: &mut Function) -> HoistStats {
     func.dfg.resolve_all_aliases();
     let mut stats = HoistStats::default();
@@ -86,6 +93,7 @@ pub fn run(func: &mut Function) -> HoistStats {
     }
     number_values(func, &domtree, &loops, &mut stats);
     simplify_conditions(func, &mut stats);
+    stats.divisions_by_constants = crate::divide::run(func);
     func.dfg.resolve_all_aliases();
     stats
 }

@@ -210,6 +210,7 @@ fn each_rewrite_happens_where_it_may() {
             pure_numbered: 4,
             loads_numbered: 0,
             conditions_simplified: 2,
+            divisions_by_constants: 0,
         },
         "{text}"
     );
@@ -260,6 +261,92 @@ fn a_load_through_a_shared_pointer_is_shared() {
         (2, 2),
         "{text}"
     );
+}
+
+/// `udiv` and `urem` of an `i32` and an `i64` by constants `d32` and `d64`, and a `udiv` by a
+/// zero constant (it traps: left alone).
+fn divisions(d32: u32, d64: u64) -> Function {
+    parse(&format!(
+        "
+function %div(i32, i64) -> i32, i32, i64, i64 {{
+block0(v0: i32, v1: i64):
+    v2 = iconst.i32 {d32}
+    v3 = udiv v0, v2
+    v4 = urem v0, v2
+    v5 = iconst.i64 {d64}
+    v6 = udiv v1, v5
+    v7 = urem v1, v5
+    brif v0, block1, block2
+
+block1:
+    return v3, v4, v6, v7
+
+block2:
+    v8 = iconst.i32 0
+    v9 = udiv v0, v8
+    return v9, v4, v6, v7
+}}
+"
+    ))
+}
+
+#[test]
+fn divisions_by_constants_compute_the_same_without_a_divide() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut divisors: Vec<(u32, u64)> = vec![
+        (1, 1),
+        (2, 8),
+        (3, 7),
+        (7, 10),
+        (10, 1_000_000_007),
+        (641, u64::MAX),
+        (u32::MAX, u64::MAX - 1),
+        ((1 << 31) + 1, (1 << 63) + 1),
+    ];
+    for _ in 0..24 {
+        let d32 = rng.random::<u32>() >> rng.random_range(0..32);
+        let d64 = rng.random::<u64>() >> rng.random_range(0..64);
+        divisors.push((d32.max(1), d64.max(1)));
+    }
+    for (d32, d64) in divisors {
+        let original = divisions(d32, d64);
+        let mut func = original.clone();
+        let stats = hoist::run(&mut func);
+        verify(&func);
+        let text = func.display().to_string();
+        assert_eq!(stats.divisions_by_constants, 4, "{text}");
+        let divides = func
+            .layout
+            .blocks()
+            .flat_map(|b| func.layout.block_insts(b))
+            .filter(|&i| matches!(func.dfg.insts[i].opcode(), Opcode::Udiv | Opcode::Urem))
+            .count();
+        assert_eq!(divides, 1, "only the division by zero stays\n{text}");
+        for _ in 0..64 {
+            let x32 = match rng.random_range(0..4) {
+                0 => u32::MAX - rng.random_range(0..3),
+                1 => d32.wrapping_mul(rng.random_range(0..8)),
+                _ => rng.random::<u32>() | 1,
+            };
+            let x64 = match rng.random_range(0..4) {
+                0 => u64::MAX - rng.random_range(0..3),
+                1 => d64.wrapping_mul(rng.random_range(0..8)),
+                _ => rng.random(),
+            };
+            let args = [
+                DataValue::I32(x32.max(1) as i32),
+                DataValue::I64(x64 as i64),
+            ];
+            let expected = vec![
+                DataValue::I32((x32.max(1) / d32) as i32),
+                DataValue::I32((x32.max(1) % d32) as i32),
+                DataValue::I64((x64 / d64) as i64),
+                DataValue::I64((x64 % d64) as i64),
+            ];
+            assert_eq!(outcome(&original, &args), Ok(expected.clone()), "{args:?}");
+            assert_eq!(outcome(&func, &args), Ok(expected), "{args:?}\n{text}");
+        }
+    }
 }
 
 /// A header load in a loop whose header is entered from a conditional branch: it could run
