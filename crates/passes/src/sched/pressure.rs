@@ -60,6 +60,42 @@ impl<T: Copy> PerBlock<T> {
         Self { start, items }
     }
 
+    /// The lists of `keys` keys (numbers below it) holding the items of `pairs` (key, item),
+    /// each key's items in the order `pairs` gives them.
+    fn grouped_by(keys: usize, pairs: impl Iterator<Item = (usize, T)> + Clone) -> Self {
+        let mut start = vec![0u32; keys + 1];
+        let mut first: Option<T> = None;
+        for (key, item) in pairs.clone() {
+            start[key + 1] += 1;
+            first.get_or_insert(item);
+        }
+        let Some(first) = first else {
+            return Self {
+                start,
+                items: Vec::new(),
+            };
+        };
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut items = vec![first; start[keys] as usize];
+        let mut next = start.clone();
+        for (key, item) in pairs {
+            items[next[key] as usize] = item;
+            next[key] += 1;
+        }
+        Self { start, items }
+    }
+
+    /// The non-empty lists with their key, in ascending order of key.
+    fn nonempty(&self) -> impl Iterator<Item = (usize, &[T])> + '_ {
+        self.start
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w[1] > w[0])
+            .map(|(key, w)| (key, &self.items[w[0] as usize..w[1] as usize]))
+    }
+
     /// The list of `block` (empty for a block number out of range).
     fn of(&self, block: Block) -> &[T] {
         match self.start.get(block.index()..block.index() + 2) {
@@ -194,7 +230,8 @@ impl Liveness {
     /// Marks each value of `work` live into its block and, through the predecessors, back
     /// to its definition. The work is taken value by value in ascending order, so every
     /// block's lists come out sorted and a block's last entry is the only possible duplicate.
-    fn propagate(func: &Function, preds: &Predecessors, mut work: Vec<(Value, Block)>) -> Liveness {
+    /// (The order of a value's blocks does not matter: each is added to a list once.)
+    fn propagate(func: &Function, preds: &Predecessors, work: Vec<(Value, Block)>) -> Liveness {
         let blocks = func.dfg.num_blocks();
         // Sorted into per-block lists at the end; a first guess at their length: one entry
         // per use outside its block.
@@ -203,15 +240,16 @@ impl Liveness {
             SideEntries::new(blocks, capacity),
             SideEntries::new(blocks, capacity),
         );
-        work.sort_unstable();
+        // The work's blocks grouped by value, in ascending order of value (a counting sort:
+        // values are dense numbers, and cheaper to bucket than to compare).
+        let by_value = PerBlock::grouped_by(
+            func.dfg.num_values(),
+            work.iter().map(|&(v, b)| (v.index(), b)),
+        );
         let mut pending: Vec<Block> = Vec::new();
-        let mut next = 0;
-        while next < work.len() {
-            let v = work[next].0;
-            while next < work.len() && work[next].0 == v {
-                pending.push(work[next].1);
-                next += 1;
-            }
+        for (index, uses) in by_value.nonempty() {
+            let v = Value::new(index);
+            pending.extend_from_slice(uses);
             let home = def_block(func, v);
             while let Some(block) = pending.pop() {
                 if !ins.add_once(block, v) {
@@ -586,32 +624,74 @@ pub fn block_max_pressure(func: &Function, liveness: &Liveness, block: Block) ->
 }
 
 /// [`block_max_pressure`] of each of `blocks`, with one set of scratch space for them all.
+///
+/// The order is fixed, so no [`PressureTracker`] is built: one sweep counts each value's
+/// readers, a second places the instructions in order. The count is the tracker's (the
+/// parameters the block needs and the values live in at the entry; then per instruction its
+/// results read in the block or live out, minus its operands read for the last time and not
+/// live out), without numbering the values live in, most of which a large function's blocks
+/// never read.
 pub(crate) fn blocks_max_pressure(
     func: &Function,
     liveness: &Liveness,
     blocks: &[Block],
 ) -> Vec<usize> {
-    let mut ids = SecondaryMap::with_capacity(func.dfg.num_values());
-    ids.resize(func.dfg.num_values());
-    let mut insts: Vec<Inst> = Vec::new();
+    // Per value: instructions of the current block still to be placed that read it (all
+    // zero between blocks).
+    let mut readers: SecondaryMap<Value, u32> = SecondaryMap::with_capacity(func.dfg.num_values());
+    readers.resize(func.dfg.num_values());
     let mut operand_values: Vec<Value> = Vec::new();
+    let mut use_start: Vec<u32> = Vec::new();
+    let mut defs: Vec<u32> = Vec::new();
     blocks
         .iter()
         .map(|&block| {
-            insts.clear();
-            insts.extend(func.layout.block_insts(block));
-            let mut t = PressureTracker::with_scratch(
-                func,
-                liveness,
-                block,
-                &insts,
-                &mut ids,
-                &mut operand_values,
-            );
-            for i in 0..insts.len() {
-                t.place(i);
+            operand_values.clear();
+            use_start.clear();
+            use_start.push(0);
+            for inst in func.layout.block_insts(block) {
+                push_operands(func, inst, &mut operand_values);
+                use_start.push(operand_values.len() as u32);
             }
-            t.max()
+            for &v in &operand_values {
+                readers[v] += 1;
+            }
+            let live_out = liveness.live_out.of(block);
+            let is_live_out = |v: Value| live_out.binary_search(&v).is_ok();
+            let needed =
+                |v: Value, readers: &SecondaryMap<Value, u32>| readers[v] > 0 || is_live_out(v);
+            // Results that start living, counted before any reader is placed.
+            defs.clear();
+            defs.extend(func.layout.block_insts(block).map(|inst| {
+                func.dfg
+                    .inst_results(inst)
+                    .iter()
+                    .filter(|&&v| needed(v, &readers))
+                    .count() as u32
+            }));
+            // The needed parameters and the values live in (a set: a parameter is never live
+            // into its own block, but one would count once).
+            let live_in = liveness.live_in.of(block);
+            let params_needed = func
+                .dfg
+                .block_params(block)
+                .iter()
+                .filter(|&&p| needed(p, &readers) && live_in.binary_search(&p).is_err())
+                .count();
+            let mut live = params_needed + live_in.len();
+            let mut max = live;
+            for (i, w) in use_start.windows(2).enumerate() {
+                let mut dying = 0usize;
+                for &v in &operand_values[w[0] as usize..w[1] as usize] {
+                    let n = &mut readers[v];
+                    dying += usize::from(*n == 1 && !is_live_out(v));
+                    *n = n.saturating_sub(1);
+                }
+                let delta = defs[i] as isize - dying as isize;
+                live = (live as isize + delta).max(0) as usize;
+                max = max.max(live);
+            }
+            max
         })
         .collect()
 }
