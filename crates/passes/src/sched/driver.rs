@@ -47,7 +47,6 @@ pub(crate) fn schedule_block(
     reasons: &mut BTreeMap<Reason, usize>,
 ) -> Result<(Vec<NodeId>, usize), SchedError> {
     let n = dag.len();
-    let mut waiting: Vec<usize> = dag.nodes().map(|id| dag.preds(id).count()).collect();
     let mut ready_cycle = vec![0u32; n];
     let mut scheduled = vec![false; n];
     let mut ready = ReadySet::default();
@@ -55,7 +54,8 @@ pub(crate) fn schedule_block(
     let mut ranked: Option<Vec<(u32, Reason)>> = None;
     let mut by_rank = RankSet::default();
     let (mut cycle, mut issued) = (0u32, 0u32);
-    let mut order = Vec::with_capacity(n);
+    // Empty until the strategy has seen the block (it may hand over a finished run).
+    let mut order = Vec::new();
     // Filled once the strategy has seen the block (it may bind nodes of its own).
     let mut bound: Vec<bool> = Vec::new();
     macro_rules! view {
@@ -81,6 +81,8 @@ pub(crate) fn schedule_block(
         }
         return Ok((finished.order, finished.max_pressure));
     }
+    let mut waiting: Vec<usize> = dag.nodes().map(|id| dag.preds(id).count()).collect();
+    order.reserve_exact(n);
     if let Some(ranks) = strategy.static_priority() {
         if ranks.len() != n {
             return Err(SchedError::InvalidPriority {
@@ -470,14 +472,22 @@ pub(crate) fn block_stats(
     pressure_after: usize,
 ) -> BlockStats {
     let source: Vec<NodeId> = dag.nodes().collect();
+    let moved = order.iter().zip(&source).filter(|(a, b)| a != b).count();
+    let cycles_before = dag.simulate(&source, model.issue_width);
+    // An order that moved nothing is the source order: the same simulation.
+    let cycles_after = if moved == 0 && order.len() == source.len() {
+        cycles_before
+    } else {
+        dag.simulate(order, model.issue_width)
+    };
     BlockStats {
         block: dag.block(),
         insts: dag.len(),
         edges: dag.edge_count(),
-        moved: order.iter().zip(&source).filter(|(a, b)| a != b).count(),
+        moved,
         pressure_before,
         pressure_after,
-        cycles_before: dag.simulate(&source, model.issue_width),
-        cycles_after: dag.simulate(order, model.issue_width),
+        cycles_before,
+        cycles_after,
     }
 }
