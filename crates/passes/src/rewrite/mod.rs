@@ -118,9 +118,13 @@ fn run_steps(
     // Addresses first: their constants belong in the accesses' offsets, not in a
     // reassociated sum.
     let address = fold_address_offsets(func);
-    let removed = remove_dead_pure_insts_with(func, aliases);
+    // With full statistics the sweep above left no dead pure instruction, so one is needed
+    // again only if address folding changed the function (a folded access, a shared base).
+    let changed = address.folded > 0 || address.shared_bases > 0;
     if !counting {
-        masked_merge.removed = removed;
+        masked_merge.removed = remove_dead_pure_insts_with(func, aliases);
+    } else if changed {
+        remove_dead_pure_insts_with(func, aliases);
     }
     let reassociate = reassociate::reassociate_counting(
         func,
