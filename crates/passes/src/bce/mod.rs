@@ -263,8 +263,10 @@ fn run_counting(func: &mut ir::Function, options: &BceOptions) -> Result<BceStat
         }
     };
     verify(func).map_err(BceError::InvalidInput)?;
+    // Only the total and the hot loop are read from the census before: without checks there
+    // is no hot loop, and the loops need not be found.
     let before = if count {
-        census(func)
+        census_with(func, false)
     } else {
         Census::default()
     };
@@ -391,15 +393,24 @@ impl Census {
 }
 
 fn census(func: &ir::Function) -> Census {
+    census_with(func, true)
+}
+
+/// [`census`]; without `loops_always`, a function without checks gets no loops (nothing is
+/// counted in them, and the control-flow analyses are skipped).
+fn census_with(func: &ir::Function, loops_always: bool) -> Census {
+    let check_blocks: Vec<Block> = recognize::all_checks(func)
+        .into_iter()
+        .map(|c| c.block)
+        .collect();
+    if check_blocks.is_empty() && !loops_always {
+        return Census::default();
+    }
     let cfg = ControlFlowGraph::with_function(func);
     let domtree = DominatorTree::with_function(func, &cfg);
     let mut la = LoopAnalysis::new();
     la.compute(func, &cfg, &domtree);
     let parents: Vec<_> = la.loops().filter_map(|l| la.loop_parent(l)).collect();
-    let check_blocks: Vec<Block> = recognize::all_checks(func)
-        .into_iter()
-        .map(|c| c.block)
-        .collect();
     let mut loops: Vec<LoopChecks> = la
         .loops()
         .filter(|l| !parents.contains(l))
