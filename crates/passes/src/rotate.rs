@@ -88,8 +88,11 @@ pub fn rotate_loops_resolved(func: &mut Function) -> RotateStats {
     // Each rotation changes the control-flow graph: recompute and take the next candidate.
     // A rotated loop's new header is its old body, which no longer matches (its back edge is
     // conditional), so this ends; the bound is a guard.
+    // A rotation changes the edges of one block, the latch (the header's branch gains
+    // arguments only): the graph is updated there instead of rebuilt (its edge sets are
+    // ordered by key, so the result is the graph a rebuild gives).
+    let mut cfg = ControlFlowGraph::with_function(func);
     for _ in 0..func.layout.blocks().count() {
-        let cfg = ControlFlowGraph::with_function(func);
         let domtree = DominatorTree::with_function(func, &cfg);
         let mut loops = LoopAnalysis::new();
         loops.compute(func, &cfg, &domtree);
@@ -107,8 +110,24 @@ pub fn rotate_loops_resolved(func: &mut Function) -> RotateStats {
         done.insert(plan.body);
         stats.insts_cloned += rotate(func, &plan);
         stats.loops_rotated += 1;
+        cfg.recompute_block(func, plan.latch);
+        debug_assert!(same_edges(
+            &cfg,
+            &ControlFlowGraph::with_function(func),
+            func
+        ));
     }
     stats
+}
+
+/// Whether `a` and `b` hold the same edges, in the same order, for every block of `func`.
+fn same_edges(a: &ControlFlowGraph, b: &ControlFlowGraph, func: &Function) -> bool {
+    func.layout.blocks().all(|block| {
+        a.succ_iter(block).eq(b.succ_iter(block))
+            && a.pred_iter(block)
+                .map(|p| (p.block, p.inst))
+                .eq(b.pred_iter(block).map(|p| (p.block, p.inst)))
+    })
 }
 
 fn analyze(
