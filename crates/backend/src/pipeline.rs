@@ -469,6 +469,8 @@ fn stages_before_schedule(
             &bce_stats,
             iv::IvOptions {
                 aliases_resolved: lean,
+                // The rewrites end with a dead-code sweep.
+                no_dead_code: config.rewrites,
             },
         );
         verify_stage(func, "iv")?;

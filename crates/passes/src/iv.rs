@@ -130,10 +130,17 @@ struct Plan {
 ///
 /// `resolved`: no instruction of the layout reads an alias yet, so the first loop needs no
 /// alias resolution, and the caller resolves the aliases the reduction makes (the last
-/// dead-code sweep resolves each operand itself).
-fn strength_reduce(func: &mut Function, headers: &[Block], resolved: bool) -> IvStats {
+/// dead-code sweep resolves each operand itself). `no_dead_code`: no pure instruction is dead
+/// on entry, so the closing sweep runs only after a loop was reduced.
+fn strength_reduce(
+    func: &mut Function,
+    headers: &[Block],
+    resolved: bool,
+    no_dead_code: bool,
+) -> IvStats {
     debug_assert!(!resolved || crate::rewrite::reads_no_alias(func));
     let mut stats = IvStats::default();
+    let mut reduced_any = false;
     for (i, &header) in headers.iter().enumerate() {
         if i > 0 || !resolved {
             func.dfg.resolve_all_aliases();
@@ -152,6 +159,7 @@ fn strength_reduce(func: &mut Function, headers: &[Block], resolved: bool) -> Iv
             .collect();
         if let Some(plan) = analyze(func, &cfg, header, blocks) {
             reduce(func, &cfg, &plan, &mut stats);
+            reduced_any = true;
         }
     }
     // Resolved here, or else the reduction's aliases are still read.
@@ -161,7 +169,9 @@ fn strength_reduce(func: &mut Function, headers: &[Block], resolved: bool) -> Iv
         func.dfg.resolve_all_aliases();
         Aliases::NoneRead
     };
-    crate::rewrite::remove_dead_pure_insts_with(func, aliases);
+    if reduced_any || !no_dead_code {
+        crate::rewrite::remove_dead_pure_insts_with(func, aliases);
+    }
     stats
 }
 
@@ -587,6 +597,10 @@ pub struct IvOptions {
     /// skipped, the first because there is nothing to resolve, the last because the
     /// scheduler's resolves the same operands. The pipeline's result is the same.
     pub aliases_resolved: bool,
+    /// No pure instruction of the function is dead on entry (the rewrites' closing sweep ran
+    /// right before, as in the pipeline): when the pass changes nothing, its own closing
+    /// dead-code sweep, which would find nothing, is skipped.
+    pub no_dead_code: bool,
 }
 
 /// Folds the comparisons of constants in predicated loops' entry tests
@@ -599,7 +613,7 @@ pub fn reduce_predicated(
     bce: &crate::bce::BceStats,
     options: IvOptions,
 ) -> IvStats {
-    reduce_predicated_from(func, bce, options.aliases_resolved)
+    reduce_predicated_from(func, bce, options)
 }
 
 /// [`reduce_predicated`]'s steps; `resolved` as in [`strength_reduce`]. Folding and
@@ -607,14 +621,20 @@ pub fn reduce_predicated(
 fn reduce_predicated_from(
     func: &mut Function,
     bce: &crate::bce::BceStats,
-    resolved: bool,
+    options: IvOptions,
 ) -> IvStats {
     let conditions_folded = fold::fold_constant_conditions(func);
     let guards_removed = guards::remove_implied_guards(func);
     let headers: Vec<Block> = bce.versioned.iter().map(|v| v.fast_header).collect();
+    let unchanged = conditions_folded == 0 && guards_removed == 0;
     IvStats {
         guards_removed,
         conditions_folded,
-        ..strength_reduce(func, &headers, resolved)
+        ..strength_reduce(
+            func,
+            &headers,
+            options.aliases_resolved,
+            options.no_dead_code && unchanged,
+        )
     }
 }
