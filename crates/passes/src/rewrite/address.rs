@@ -80,11 +80,20 @@ fn insertion_point(
     }
 }
 
+/// The dominator tree of `func`, computed into `slot` the first time.
+fn dominators<'a>(func: &Function, slot: &'a mut Option<DominatorTree>) -> &'a DominatorTree {
+    slot.get_or_insert_with(|| {
+        let cfg = ControlFlowGraph::with_function(func);
+        DominatorTree::with_function(func, &cfg)
+    })
+}
+
 /// Folds constant address offsets of every load and store in `func`.
 pub fn fold_address_offsets(func: &mut Function) -> AddressStats {
     let mut stats = AddressStats::default();
-    let cfg = ControlFlowGraph::with_function(func);
-    let domtree = DominatorTree::with_function(func, &cfg);
+    // Needed only to place a shared base between blocks: built on first use (the instructions
+    // inserted before then leave the control flow as it is).
+    let mut domtree: Option<DominatorTree> = None;
     let mut shared: HashMap<(Value, Value), Value> = HashMap::default();
     let accesses: Vec<Inst> = func
         .layout
@@ -125,9 +134,9 @@ pub fn fold_address_offsets(func: &mut Function) -> AddressStats {
                             (None, _) => false,
                             (_, None) => true,
                         }
-                    } else if domtree.block_dominates(ba, bb) {
+                    } else if dominators(func, &mut domtree).block_dominates(ba, bb) {
                         true
-                    } else if domtree.block_dominates(bb, ba) {
+                    } else if dominators(func, &mut domtree).block_dominates(bb, ba) {
                         false
                     } else {
                         continue;
