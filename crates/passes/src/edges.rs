@@ -1,7 +1,8 @@
 //! Editing the edges of a branch: where they go and the arguments they pass.
 
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    Block, BlockCall, Function, Inst, InstructionData, Value, ValueListPool,
+    Block, BlockCall, Function, Inst, InstructionData, Value, ValueListPool, types,
 };
 
 /// A `brif`'s condition and its two edges (taken when the condition is non-zero, then when
@@ -45,4 +46,28 @@ pub(crate) fn append_edge_arg(func: &mut Function, branch: Inst, to: Block, arg:
 /// Removes argument `index` from `branch`'s edges to `to`.
 pub(crate) fn remove_edge_arg(func: &mut Function, branch: Inst, to: Block, index: usize) {
     edit_edges_to(func, branch, to, |call, pool| call.remove(index, pool));
+}
+
+/// Whether `branch` is a `brif` on a signed ordered comparison of 32-bit values: the only
+/// branches `iv`'s guard removal can decide and the only loop tests `bce`'s predication
+/// accepts (either way round).
+pub(crate) fn brif_on_signed_i32_compare(func: &Function, branch: Inst) -> bool {
+    let dfg = &func.dfg;
+    let Some((arg, _)) = brif(func, branch) else {
+        return false;
+    };
+    let Some(cmp) = dfg.value_def(dfg.resolve_aliases(arg)).inst() else {
+        return false;
+    };
+    let InstructionData::IntCompare { cond, args, .. } = dfg.insts[cmp] else {
+        return false;
+    };
+    dfg.value_type(args[0]) == types::I32
+        && matches!(
+            cond,
+            IntCC::SignedGreaterThan
+                | IntCC::SignedLessThanOrEqual
+                | IntCC::SignedLessThan
+                | IntCC::SignedGreaterThanOrEqual
+        )
 }

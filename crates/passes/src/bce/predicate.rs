@@ -113,6 +113,16 @@ enum Limit {
 /// its checks in place and its failing test calls the slow path; other loops get a copy.
 pub fn predicate_loops(func: &mut Function, slow_path: Option<&SlowPathCall>) -> PredicateOutcome {
     let mut out = PredicateOutcome::default();
+    // A loop is versioned only if its header tests a signed 32-bit comparison: without such
+    // a test anywhere, the analyses are not needed.
+    if !func
+        .layout
+        .blocks()
+        .filter_map(|b| func.layout.last_inst(b))
+        .any(|branch| crate::edges::brif_on_signed_i32_compare(func, branch))
+    {
+        return out;
+    }
     let mut done: HashSet<Block> = HashSet::default();
     // The analyses of the function as it stands: a loop left alone changes nothing, so they
     // are recomputed only after a loop was versioned.

@@ -27,7 +27,7 @@
 
 use crate::bce::predicate::{edge_args, resolve_copy};
 use crate::bce::recognize::{iconst_value, split_constant};
-use crate::edges::brif;
+use crate::edges::{brif, brif_on_signed_i32_compare};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -226,7 +226,8 @@ impl Prover<'_> {
         starts.iter().all(|&e| Self::le_by_facts(e, tb, &facts))
     }
 
-    /// The known outcome of `brif`'s condition at its block, if there is one.
+    /// The known outcome of `brif`'s condition at its block, if there is one (only a
+    /// [`brif_on_signed_i32_compare`] has one).
     fn decide(&self, branch: Inst) -> Option<bool> {
         let dfg = &self.func.dfg;
         let (arg, _) = brif(self.func, branch)?;
@@ -252,6 +253,16 @@ impl Prover<'_> {
 /// Replaces each `brif` whose signed comparison the facts above decide by a `jump` to the arm
 /// it always takes. Returns the number of branches replaced.
 pub fn remove_implied_guards(func: &mut Function) -> usize {
+    // Only a `brif` on a signed 32-bit comparison can be decided: without one, the analyses
+    // are not needed.
+    if !func
+        .layout
+        .blocks()
+        .filter_map(|b| func.layout.last_inst(b))
+        .any(|branch| brif_on_signed_i32_compare(func, branch))
+    {
+        return 0;
+    }
     let cfg = ControlFlowGraph::with_function(func);
     let domtree = DominatorTree::with_function(func, &cfg);
     let decided: Vec<(Inst, bool)> = {
