@@ -29,8 +29,9 @@ pub struct StageArgs {
     /// elimination (keeps SHA-256's `W` in SSA values): on or off.
     #[arg(long, value_enum, default_value_t = Switch::default_forward_stores())]
     pub forward_stores: Switch,
-    /// Loop-invariant loads hoisted, identical values shared and boolean tests simplified
-    /// after forwarding (what Cranelift's e-graph does to loops, without it): on or off.
+    /// Loop-invariant loads hoisted, identical values shared, boolean tests simplified and
+    /// unsigned division by constants multiplied after forwarding (what Cranelift's e-graph
+    /// does to loops, without it): on or off.
     #[arg(long, value_enum, default_value_t = Switch::default_hoist())]
     pub hoist: Switch,
 }
