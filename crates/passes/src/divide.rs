@@ -16,9 +16,7 @@
 //! types are left alone.
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
-use cranelift_codegen::ir::{
-    Function, InstBuilder, InstructionData, Opcode, Type, Value, ValueDef, types,
-};
+use cranelift_codegen::ir::{Function, InstBuilder, InstructionData, Opcode, Type, Value, types};
 
 /// How `x / d` is computed for one divisor (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,21 +130,11 @@ pub fn run(func: &mut Function) -> usize {
 
 /// The non-zero value of `v` as an unsigned `ty` when it is an `iconst`.
 fn constant(func: &Function, v: Value, ty: Type) -> Option<u64> {
-    let ValueDef::Result(def, _) = func.dfg.value_def(v) else {
-        return None;
-    };
-    let InstructionData::UnaryImm {
-        opcode: Opcode::Iconst,
-        imm,
-    } = func.dfg.insts[def]
-    else {
-        return None;
-    };
-    let bits = imm.bits() as u64;
+    let signed = crate::bce::recognize::iconst_value(func, v)?;
     let d = if ty == types::I32 {
-        bits & u32::MAX as u64
+        signed as u64 & u32::MAX as u64
     } else {
-        bits
+        signed as u64
     };
     (d != 0).then_some(d)
 }
@@ -189,7 +177,8 @@ mod tests {
         } else {
             u64::MAX
         };
-        let mut xs = vec![0, 1, d - 1, d, d + 1, max, max - 1, max / 2, max / 2 + 1];
+        let next = d.saturating_add(1).min(max);
+        let mut xs = vec![0, 1, d - 1, d, next, max, max - 1, max / 2, max / 2 + 1];
         for _ in 0..64 {
             let k = rng.random_range(0..=max / d);
             let x = k * d;
