@@ -1,8 +1,7 @@
 //! Loop-invariant loads, value numbering, boolean tests and division by constants: what
-//! Cranelift's e-graph does to a
-//! Wasm function's loops that the pipeline without it missed, as far as it pays
-//! (`notes/real-programs.md`, "Why the default's loops model slower than stock without the
-//! e-graph").
+//! Cranelift's e-graph does to a Wasm function's loops that the pipeline without it missed, as
+//! far as it pays (`notes/real-programs.md`, "Why the default's loops model slower than stock
+//! without the e-graph").
 //!
 //! 1. **Hoisting loads.** Loops are visited innermost first. A `notrap` load of a loop whose
 //!    address operands are all defined outside the loop moves to the end of the header's
@@ -277,7 +276,7 @@ fn hoist_loops(
 /// the same innermost loop, its own block included. A loop that reads
 /// `heap + uextend(i) + 16` in one block and `+ 20` in the next, or several fields in one
 /// block, then computes the address once, as the e-graph's code does
-/// (`notes/real-programs.md`, "Where tree-sitter loses"). Outside loops sharing an address
+/// (`notes/real-programs.md`, "Where tree-sitter lost, and why no longer"). Outside loops sharing an address
 /// saves no loop cycles and keeps a register (on a corpus shard, aarch64 spills + reloads
 /// 0.913 of stock's when only loops share it, 0.927 everywhere). Other pure duplicates stay:
 /// sharing them only lengthens live ranges. Within a block, SHA-256's `Maj` would keep the
