@@ -11,9 +11,9 @@
 //!   `t = umulhi(x, m')`, `x / d = (t + ((x − t) >> 1)) >> (l − 1)` (Granlund and Montgomery,
 //!   "Division by invariant integers using multiplication", PLDI 1994, figure 4.1).
 //!
-//! Powers of two become a shift (`udiv`) or a mask (`urem`), 1 the dividend (`udiv`) or zero
-//! (`urem`); a remainder is `x − (x / d)·d`. A divisor of zero (the division traps) and other
-//! types are left alone.
+//! A power of two becomes a shift, 1 the dividend itself. A remainder is `x − (x / d)·d` with
+//! the quotient computed so, a power of two's too (not a mask). A divisor of zero (the division
+//! traps) and other types are left alone.
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{Function, InstBuilder, InstructionData, Opcode, Type, Value, types};
