@@ -71,3 +71,12 @@ pub(crate) fn brif_on_signed_i32_compare(func: &Function, branch: Inst) -> bool 
                 | IntCC::SignedGreaterThanOrEqual
         )
 }
+
+/// Whether some block of `func` ends in a [`brif_on_signed_i32_compare`]: without one, the
+/// passes that act only on such branches need no control-flow analyses.
+pub(crate) fn any_brif_on_signed_i32_compare(func: &Function) -> bool {
+    func.layout
+        .blocks()
+        .filter_map(|b| func.layout.last_inst(b))
+        .any(|branch| brif_on_signed_i32_compare(func, branch))
+}

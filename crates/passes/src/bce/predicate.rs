@@ -115,12 +115,7 @@ pub fn predicate_loops(func: &mut Function, slow_path: Option<&SlowPathCall>) ->
     let mut out = PredicateOutcome::default();
     // A loop is versioned only if its header tests a signed 32-bit comparison: without such
     // a test anywhere, the analyses are not needed.
-    if !func
-        .layout
-        .blocks()
-        .filter_map(|b| func.layout.last_inst(b))
-        .any(|branch| crate::edges::brif_on_signed_i32_compare(func, branch))
-    {
+    if !crate::edges::any_brif_on_signed_i32_compare(func) {
         return out;
     }
     let mut done: HashSet<Block> = HashSet::default();

@@ -27,7 +27,7 @@
 
 use crate::bce::predicate::{edge_args, resolve_copy};
 use crate::bce::recognize::{iconst_value, split_constant};
-use crate::edges::{brif, brif_on_signed_i32_compare};
+use crate::edges::{any_brif_on_signed_i32_compare, brif};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
@@ -255,12 +255,7 @@ impl Prover<'_> {
 pub fn remove_implied_guards(func: &mut Function) -> usize {
     // Only a `brif` on a signed 32-bit comparison can be decided: without one, the analyses
     // are not needed.
-    if !func
-        .layout
-        .blocks()
-        .filter_map(|b| func.layout.last_inst(b))
-        .any(|branch| brif_on_signed_i32_compare(func, branch))
-    {
+    if !any_brif_on_signed_i32_compare(func) {
         return 0;
     }
     let cfg = ControlFlowGraph::with_function(func);
