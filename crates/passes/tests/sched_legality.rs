@@ -3,10 +3,14 @@
 
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Block, Function, Value};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use schedlab_passes::sched::pressure::{PressureTracker, block_max_pressure};
 use schedlab_passes::sched::{
     self, DepDag, EdgeKind, Liveness, MachineModel, Reason, SchedError, ScheduleOptions,
     ScheduleViolation,
 };
+use schedlab_passes::testgen::{self, GenConfig};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod common;
@@ -559,5 +563,42 @@ fn liveness_matches_the_data_flow_fixed_point_and_lists_values_in_order() {
             "{}: some value crosses a block boundary",
             func.name
         );
+    }
+}
+
+/// Every block of `func` placed in source order by a [`PressureTracker`]: its peak, and the
+/// sweep's (`block_max_pressure`, which counts without a tracker), must agree.
+fn assert_sweep_matches_tracker(func: &Function) {
+    let liveness = Liveness::compute(func);
+    for block in func.layout.blocks() {
+        let insts: Vec<_> = func.layout.block_insts(block).collect();
+        let mut tracker = PressureTracker::new(func, &liveness, block, &insts);
+        for i in 0..insts.len() {
+            tracker.place(i);
+        }
+        assert_eq!(
+            block_max_pressure(func, &liveness, block),
+            tracker.max(),
+            "{}: {block}",
+            func.name
+        );
+    }
+}
+
+#[test]
+fn source_order_pressure_by_sweep_is_the_trackers() {
+    for func in [
+        schedlab_kernels::md5::compress_multi_block(),
+        schedlab_kernels::sha256::compress_multi_block(),
+        schedlab_kernels::bigint::mul_add(),
+        schedlab_kernels::bigint::square_to_len(),
+        schedlab_kernels::int_sum::multi_block(),
+        parse(include_str!("golden/int_sum.predicate.clif")),
+    ] {
+        assert_sweep_matches_tracker(&func);
+    }
+    let mut rng = StdRng::seed_from_u64(5);
+    for _ in 0..200 {
+        assert_sweep_matches_tracker(&testgen::random_function(&mut rng, &GenConfig::default()));
     }
 }
