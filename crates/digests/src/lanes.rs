@@ -51,8 +51,37 @@ pub const DEFAULT_HOLD_BACK_BLOCKS: usize = 256;
 /// The largest hold-back a [`LaneEngine`] accepts (lane offsets are Java `int`s).
 pub const MAX_HOLD_BACK_BLOCKS: usize = 1 << 20;
 
+/// Ring buffers an engine keeps from removed streams for new ones.
+const SPARE_BUFFERS: usize = 64;
+
 /// Lanes of the widest kernel an engine drives (four vector groups and three scalar lanes).
 const MAX_LANES: usize = 19;
+
+/// Up to [`MAX_LANES`] stream ids of one round, on the stack.
+#[derive(Clone, Copy, Default)]
+struct Members {
+    ids: [usize; MAX_LANES],
+    len: usize,
+}
+
+impl Members {
+    fn push(&mut self, id: usize) {
+        self.ids[self.len] = id;
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        &self.ids[..self.len]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+}
 
 /// Counters of an engine's work since it was created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -133,48 +162,143 @@ struct Streams {
     stats: LaneStats,
     /// The kernel's state vectors, reused by every round.
     scratch: Vec<u32>,
+    /// Ring buffers of removed streams, for new ones.
+    spare: Vec<Vec<u8>>,
 }
 
-/// One stream's chaining value and its pending blocks.
+/// One stream's chaining value and its pending blocks, kept in a ring: a round's lane reads
+/// the run from the first pending block to the ring's end at most, and new blocks are written
+/// where the compressed ones were, so the memory a stream's blocks pass through stays at the
+/// most it may hold back (the cache footprint of the engine's copies: `notes/md5-lanes.md`).
 #[derive(Clone)]
 struct Slot {
     state: [u32; 4],
-    /// Whole blocks received; `pending[start..]` are not compressed yet.
-    pending: Vec<u8>,
-    start: usize,
+    /// `buffer[origin..origin + capacity]` is the ring.
+    buffer: Vec<u8>,
+    origin: usize,
+    /// The ring's bytes (whole blocks; 0 until the first block arrives).
+    capacity: usize,
+    /// Where in the ring the first pending block begins.
+    head: usize,
+    /// Pending bytes (whole blocks).
+    len: usize,
+    /// Where in its 4 KiB page the ring begins ([`page_offset`]).
+    place: usize,
+}
+
+/// Bytes of the span whose offset within it picks a line's L1 set (4 KiB: 64 sets of 64-byte
+/// lines on the x86_64 and AArch64 cores measured).
+const PAGE: usize = 4096;
+
+/// Lines between the page offsets of consecutive streams' rings: 5 is prime to the 64 lines of
+/// a page, so 64 streams begin on 64 different lines.
+const PLACE_STRIDE_LINES: usize = 5;
+
+/// The offset within a page at which stream `id`'s ring begins. Buffers allocated alike begin
+/// at one offset within a page, so block `j` of every lane of a round would fall in one L1 set,
+/// more lines than its ways; spread over the page, a round's lanes share sets only by chance,
+/// a few at a time (13 lanes of page-aligned copies: `block fn x12+s1 distinct` against
+/// `… distinct placed` in `notes/md5-lanes.md`).
+fn page_offset(id: usize) -> usize {
+    (id * PLACE_STRIDE_LINES % (PAGE / BLOCK)) * BLOCK
 }
 
 impl Slot {
-    fn fresh() -> Self {
+    /// A new stream's slot, its ring to be built in `buffer` (a removed stream's, or empty).
+    fn fresh(buffer: Vec<u8>) -> Self {
         Self {
             state: INITIAL_STATE,
-            pending: Vec::new(),
-            start: 0,
+            buffer,
+            origin: 0,
+            capacity: 0,
+            head: 0,
+            len: 0,
+            place: 0,
         }
     }
 
     fn pending_blocks(&self) -> usize {
-        (self.pending.len() - self.start) / BLOCK
+        self.len / BLOCK
     }
 
+    /// Pending blocks from the first up to the ring's end: what one round can read.
+    fn front_blocks(&self) -> usize {
+        self.len.min(self.capacity - self.head) / BLOCK
+    }
+
+    /// A lane reading the first `blocks` pending blocks (at most [`Slot::front_blocks`]).
+    fn front(&self, blocks: usize) -> Lane<'_> {
+        debug_assert!(blocks <= self.front_blocks());
+        let at = self.origin + self.head;
+        Lane {
+            buf: &self.buffer[..at + blocks * BLOCK],
+            ofs: at as i32,
+        }
+    }
+
+    /// The pending bytes in order: the run to the ring's end, then the wrapped rest.
+    fn pending_runs(&self) -> [&[u8]; 2] {
+        let ring = &self.buffer[self.origin..self.origin + self.capacity];
+        let first = self.len.min(self.capacity - self.head);
+        [
+            &ring[self.head..self.head + first],
+            &ring[..self.len - first],
+        ]
+    }
+
+    /// Marks the first `blocks` pending blocks compressed.
     fn consume(&mut self, blocks: usize) {
-        self.start += blocks * BLOCK;
-        if self.start >= self.pending.len() {
-            self.pending.clear();
-            self.start = 0;
+        debug_assert!(blocks <= self.front_blocks());
+        self.len -= blocks * BLOCK;
+        self.head += blocks * BLOCK;
+        if self.head == self.capacity || self.len == 0 {
+            // An empty ring starts over at its beginning, so that runs stay long.
+            self.head = 0;
         }
     }
 
-    /// Appends `data` after the pending blocks. The compressed prefix is dropped (the pending
-    /// blocks moved to the front) only once it is at least as long as they are, so that a
-    /// block is moved at most once on average, not at every append after a round that left
-    /// pending blocks; the buffer stays under twice the pending blocks plus `data`.
-    fn append(&mut self, data: &[u8]) {
-        if self.start > 0 && self.start >= self.pending.len() - self.start {
-            self.pending.drain(..self.start);
-            self.start = 0;
+    /// Drops every pending block.
+    fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+
+    /// Appends `data` after the pending blocks; the ring grows (doubling, up to `limit` bytes
+    /// and at least to what it must hold) when they would not fit.
+    fn append(&mut self, data: &[u8], limit: usize) {
+        if data.is_empty() {
+            return;
         }
-        self.pending.extend_from_slice(data);
+        let needed = self.len + data.len();
+        if needed > self.capacity {
+            self.grow(needed.max((2 * self.capacity).min(limit)));
+        }
+        let tail = (self.head + self.len) % self.capacity;
+        let first = data.len().min(self.capacity - tail);
+        let ring = &mut self.buffer[self.origin..self.origin + self.capacity];
+        ring[tail..tail + first].copy_from_slice(&data[..first]);
+        ring[..data.len() - first].copy_from_slice(&data[first..]);
+        self.len = needed;
+    }
+
+    /// Rebuilds the ring with `capacity` bytes at [`page_offset`] within a page, the pending
+    /// blocks first. A buffer with room is reused: its bytes are not zeroed again.
+    fn grow(&mut self, capacity: usize) {
+        let [first, second] = self.pending_runs();
+        let pending = [first, second].concat();
+        let mut buffer = std::mem::take(&mut self.buffer);
+        if buffer.capacity() < PAGE + capacity {
+            buffer = Vec::with_capacity(PAGE + capacity);
+        }
+        let origin = (self.place + PAGE - buffer.as_ptr() as usize % PAGE) % PAGE;
+        if buffer.len() < origin + capacity {
+            buffer.resize(origin + capacity, 0);
+        }
+        buffer[origin..origin + pending.len()].copy_from_slice(&pending);
+        self.buffer = buffer;
+        self.origin = origin;
+        self.capacity = capacity;
+        self.head = 0;
     }
 }
 
@@ -361,18 +485,19 @@ impl Shared {
         };
         // The update's blocks count once toward the wider kernel's compile.
         let mut fresh = data.len() / BLOCK;
+        let limit = self.hold_back * BLOCK;
         loop {
             let slot = streams.slot(id);
             let pending = slot.pending_blocks();
             let blocks = data.len() / BLOCK;
             if pending + blocks <= self.hold_back {
-                slot.append(data);
+                slot.append(data, limit);
                 return;
             }
             if pending > 0 {
                 // The stream's lane reads its pending blocks, topped up from `data`.
                 let take = (self.hold_back - pending).min(blocks);
-                slot.append(&data[..take * BLOCK]);
+                slot.append(&data[..take * BLOCK], limit);
                 data = &data[take * BLOCK..];
             }
             let pending_streams = || 1 + streams.others_pending(id);
@@ -384,11 +509,11 @@ impl Shared {
                 let keep = (data.len() / BLOCK).min(self.hold_back);
                 let (now, later) = data.split_at(data.len() - keep * BLOCK);
                 streams = self.compress_alone(streams, id, now);
-                streams.slot(id).append(later);
+                streams.slot(id).append(later, limit);
                 return;
             }
             let direct = (pending == 0).then_some(data);
-            let step = streams.round(round_kernel, id, direct, &partners, cap);
+            let step = streams.round(round_kernel, id, direct, partners.as_slice(), cap);
             if pending == 0 {
                 data = &data[step * BLOCK..];
             }
@@ -401,7 +526,7 @@ impl Shared {
     /// blocks for the next one; no limit when lanes stay idle anyway, or when at least half as
     /// many streams again wait (the next round mostly fills from them, and long rounds cost
     /// less per block: `notes/md5-lanes.md`).
-    fn partners(&self, streams: &Streams, id: usize, lanes: usize) -> (Vec<usize>, usize) {
+    fn partners(&self, streams: &Streams, id: usize, lanes: usize) -> (Members, usize) {
         let (partners, waiting) = streams.partners(id, lanes - 1);
         let others = lanes - 1;
         let cap = if partners.len() == others && 2 * waiting < others {
@@ -421,11 +546,11 @@ impl Shared {
             let kernel = kernel.map(|k| self.widen_to_drain(&streams, id, k));
             let (partners, cap) = match kernel {
                 Some(kernel) if streams.live > 1 => self.partners(&streams, id, kernel.lanes()),
-                _ => (Vec::new(), usize::MAX),
+                _ => (Members::default(), usize::MAX),
             };
             match kernel {
                 Some(kernel) if !partners.is_empty() => {
-                    streams.round(kernel, id, None, &partners, cap);
+                    streams.round(kernel, id, None, partners.as_slice(), cap);
                 }
                 _ => self.compress_pending(&mut streams, id),
             }
@@ -452,13 +577,12 @@ impl Shared {
         if blocks == 0 {
             return;
         }
-        let Slot {
-            state,
-            pending,
-            start,
-        } = slot;
-        self.compress_single(live, state, &pending[*start..]);
-        slot.consume(blocks);
+        let mut state = slot.state;
+        for run in slot.pending_runs() {
+            self.compress_single(live, &mut state, run);
+        }
+        slot.state = state;
+        slot.clear();
         streams.stats.single_blocks += blocks as u64;
     }
 
@@ -514,24 +638,34 @@ impl Streams {
             .expect("a live stream's slot is occupied")
     }
 
-    fn insert(&mut self, slot: Slot) -> usize {
+    /// Registers `slot` under a free id (its ring placed for that id from its next rebuild on)
+    /// and returns the id.
+    fn insert(&mut self, mut slot: Slot) -> usize {
         self.live += 1;
-        match self.free.pop() {
-            Some(id) => {
-                self.slots[id] = Some(slot);
-                id
-            }
-            None => {
-                self.slots.push(Some(slot));
-                self.slots.len() - 1
-            }
-        }
+        let id = self.free.pop().unwrap_or_else(|| {
+            self.slots.push(None);
+            self.slots.len() - 1
+        });
+        slot.place = page_offset(id);
+        self.slots[id] = Some(slot);
+        id
     }
 
+    /// A new stream's slot, with the ring buffer a removed stream left if there is one.
+    fn fresh_slot(&mut self) -> Slot {
+        Slot::fresh(self.spare.pop().unwrap_or_default())
+    }
+
+    /// Frees stream `id`'s slot; its ring buffer is kept for a later stream (up to
+    /// [`SPARE_BUFFERS`]), so that streams started one after another reuse memory already
+    /// mapped and cached instead of faulting in a fresh buffer each.
     fn remove(&mut self, id: usize) {
-        if self.slots[id].take().is_some() {
+        if let Some(slot) = self.slots[id].take() {
             self.live -= 1;
             self.free.push(id);
+            if self.spare.len() < SPARE_BUFFERS {
+                self.spare.push(slot.buffer);
+            }
         }
     }
 
@@ -546,25 +680,37 @@ impl Streams {
             .count()
     }
 
-    /// Up to `most` other streams with pending blocks, those with the most first, and how many
-    /// more have pending blocks but were left out.
-    fn partners(&self, id: usize, most: usize) -> (Vec<usize>, usize) {
-        let mut found: Vec<(usize, usize)> = self
-            .slots
-            .iter()
-            .enumerate()
-            .filter(|&(other, _)| other != id)
-            .filter_map(|(other, slot)| {
-                let blocks = slot.as_ref()?.pending_blocks();
-                (blocks > 0).then_some((blocks, other))
-            })
-            .collect();
-        let waiting = found.len().saturating_sub(most);
-        if waiting > 0 {
-            found.select_nth_unstable_by(most, |a, b| b.0.cmp(&a.0));
-            found.truncate(most);
+    /// Up to `most` (at most [`MAX_LANES`]) other streams with pending blocks, those with the
+    /// most first (the lower id first among equals), and how many more have pending blocks but
+    /// were left out. Kept on the stack: a round allocates nothing.
+    fn partners(&self, id: usize, most: usize) -> (Members, usize) {
+        let most = most.min(MAX_LANES);
+        let mut top = [(0usize, 0usize); MAX_LANES];
+        let (mut kept, mut found) = (0, 0);
+        for (other, slot) in self.slots.iter().enumerate() {
+            let blocks = slot.as_ref().map_or(0, Slot::pending_blocks);
+            if other == id || blocks == 0 {
+                continue;
+            }
+            found += 1;
+            if kept < most {
+                kept += 1;
+            } else if most == 0 || blocks <= top[kept - 1].0 {
+                continue;
+            }
+            // Insertion into `top[..kept]`, most pending blocks first.
+            let mut at = kept - 1;
+            while at > 0 && top[at - 1].0 < blocks {
+                top[at] = top[at - 1];
+                at -= 1;
+            }
+            top[at] = (blocks, other);
         }
-        (found.into_iter().map(|(_, other)| other).collect(), waiting)
+        let mut partners = Members::default();
+        for &(_, other) in &top[..kept] {
+            partners.push(other);
+        }
+        (partners, found - kept)
     }
 
     /// One kernel call: stream `id` (reading `direct`, or its pending blocks) and `partners`
@@ -582,16 +728,19 @@ impl Streams {
         debug_assert!(lanes <= MAX_LANES && !partners.is_empty() && partners.len() < lanes);
         let own = match direct {
             Some(data) => data.len() / BLOCK,
-            None => self.slot_ref(id).pending_blocks(),
+            None => self.slot_ref(id).front_blocks(),
         };
         let step = partners
             .iter()
-            .map(|&p| self.slot_ref(p).pending_blocks())
+            .map(|&p| self.slot_ref(p).front_blocks())
             .fold(own.min(cap), usize::min);
         debug_assert!(step > 0, "every member has a block");
-        let members: Vec<usize> = std::iter::once(id)
-            .chain(partners.iter().copied())
-            .collect();
+        let mut members = Members::default();
+        members.push(id);
+        for &partner in partners {
+            members.push(partner);
+        }
+        let members = members.as_slice();
         self.scratch.resize(state_words(lanes), 0);
         let Self { slots, scratch, .. } = self;
         let mut inputs = [Lane { buf: &[], ofs: 0 }; MAX_LANES];
@@ -604,10 +753,7 @@ impl Streams {
                     buf: &data[..step * BLOCK],
                     ofs: 0,
                 },
-                _ => Lane {
-                    buf: &slot.pending[..slot.start + step * BLOCK],
-                    ofs: slot.start as i32,
-                },
+                _ => slot.front(step),
             };
             for (w, word) in slot.state.into_iter().enumerate() {
                 scratch[state_index(lane, w)] = word;
@@ -653,7 +799,10 @@ pub(crate) struct LaneStream {
 
 impl LaneStream {
     fn new(engine: LaneEngine) -> Self {
-        let id = engine.shared.lock().insert(Slot::fresh());
+        let mut streams = engine.shared.lock();
+        let slot = streams.fresh_slot();
+        let id = streams.insert(slot);
+        drop(streams);
         Self { engine, id }
     }
 
@@ -673,8 +822,7 @@ impl LaneStream {
         let mut streams = self.engine.shared.lock();
         let slot = streams.slot(self.id);
         slot.state = INITIAL_STATE;
-        slot.pending.clear();
-        slot.start = 0;
+        slot.clear();
     }
 }
 
@@ -699,7 +847,98 @@ impl Drop for LaneStream {
 
 #[cfg(test)]
 mod tests {
-    use super::fewer_slots_starting_wide;
+    use super::{BLOCK, PAGE, Slot, Streams, fewer_slots_starting_wide, page_offset};
+    use std::collections::VecDeque;
+
+    /// Distinct bytes for block `n`.
+    fn block(n: usize) -> Vec<u8> {
+        (0..BLOCK).map(|i| (n * 7 + i) as u8).collect()
+    }
+
+    /// The pending bytes a slot's runs give, in order.
+    fn pending(slot: &Slot) -> Vec<u8> {
+        slot.pending_runs().concat()
+    }
+
+    #[test]
+    fn the_ring_keeps_blocks_in_order_across_wraps_and_growth() {
+        let limit = 16 * BLOCK;
+        let mut slot = Slot::fresh(Vec::new());
+        let mut model: VecDeque<u8> = VecDeque::new();
+        let mut next = 0;
+        let mut seed = 7u64;
+        for _ in 0..2000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let pick = (seed >> 33) as usize;
+            if !pick.is_multiple_of(3) {
+                let room = (limit - slot.len) / BLOCK;
+                let blocks = if room == 0 { 0 } else { 1 + pick / 3 % room };
+                let data: Vec<u8> = (next..next + blocks).flat_map(block).collect();
+                next += blocks;
+                slot.append(&data, limit);
+                model.extend(&data);
+            } else if slot.pending_blocks() > 0 {
+                let front = slot.front_blocks();
+                let take = 1 + pick / 3 % front;
+                let lane = slot.front(take);
+                let read = &lane.buf[lane.ofs as usize..];
+                let want: Vec<u8> = model.iter().take(take * BLOCK).copied().collect();
+                assert_eq!(read, &want[..], "a round reads the first pending blocks");
+                slot.consume(take);
+                model.drain(..take * BLOCK);
+            }
+            assert_eq!(slot.len, model.len());
+            assert!(
+                slot.capacity <= limit,
+                "the ring never outgrows the hold-back"
+            );
+            assert_eq!(pending(&slot), model.iter().copied().collect::<Vec<u8>>());
+        }
+        assert!(next > 1000, "the sequence wrapped the ring many times");
+    }
+
+    #[test]
+    fn rings_begin_at_their_page_offset_and_spread_over_the_page() {
+        let offsets: std::collections::BTreeSet<usize> = (0..64).map(page_offset).collect();
+        assert_eq!(offsets.len(), 64, "64 streams begin on 64 different lines");
+        assert!(offsets.iter().all(|&o| o % BLOCK == 0 && o < PAGE));
+        let mut streams = Streams::default();
+        for _ in 0..20 {
+            let slot = streams.fresh_slot();
+            let id = streams.insert(slot);
+            let slot = streams.slot(id);
+            slot.append(&block(id), 4 * BLOCK);
+            let address = slot.buffer[slot.origin..].as_ptr() as usize;
+            assert_eq!(address % PAGE, page_offset(id));
+        }
+    }
+
+    #[test]
+    fn a_removed_stream_leaves_its_ring_to_the_next_one() {
+        let mut streams = Streams::default();
+        let slot = streams.fresh_slot();
+        let id = streams.insert(slot);
+        streams.slot(id).append(&block(0), 256 * BLOCK);
+        let buffer = streams.slot(id).buffer.as_ptr();
+        streams.remove(id);
+        let slot = streams.fresh_slot();
+        assert_eq!(
+            slot.buffer.as_ptr(),
+            buffer,
+            "the same allocation, already touched"
+        );
+        let id = streams.insert(slot);
+        let slot = streams.slot(id);
+        assert_eq!(
+            slot.pending_blocks(),
+            0,
+            "nothing of the old stream is pending"
+        );
+        slot.append(&block(1), 256 * BLOCK);
+        assert_eq!(pending(slot), block(1));
+    }
 
     #[test]
     fn draining_starts_wide_only_when_it_saves_lane_slots() {

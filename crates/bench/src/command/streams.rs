@@ -72,8 +72,38 @@ enum RowKind {
     },
     /// One default `Md5` hasher.
     Library,
-    /// The lane kernel alone.
-    BlockFunction { kernel: &'static MultiCompressor },
+    /// The lane kernel alone, its lanes reading `input`.
+    BlockFunction {
+        kernel: &'static MultiCompressor,
+        input: BlockInput,
+    },
+}
+
+/// Where a block-function row's lanes read the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlockInput {
+    /// Every lane reads the one message buffer (`block fn S`).
+    Shared,
+    /// Every lane reads a copy of its own, each in an allocation of its own, as separate
+    /// messages are (`block fn S distinct`): large allocations begin at one offset within a
+    /// page, so block `j` of every lane falls in one L1 set.
+    Distinct,
+    /// Every lane reads a copy of its own, lane `i`'s beginning `5 i` lines into a page, as the
+    /// engine places pending blocks (`block fn S distinct placed`).
+    Placed,
+    /// The message in [`PIECE`]-byte pieces, each copied into every lane's placed buffer and
+    /// then compressed by one kernel call (`block fn S copied`): the engine's copy and kernel
+    /// without its rounds.
+    Copied,
+}
+
+impl BlockInput {
+    /// The row-name suffix that selects this input (`--impl "block fn x12+s1 copied"`).
+    const NAMED: [(BlockInput, &'static str); 3] = [
+        (BlockInput::Distinct, "distinct"),
+        (BlockInput::Placed, "distinct placed"),
+        (BlockInput::Copied, "copied"),
+    ];
 }
 
 struct Row {
@@ -87,7 +117,7 @@ impl Row {
         match self.kind {
             RowKind::Engine { streams, .. } => streams,
             RowKind::Library => 1,
-            RowKind::BlockFunction { kernel } => kernel.lanes(),
+            RowKind::BlockFunction { kernel, .. } => kernel.lanes(),
         }
     }
 }
@@ -148,6 +178,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             rows.push(Row {
                 kind: RowKind::BlockFunction {
                     kernel: compile_lanes(&config, groups, scalar)?,
+                    input: BlockInput::Shared,
                 },
                 name: reassociated,
             });
@@ -158,11 +189,15 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             rows.push(Row {
                 kind: RowKind::BlockFunction {
                     kernel: compile_lanes(&config, groups, scalar)?,
+                    input: BlockInput::Shared,
                 },
                 name: regs,
             });
         }
-        if !names.iter().any(|n| selected(n)) {
+        let inputs_named = BlockInput::NAMED
+            .iter()
+            .any(|(_, suffix)| named(&format!("block fn {shape} {suffix}")));
+        if !inputs_named && !names.iter().any(|n| selected(n)) {
             continue;
         }
         let compiled = if lanes == kernel.lanes() {
@@ -181,15 +216,31 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         }
         rows.push(Row {
             name: format!("block fn {shape}"),
-            kind: RowKind::BlockFunction { kernel: compiled },
+            kind: RowKind::BlockFunction {
+                kernel: compiled,
+                input: BlockInput::Shared,
+            },
         });
+        for (input, suffix) in BlockInput::NAMED {
+            let name = format!("block fn {shape} {suffix}");
+            if named(&name) {
+                rows.push(Row {
+                    name,
+                    kind: RowKind::BlockFunction {
+                        kernel: compiled,
+                        input,
+                    },
+                });
+            }
+        }
     }
     rows.retain(|row| selected(&row.name));
     if rows.is_empty() {
         return Err(CliError::usage(
             "no md5-streams row selected (rows: lanes/N streams and S/N streams for N in \
              1,4,8,16,64 and S in x4,x8,x12,x16,x8+s1,x8+s2,x12+s1,x12+s2, library (1 stream), \
-             block fn S, block fn S regs, block fn S reassociated tests)",
+             block fn S, block fn S regs, and by name only block fn S reassociated tests, block fn S \
+             distinct, block fn S distinct placed, block fn S copied)",
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
@@ -243,14 +294,14 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                  repetition); {machine}; {reps} repetitions; {PIECE}-byte updates round-robin"
             );
             let sizes_header = aggregate::size_headers(&sizes, "stream", 24);
-            println!("{:<22}{sizes_header}", "impl");
+            println!("{:<34}{sizes_header}", "impl");
             for (r, row) in rows.iter().enumerate() {
                 let cells = aggregate::rate_cells(&rates.mbs[r], &rates.ratios[r], 24);
-                println!("{:<22}{cells}", row.name);
+                println!("{:<34}{cells}", row.name);
             }
             let cells = aggregate::openssl_cells(&rates.mbs[rows.len()], 24);
-            println!("{:<22}{cells}", "openssl (1 stream)");
-            let mut line = format!("{:<22}", "1 stream: engine/lib");
+            println!("{:<34}{cells}", "openssl (1 stream)");
+            let mut line = format!("{:<34}", "1 stream: engine/lib");
             for x in &engine_vs_library {
                 let cell = x.map_or("-".into(), |x| format!("{x:.3}x"));
                 line.push_str(&format!(" {cell:>24}"));
@@ -369,9 +420,9 @@ fn check_digests(
                     digests.iter().map(|d| hex(d)).collect()
                 }
                 RowKind::Library => vec![hex(&hash_library(data))],
-                RowKind::BlockFunction { kernel } => {
+                RowKind::BlockFunction { kernel, input } => {
                     let mut state = vec![0u32; state_words(kernel.lanes())];
-                    block_function(kernel, &mut state, whole);
+                    BlockRun::new(kernel, input, whole).run(&mut state, whole);
                     let mut want_state = schedlab_kernels::md5::INITIAL_STATE;
                     for block in whole.chunks_exact(64) {
                         let block: &[u8; 64] = block.try_into().map_err(|_| {
@@ -438,17 +489,86 @@ fn hash_library(data: &[u8]) -> [u8; 16] {
     h.finalize().into()
 }
 
-/// Every lane of `kernel` compresses `whole` (whole blocks) from MD5's initial state.
-fn block_function(kernel: &MultiCompressor, state: &mut [u32], whole: &[u8]) {
-    for lane in 0..kernel.lanes() {
-        for (w, word) in schedlab_kernels::md5::INITIAL_STATE.into_iter().enumerate() {
-            state[state_index(lane, w)] = word;
+/// Bytes of the span within which a line's offset picks its L1 set.
+const PAGE: usize = 4096;
+
+/// A block-function row's lanes and their inputs, prepared before timing.
+struct BlockRun {
+    kernel: &'static MultiCompressor,
+    input: BlockInput,
+    /// Each lane's buffer (none for [`BlockInput::Shared`]) and where its blocks begin in it.
+    copies: Vec<(Vec<u8>, usize)>,
+}
+
+impl BlockRun {
+    /// Lanes of `kernel` reading `whole` (whole blocks) as `input` says.
+    fn new(kernel: &'static MultiCompressor, input: BlockInput, whole: &[u8]) -> Self {
+        let lanes = kernel.lanes();
+        let copies = match input {
+            BlockInput::Shared => Vec::new(),
+            BlockInput::Distinct => (0..lanes).map(|_| (whole.to_vec(), 0)).collect(),
+            BlockInput::Placed => (0..lanes).map(|lane| placed(lane, whole)).collect(),
+            BlockInput::Copied => (0..lanes)
+                .map(|lane| placed(lane, &vec![0; PIECE.min(whole.len())]))
+                .collect(),
+        };
+        Self {
+            kernel,
+            input,
+            copies,
         }
     }
-    let lanes: Vec<Lane<'_>> = (0..kernel.lanes())
-        .map(|_| Lane { buf: whole, ofs: 0 })
-        .collect();
-    kernel.compress_lanes(state, &lanes, (whole.len() / 64) as i32);
+
+    /// Every lane compresses `whole` from MD5's initial state.
+    fn run(&mut self, state: &mut [u32], whole: &[u8]) {
+        for lane in 0..self.kernel.lanes() {
+            for (w, word) in schedlab_kernels::md5::INITIAL_STATE.into_iter().enumerate() {
+                state[state_index(lane, w)] = word;
+            }
+        }
+        if self.input != BlockInput::Copied {
+            let lanes: Vec<Lane<'_>> = match self.input {
+                BlockInput::Shared => (0..self.kernel.lanes())
+                    .map(|_| Lane { buf: whole, ofs: 0 })
+                    .collect(),
+                _ => self.copies.iter().map(|(buf, at)| lane(buf, *at)).collect(),
+            };
+            self.kernel
+                .compress_lanes(state, &lanes, (whole.len() / 64) as i32);
+            return;
+        }
+        for piece in whole.chunks(PIECE) {
+            for (buf, at) in &mut self.copies {
+                buf[*at..*at + piece.len()].copy_from_slice(piece);
+            }
+            let lanes: Vec<Lane<'_>> = self
+                .copies
+                .iter()
+                .map(|(buf, at)| lane(&buf[..at + piece.len()], *at))
+                .collect();
+            self.kernel
+                .compress_lanes(state, &lanes, (piece.len() / 64) as i32);
+        }
+    }
+}
+
+/// A lane reading `buf` from byte `at`.
+fn lane(buf: &[u8], at: usize) -> Lane<'_> {
+    Lane {
+        buf,
+        ofs: at as i32,
+    }
+}
+
+/// A copy of `bytes` beginning `5 lane` lines (modulo a page) into a page, as the engine
+/// places a stream's pending blocks, and where it begins in the returned buffer.
+fn placed(lane: usize, bytes: &[u8]) -> (Vec<u8>, usize) {
+    let mut buf = Vec::with_capacity(PAGE + bytes.len());
+    let place = (5 * lane % (PAGE / 64)) * 64;
+    let at = (place + PAGE - buf.as_ptr() as usize % PAGE) % PAGE;
+    buf.resize(at, 0);
+    buf.extend_from_slice(bytes);
+    (buf, at)
 }
 
 /// Times `iterations` calls of `row` on a message of `data`.
@@ -462,11 +582,12 @@ fn time_row(row: &Row, data: &[u8], iterations: u64) -> Duration {
             )
         }
         RowKind::Library => time_loop(|| hash_library(black_box(data)), iterations),
-        RowKind::BlockFunction { kernel } => {
+        RowKind::BlockFunction { kernel, input } => {
             let whole = &data[..data.len() - data.len() % 64];
             let mut state = vec![0u32; state_words(kernel.lanes())];
+            let mut run = BlockRun::new(kernel, input, whole);
             time_loop(
-                || block_function(kernel, black_box(&mut state), black_box(whole)),
+                || run.run(black_box(&mut state), black_box(whole)),
                 iterations,
             )
         }
