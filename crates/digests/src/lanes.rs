@@ -164,6 +164,9 @@ struct Streams {
     scratch: Vec<u32>,
     /// Ring buffers of removed streams, for new ones.
     spare: Vec<Vec<u8>>,
+    /// Pending blocks of each stream by id (0 for a free id), kept beside the slots so that
+    /// choosing a round's partners reads one short array, not every slot.
+    pending: Vec<usize>,
 }
 
 /// One stream's chaining value and its pending blocks, kept in a ring: a round's lane reads
@@ -492,12 +495,14 @@ impl Shared {
             let blocks = data.len() / BLOCK;
             if pending + blocks <= self.hold_back {
                 slot.append(data, limit);
+                streams.sync(id);
                 return;
             }
             if pending > 0 {
                 // The stream's lane reads its pending blocks, topped up from `data`.
                 let take = (self.hold_back - pending).min(blocks);
                 slot.append(&data[..take * BLOCK], limit);
+                streams.sync(id);
                 data = &data[take * BLOCK..];
             }
             let pending_streams = || 1 + streams.others_pending(id);
@@ -510,6 +515,7 @@ impl Shared {
                 let (now, later) = data.split_at(data.len() - keep * BLOCK);
                 streams = self.compress_alone(streams, id, now);
                 streams.slot(id).append(later, limit);
+                streams.sync(id);
                 return;
             }
             let direct = (pending == 0).then_some(data);
@@ -583,6 +589,7 @@ impl Shared {
         }
         slot.state = state;
         slot.clear();
+        streams.sync(id);
         streams.stats.single_blocks += blocks as u64;
     }
 
@@ -647,8 +654,25 @@ impl Streams {
             self.slots.len() - 1
         });
         slot.place = page_offset(id);
+        if self.pending.len() < self.slots.len() {
+            self.pending.resize(self.slots.len(), 0);
+        }
+        self.pending[id] = slot.pending_blocks();
         self.slots[id] = Some(slot);
         id
+    }
+
+    /// Whether [`Streams::pending`] agrees with every slot.
+    fn pending_in_sync(&self) -> bool {
+        self.slots.iter().enumerate().all(|(id, slot)| {
+            slot.as_ref().map_or(0, Slot::pending_blocks)
+                == self.pending.get(id).copied().unwrap_or(0)
+        })
+    }
+
+    /// Records stream `id`'s pending blocks after its slot changed.
+    fn sync(&mut self, id: usize) {
+        self.pending[id] = self.slots[id].as_ref().map_or(0, Slot::pending_blocks);
     }
 
     /// A new stream's slot, with the ring buffer a removed stream left if there is one.
@@ -663,6 +687,7 @@ impl Streams {
         if let Some(slot) = self.slots[id].take() {
             self.live -= 1;
             self.free.push(id);
+            self.pending[id] = 0;
             if self.spare.len() < SPARE_BUFFERS {
                 self.spare.push(slot.buffer);
             }
@@ -671,12 +696,11 @@ impl Streams {
 
     /// Streams other than `id` with blocks pending.
     fn others_pending(&self, id: usize) -> usize {
-        self.slots
+        debug_assert!(self.pending_in_sync());
+        self.pending
             .iter()
             .enumerate()
-            .filter(|&(other, slot)| {
-                other != id && slot.as_ref().is_some_and(|s| s.pending_blocks() > 0)
-            })
+            .filter(|&(other, &blocks)| other != id && blocks > 0)
             .count()
     }
 
@@ -684,11 +708,11 @@ impl Streams {
     /// most first (the lower id first among equals), and how many more have pending blocks but
     /// were left out. Kept on the stack: a round allocates nothing.
     fn partners(&self, id: usize, most: usize) -> (Members, usize) {
+        debug_assert!(self.pending_in_sync());
         let most = most.min(MAX_LANES);
         let mut top = [(0usize, 0usize); MAX_LANES];
         let (mut kept, mut found) = (0, 0);
-        for (other, slot) in self.slots.iter().enumerate() {
-            let blocks = slot.as_ref().map_or(0, Slot::pending_blocks);
+        for (other, &blocks) in self.pending.iter().enumerate() {
             if other == id || blocks == 0 {
                 continue;
             }
@@ -742,7 +766,12 @@ impl Streams {
         }
         let members = members.as_slice();
         self.scratch.resize(state_words(lanes), 0);
-        let Self { slots, scratch, .. } = self;
+        let Self {
+            slots,
+            scratch,
+            pending,
+            ..
+        } = self;
         let mut inputs = [Lane { buf: &[], ofs: 0 }; MAX_LANES];
         for lane in 0..lanes {
             // Idle lanes repeat the stream's own input; their results are dropped.
@@ -774,6 +803,7 @@ impl Streams {
             slot.state = std::array::from_fn(|w| scratch[state_index(lane, w)]);
             if member != id || direct.is_none() {
                 slot.consume(step);
+                pending[member] = slot.pending_blocks();
             }
         }
         self.stats.lane_rounds += 1;
@@ -823,6 +853,7 @@ impl LaneStream {
         let slot = streams.slot(self.id);
         slot.state = INITIAL_STATE;
         slot.clear();
+        streams.sync(self.id);
     }
 }
 

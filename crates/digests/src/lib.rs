@@ -42,7 +42,10 @@ pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 pub use jit_tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use lanes::{DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS};
-pub use multi::{LANE_STRATEGY, Lane, MultiCompressor, lane_config, state_index, state_words};
+pub use multi::{
+    LANE_STRATEGY, Lane, MultiCompressor, WIDE_LANE_STRATEGY, lane_config, state_index,
+    state_words, wide_lane_config,
+};
 pub use sha256::Sha256;
 pub use tiered_engine::{
     BATCH_GROUPS, BATCH_SCALAR, TieredEngine, WIDE_BATCH, WIDE_THRESHOLD_BLOCKS,

@@ -5,7 +5,7 @@ use crate::Md5;
 use crate::batch::digest_many_with;
 use crate::compressor::Compressor;
 use crate::jit_tier::{Backend, JIT_THRESHOLD_BLOCKS, Tier};
-use crate::multi::{MultiCompressor, lane_config};
+use crate::multi::{MultiCompressor, lane_config, wide_lane_config};
 use crate::portable;
 use digest::{Digest, Output};
 use schedlab_backend::code_cache::CodeCache;
@@ -55,14 +55,14 @@ pub const WIDE_BATCH: Option<(usize, usize)> = if cfg!(target_arch = "x86_64") {
 /// compile happens once per build of the program and machine anyway.
 pub const WIDE_THRESHOLD_BLOCKS: u64 = 1 << 21;
 
-/// A tier compiling the lane kernel of `(groups, scalar)` with [`lane_config`] of `config`
-/// (through the code cache) once `threshold` blocks have been seen.
+/// A tier compiling the lane kernel of `(groups, scalar)` with `config` (the lane kernels'
+/// own: [`lane_config`], [`wide_lane_config`]) through the code cache once `threshold` blocks
+/// have been seen.
 fn lane_tier(
-    config: &PipelineConfig,
+    config: PipelineConfig,
     (groups, scalar): (usize, usize),
     threshold: u64,
 ) -> Tier<MultiCompressor> {
-    let config = lane_config(config);
     Tier::from_env(threshold, move || {
         MultiCompressor::compile_hybrid_with_cache(&config, groups, scalar, &CodeCache::from_env())
             .map_err(|e| e.to_string())
@@ -93,8 +93,13 @@ impl TieredEngine {
     /// The engine of `config`, honouring [`crate::JIT_ENV`] (leaked: hashers hold `&'static`
     /// references to it).
     pub(crate) fn leak(config: PipelineConfig) -> &'static Self {
-        let batch = lane_tier(&config, (BATCH_GROUPS, BATCH_SCALAR), JIT_THRESHOLD_BLOCKS);
-        let wide = WIDE_BATCH.map(|shape| lane_tier(&config, shape, WIDE_THRESHOLD_BLOCKS));
+        let batch = lane_tier(
+            lane_config(&config),
+            (BATCH_GROUPS, BATCH_SCALAR),
+            JIT_THRESHOLD_BLOCKS,
+        );
+        let wide = WIDE_BATCH
+            .map(|shape| lane_tier(wide_lane_config(&config), shape, WIDE_THRESHOLD_BLOCKS));
         Box::leak(Box::new(Self {
             single: Tier::from_env(JIT_THRESHOLD_BLOCKS, move || {
                 Compressor::compile(&config).map_err(|e| e.to_string())

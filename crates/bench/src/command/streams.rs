@@ -12,11 +12,15 @@
 //! xL regs`, the same kernel with store-to-load forwarding on (its transposed message words in
 //! registers instead of the word area the library re-reads), and `block fn xL reassociated
 //! tests`, the library's kernel with its preheader's range tests reassociated by the rewrites
-//! (the setting before `keep_conditions`; selected by name only, with `--impl`). `L` is a
-//! kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two groups and two scalar
-//! lanes in the general registers, ten lanes). Every kernel is JIT-compiled
-//! with the default configuration ([`lane_config`] of it for the lanes) before timing. Ratios are aggregate MB/s
-//! over OpenSSL's MB/s for one message of the same size, per repetition, then the median.
+//! (the setting before `keep_conditions`). Also by name only: `block fn xL distinct`, `… distinct
+//! placed` and `… copied` ([`BlockInput`]: the kernel on separate messages, and the engine's copy
+//! and kernel without its rounds), and `block fn xL by STRATEGY`, the kernel scheduled with
+//! another strategy. `L` is a kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two
+//! groups and two scalar lanes in the general registers, ten lanes). Every kernel is
+//! JIT-compiled with the default configuration before timing, as the library compiles it
+//! ([`wide_lane_config`] of it for [`WIDE_BATCH`]'s shape, [`lane_config`] for the others).
+//! Ratios are aggregate MB/s over OpenSSL's MB/s for one message of the same size, per
+//! repetition, then the median.
 //! After the table (and as `lane_use` in JSON): each engine row's [`LaneStats`] from its
 //! untimed digest check — kernel calls, blocks per lane per call, lane slots filled.
 
@@ -28,7 +32,7 @@ use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
 use schedlab_digests::{
     Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, LaneStats, Md5, MultiCompressor,
-    TieredEngine, lane_config, state_index, state_words,
+    TieredEngine, WIDE_BATCH, lane_config, state_index, state_words, wide_lane_config,
 };
 use serde_json::json;
 use std::hint::black_box;
@@ -183,6 +187,22 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 name: reassociated,
             });
         }
+        // `block fn S by STRATEGY`: the shape's kernel scheduled with another strategy.
+        let by = format!("block fn {shape} by ");
+        for name in wanted.iter().flatten().filter(|n| n.starts_with(&by)) {
+            let strategy = &name[by.len()..];
+            rows.push(Row {
+                kind: RowKind::BlockFunction {
+                    kernel: compile_lanes(
+                        &lane_config(&PipelineConfig::with_strategy(strategy)),
+                        groups,
+                        scalar,
+                    )?,
+                    input: BlockInput::Shared,
+                },
+                name: name.clone(),
+            });
+        }
         let regs = format!("block fn {shape} regs");
         if selected(&regs) {
             let config = PipelineConfig::default();
@@ -202,6 +222,12 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         }
         let compiled = if lanes == kernel.lanes() {
             kernel
+        } else if Some((groups, scalar)) == WIDE_BATCH {
+            compile_lanes(
+                &wide_lane_config(&PipelineConfig::default()),
+                groups,
+                scalar,
+            )?
         } else {
             compile_lanes(&lane_config(&PipelineConfig::default()), groups, scalar)?
         };
@@ -240,7 +266,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             "no md5-streams row selected (rows: lanes/N streams and S/N streams for N in \
              1,4,8,16,64 and S in x4,x8,x12,x16,x8+s1,x8+s2,x12+s1,x12+s2, library (1 stream), \
              block fn S, block fn S regs, and by name only block fn S reassociated tests, block fn S \
-             distinct, block fn S distinct placed, block fn S copied)",
+             distinct, block fn S distinct placed, block fn S copied, block fn S by STRATEGY)",
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
