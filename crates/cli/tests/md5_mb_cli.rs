@@ -236,3 +236,44 @@ fn streams_bench_checks_every_lane_of_a_hybrid_kernel() {
         "{row}"
     );
 }
+
+#[test]
+fn streams_bench_block_function_inputs_and_strategies_are_checked_rows() {
+    // Separate copies, placed copies, the engine's copy-then-compress and another strategy:
+    // every lane of each is checked against the reference before timing.
+    let doc = quick_bench(
+        "md5-streams",
+        "block fn x8 by source,block fn x8 distinct,block fn x8 distinct placed,block fn x8 copied",
+        &[
+            "block fn x8 by source",
+            "block fn x8 distinct",
+            "block fn x8 distinct placed",
+            "block fn x8 copied",
+            "openssl",
+        ],
+    );
+    for row in rows(&doc).iter().take(4) {
+        assert_eq!(row["messages"], 8, "{row}");
+        assert!(
+            row["ratio_to_openssl"].as_f64().is_some_and(|v| v > 0.0),
+            "{row}"
+        );
+    }
+}
+
+#[test]
+fn streams_bench_refuses_an_unknown_strategy_with_its_name() {
+    let out = schedlab(&[
+        "bench",
+        "--kernel",
+        "md5-streams",
+        "--quick",
+        "--size",
+        "4k",
+        "--impl",
+        "block fn x8 by no-such-order",
+    ]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("no-such-order") && !err.contains("panicked"), "{err}");
+}
