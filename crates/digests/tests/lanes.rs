@@ -355,3 +355,45 @@ fn a_failing_jit_leaves_every_stream_right_and_alone() {
     check_all(&messages, &got, "no JIT");
     assert_eq!(engine.stats().lane_rounds, 0);
 }
+
+#[test]
+fn a_finalizing_stream_compresses_the_others_while_they_fill_every_lane() {
+    if !host_has_lanes() {
+        return;
+    }
+    let tiered = ready_tiered();
+    let kernel = tiered
+        .batch_compressor()
+        .expect("the lane kernel is compiled");
+    let lanes = kernel.lanes();
+    let hold_back = 8;
+    let engine = LaneEngine::with_kernel(tiered, kernel, hold_back);
+    let streams = 2 * lanes + 1;
+    let messages: Vec<Vec<u8>> = (0..streams).map(|s| message(64 * hold_back, s)).collect();
+    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
+    for (h, m) in hashers.iter_mut().zip(&messages) {
+        h.update(m);
+    }
+    assert_eq!(
+        engine.stats().lane_rounds,
+        0,
+        "every stream holds its blocks back"
+    );
+    let mut hashers = hashers.into_iter();
+    let first: [u8; 16] = hashers.next().expect("a stream").finalize().into();
+    let stats = engine.stats();
+    // Stream 0's own rounds reach it and `lanes - 1` partners; the others, while at least
+    // `lanes` of them have blocks, are compressed in full rounds too: fewer than `lanes`
+    // streams' blocks remain.
+    assert!(
+        stats.lane_blocks as usize >= (streams - (lanes - 1)) * hold_back,
+        "{stats:?}"
+    );
+    let mut got = vec![first];
+    got.extend(hashers.map(|h| -> [u8; 16] { h.finalize().into() }));
+    check_all(
+        &messages,
+        &got,
+        "a finalize that drains others in full rounds",
+    );
+}
