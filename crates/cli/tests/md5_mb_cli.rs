@@ -275,5 +275,8 @@ fn streams_bench_refuses_an_unknown_strategy_with_its_name() {
     ]);
     assert!(!out.status.success());
     let err = stderr(&out);
-    assert!(err.contains("no-such-order") && !err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("no-such-order") && !err.contains("panicked"),
+        "{err}"
+    );
 }
