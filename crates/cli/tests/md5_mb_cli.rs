@@ -280,3 +280,28 @@ fn streams_bench_refuses_an_unknown_strategy_with_its_name() {
         "{err}"
     );
 }
+
+#[test]
+fn streams_bench_feeds_the_engine_updates_of_another_size() {
+    let doc = quick_bench(
+        "md5-streams",
+        "lanes/4 streams in 1k updates",
+        &["lanes/4 streams in 1k updates", "openssl"],
+    );
+    let row = &rows(&doc)[0];
+    assert_eq!(row["messages"], 4, "{row}");
+    let out = schedlab(&[
+        "bench",
+        "--kernel",
+        "md5-streams",
+        "--quick",
+        "--impl",
+        "lanes/four streams in 1k updates",
+    ]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("stream count") && !err.contains("panicked"),
+        "{err}"
+    );
+}

@@ -3,7 +3,8 @@
 //! A [`LaneEngine`] hands out ordinary [`Md5`] hashers (`update` in pieces from any thread,
 //! `finalize`, `Clone`, `reset`). Their whole blocks go to the engine, which keeps each stream's
 //! chaining value and the blocks it has received but not compressed yet (its *pending* blocks,
-//! at most [`LaneEngine::hold_back_blocks`] of them: a stream is never held back longer than
+//! at most [`LaneEngine::hold_back_blocks`] of them, or as many as its latest `update` brought
+//! up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more: a stream is never held back longer than
 //! that). When an `update` would exceed the bound, the calling thread runs *rounds* of the
 //! multi-buffer kernel: its own stream in one lane, the other streams with the most pending
 //! blocks in the others (one lane per stream), as many blocks per round as the shortest of them
@@ -50,6 +51,10 @@ pub const DEFAULT_HOLD_BACK_BLOCKS: usize = 256;
 
 /// The largest hold-back a [`LaneEngine`] accepts (lane offsets are Java `int`s).
 pub const MAX_HOLD_BACK_BLOCKS: usize = 1 << 20;
+
+/// The most blocks a stream holds back after an `update` larger than its engine's hold-back:
+/// as many as that update brought, up to 16384 blocks (1 MiB).
+pub const MAX_UPDATE_HOLD_BLOCKS: usize = 16384;
 
 /// Ring buffers an engine keeps from removed streams for new ones.
 const SPARE_BUFFERS: usize = 64;
@@ -330,8 +335,9 @@ impl LaneEngine {
     }
 
     /// An engine over `tiered`'s kernels holding back at most `hold_back_blocks` blocks per
-    /// stream, clamped to `1..=`[`MAX_HOLD_BACK_BLOCKS`]. A smaller bound means less latency
-    /// and memory per stream, shorter rounds and more of them.
+    /// stream, clamped to `1..=`[`MAX_HOLD_BACK_BLOCKS`] (or as many as a stream's latest
+    /// `update` brought, up to [`MAX_UPDATE_HOLD_BLOCKS`], if that is more). A smaller bound
+    /// means less latency and memory per stream, shorter rounds and more of them.
     pub fn with_tiered(tiered: &'static TieredEngine, hold_back_blocks: usize) -> Self {
         Self::build(tiered, None, hold_back_blocks)
     }
@@ -472,6 +478,16 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// The most blocks a stream may hold back after an `update` of `blocks`: the engine's
+    /// hold-back, or the update's own blocks up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more.
+    /// Held back to the engine's bound only, the part of a larger update beyond it had to be
+    /// compressed at once, while the other streams held too little to fill lanes beside it:
+    /// 16 streams fed 32 KiB pieces ran at single-stream speed with a 16 KiB hold-back
+    /// (`notes/md5-lanes.md`).
+    fn hold_for(&self, blocks: usize) -> usize {
+        self.hold_back.max(blocks.min(MAX_UPDATE_HOLD_BLOCKS))
+    }
+
     /// Appends whole blocks `data` to stream `id`, compressing as the hold-back bound requires.
     fn update(&self, id: usize, mut data: &[u8]) {
         debug_assert_eq!(data.len() % BLOCK, 0);
@@ -488,19 +504,20 @@ impl Shared {
         };
         // The update's blocks count once toward the wider kernel's compile.
         let mut fresh = data.len() / BLOCK;
-        let limit = self.hold_back * BLOCK;
+        let hold = self.hold_for(data.len() / BLOCK);
+        let limit = hold * BLOCK;
         loop {
             let slot = streams.slot(id);
             let pending = slot.pending_blocks();
             let blocks = data.len() / BLOCK;
-            if pending + blocks <= self.hold_back {
+            if pending + blocks <= hold {
                 slot.append(data, limit);
                 streams.sync(id);
                 return;
             }
             if pending > 0 {
                 // The stream's lane reads its pending blocks, topped up from `data`.
-                let take = (self.hold_back - pending).min(blocks);
+                let take = hold.saturating_sub(pending).min(blocks);
                 slot.append(&data[..take * BLOCK], limit);
                 streams.sync(id);
                 data = &data[take * BLOCK..];
@@ -511,7 +528,7 @@ impl Shared {
             if partners.is_empty() {
                 // Nobody to share lanes with now: compress all but what may wait.
                 self.compress_pending(&mut streams, id);
-                let keep = (data.len() / BLOCK).min(self.hold_back);
+                let keep = (data.len() / BLOCK).min(hold);
                 let (now, later) = data.split_at(data.len() - keep * BLOCK);
                 streams = self.compress_alone(streams, id, now);
                 streams.slot(id).append(later, limit);
@@ -723,14 +740,15 @@ impl Streams {
     }
 
     /// Frees stream `id`'s slot; its ring buffer is kept for a later stream (up to
-    /// [`SPARE_BUFFERS`]), so that streams started one after another reuse memory already
-    /// mapped and cached instead of faulting in a fresh buffer each.
-    fn remove(&mut self, id: usize) {
+    /// [`SPARE_BUFFERS`] of at most `largest_spare` bytes: a ring grown for large updates is
+    /// freed), so that streams started one after another reuse memory already mapped and
+    /// cached instead of faulting in a fresh buffer each.
+    fn remove(&mut self, id: usize, largest_spare: usize) {
         if let Some(slot) = self.slots[id].take() {
             self.live -= 1;
             self.free.push(id);
             self.pending[id] = 0;
-            if self.spare.len() < SPARE_BUFFERS {
+            if self.spare.len() < SPARE_BUFFERS && slot.buffer.capacity() <= largest_spare {
                 self.spare.push(slot.buffer);
             }
         }
@@ -928,7 +946,8 @@ impl Clone for LaneStream {
 
 impl Drop for LaneStream {
     fn drop(&mut self) {
-        self.engine.shared.lock().remove(self.id);
+        let largest_spare = PAGE + self.engine.shared.hold_back * BLOCK;
+        self.engine.shared.lock().remove(self.id, largest_spare);
     }
 }
 
@@ -1009,7 +1028,7 @@ mod tests {
         let id = streams.insert(slot);
         streams.slot(id).append(&block(0), 256 * BLOCK);
         let buffer = streams.slot(id).buffer.as_ptr();
-        streams.remove(id);
+        streams.remove(id, usize::MAX);
         let slot = streams.fresh_slot();
         assert_eq!(
             slot.buffer.as_ptr(),

@@ -41,7 +41,9 @@ pub use builder::{BuildError, Md5Builder, Md5Engine};
 pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 pub use jit_tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
-pub use lanes::{DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS};
+pub use lanes::{
+    DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS, MAX_UPDATE_HOLD_BLOCKS,
+};
 pub use multi::{
     LANE_STRATEGY, Lane, MultiCompressor, WIDE_LANE_STRATEGY, lane_config, state_index,
     state_words, wide_lane_config,

@@ -15,7 +15,8 @@
 //! (the setting before `keep_conditions`). Also by name only: `block fn xL distinct`, `… distinct
 //! placed` and `… copied` ([`BlockInput`]: the kernel on separate messages, and the engine's copy
 //! and kernel without its rounds), and `block fn xL by STRATEGY`, the kernel scheduled with
-//! another strategy. `L` is a kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two
+//! another strategy, and `lanes/N streams in SIZE updates`, the library's engine fed pieces of
+//! another size. `L` is a kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two
 //! groups and two scalar lanes in the general registers, ten lanes). Every kernel is
 //! JIT-compiled with the default configuration before timing, as the library compiles it
 //! ([`wide_lane_config`] of it for [`WIDE_BATCH`]'s shape, [`lane_config`] for the others).
@@ -69,10 +70,12 @@ fn shape_label(groups: usize, scalar: usize) -> String {
 /// What a row hashes.
 #[derive(Clone, Copy, Debug)]
 enum RowKind {
-    /// `streams` concurrent hashers of one lane engine (with `kernel`, or the library's).
+    /// `streams` concurrent hashers of one lane engine (with `kernel`, or the library's), fed
+    /// `piece`-byte updates.
     Engine {
         streams: usize,
         kernel: Option<&'static MultiCompressor>,
+        piece: usize,
     },
     /// One default `Md5` hasher.
     Library,
@@ -158,6 +161,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             kind: RowKind::Engine {
                 streams,
                 kernel: None,
+                piece: PIECE,
             },
         })
         .collect();
@@ -237,6 +241,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 kind: RowKind::Engine {
                     streams,
                     kernel: Some(compiled),
+                    piece: PIECE,
                 },
             });
         }
@@ -260,13 +265,27 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             }
         }
     }
+    // `lanes/N streams in SIZE updates`: the library's engine fed pieces of another size.
+    for name in wanted.iter().flatten() {
+        if let Some((streams, piece)) = other_update_size(name)? {
+            rows.push(Row {
+                name: name.clone(),
+                kind: RowKind::Engine {
+                    streams,
+                    kernel: None,
+                    piece,
+                },
+            });
+        }
+    }
     rows.retain(|row| selected(&row.name));
     if rows.is_empty() {
         return Err(CliError::usage(
             "no md5-streams row selected (rows: lanes/N streams and S/N streams for N in \
              1,4,8,16,64 and S in x4,x8,x12,x16,x8+s1,x8+s2,x12+s1,x12+s2, library (1 stream), \
              block fn S, block fn S regs, and by name only block fn S reassociated tests, block fn S \
-             distinct, block fn S distinct placed, block fn S copied, block fn S by STRATEGY)",
+             distinct, block fn S distinct placed, block fn S copied, block fn S by STRATEGY, \
+             lanes/N streams in SIZE updates)",
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
@@ -285,7 +304,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             r.kind,
             RowKind::Engine {
                 streams: 1,
-                kernel: None
+                kernel: None,
+                ..
             }
         )
     });
@@ -345,6 +365,29 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The streams and update size of a row named `lanes/N streams in SIZE updates` (`SIZE` as
+/// `--size` takes it: `64k`), `None` for other names.
+fn other_update_size(name: &str) -> Result<Option<(usize, usize)>, CliError> {
+    let Some(rest) = name.strip_prefix("lanes/") else {
+        return Ok(None);
+    };
+    let Some((streams, rest)) = rest.split_once(" streams in ") else {
+        return Ok(None);
+    };
+    let Some(size) = rest.strip_suffix(" updates") else {
+        return Ok(None);
+    };
+    let streams: usize = streams.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+        CliError::usage(format!("{name}: the stream count is a positive integer"))
+    })?;
+    match parse_sizes(size)?.as_slice() {
+        [piece] if *piece > 0 => Ok(Some((streams, *piece))),
+        _ => Err(CliError::usage(format!(
+            "{name}: one positive update size, such as 64k"
+        ))),
+    }
 }
 
 /// What an engine row's lanes did hashing one size once.
@@ -434,9 +477,13 @@ fn check_digests(
         let whole = &data[..data.len() - data.len() % 64];
         for row in rows {
             let got: Vec<String> = match row.kind {
-                RowKind::Engine { streams, kernel } => {
+                RowKind::Engine {
+                    streams,
+                    kernel,
+                    piece,
+                } => {
                     let engine = engine_of(kernel);
-                    let digests = hash_streams(&engine, streams, data);
+                    let digests = hash_streams(&engine, streams, piece, data);
                     lane_use.push(LaneUse {
                         row: row.name.clone(),
                         size: data.len(),
@@ -494,11 +541,11 @@ fn engine_of(kernel: Option<&'static MultiCompressor>) -> LaneEngine {
     }
 }
 
-/// `streams` hashers of `engine`, each fed `data` in [`PIECE`]-byte pieces round-robin, then
+/// `streams` hashers of `engine`, each fed `data` in `piece`-byte pieces round-robin, then
 /// finalized in order.
-fn hash_streams(engine: &LaneEngine, streams: usize, data: &[u8]) -> Vec<[u8; 16]> {
+fn hash_streams(engine: &LaneEngine, streams: usize, piece: usize, data: &[u8]) -> Vec<[u8; 16]> {
     let mut hashers: Vec<Md5> = (0..streams).map(|_| engine.hasher()).collect();
-    for piece in data.chunks(PIECE) {
+    for piece in data.chunks(piece) {
         for h in &mut hashers {
             h.update(piece);
         }
@@ -600,10 +647,14 @@ fn placed(lane: usize, bytes: &[u8]) -> (Vec<u8>, usize) {
 /// Times `iterations` calls of `row` on a message of `data`.
 fn time_row(row: &Row, data: &[u8], iterations: u64) -> Duration {
     match row.kind {
-        RowKind::Engine { streams, kernel } => {
+        RowKind::Engine {
+            streams,
+            kernel,
+            piece,
+        } => {
             let engine = engine_of(kernel);
             time_loop(
-                || hash_streams(&engine, streams, black_box(data)),
+                || hash_streams(&engine, streams, piece, black_box(data)),
                 iterations,
             )
         }
