@@ -403,12 +403,19 @@ fn updates_larger_than_the_hold_back_still_fill_the_lanes() {
     if !host_has_lanes() {
         return;
     }
-    // Pieces of twice the hold-back: each stream may hold one piece, so the others always
-    // have blocks to fill the lanes beside the stream that needs room.
+    // Pieces of twice the hold-back to twice as many streams as the kernel has lanes: each
+    // stream may hold one piece, so the others always have blocks to fill the lanes beside the
+    // stream that needs room.
+    let tiered = ready_tiered();
+    let kernel = tiered
+        .batch_compressor()
+        .expect("the lane kernel is compiled");
     let hold_back = 8;
-    let engine = LaneEngine::with_tiered(ready_tiered(), hold_back);
+    let engine = LaneEngine::with_kernel(tiered, kernel, hold_back);
     let piece = 64 * 2 * hold_back;
-    let messages: Vec<Vec<u8>> = (0..12).map(|s| message(piece * 10 + 3 * s, s)).collect();
+    let messages: Vec<Vec<u8>> = (0..2 * kernel.lanes())
+        .map(|s| message(piece * 10 + 3 * s, s))
+        .collect();
     let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
     for at in (0..piece * 11).step_by(piece) {
         for (h, m) in hashers.iter_mut().zip(&messages) {
@@ -418,8 +425,8 @@ fn updates_larger_than_the_hold_back_still_fill_the_lanes() {
     let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
     check_all(&messages, &got, "updates of twice the hold-back");
     let stats = engine.stats();
-    // Held back to the hold-back only, the rounds pair two or three streams (22 % of the
-    // lane slots filled); holding a piece, they fill nearly every lane.
+    // Held back to the hold-back only, the rounds pair two or three streams (a quarter of the
+    // lane slots filled or less); holding a piece, they fill nearly every lane.
     assert!(
         stats.lane_blocks * 10 >= stats.lane_slots * 9
             && stats.single_blocks * 20 < stats.lane_blocks,

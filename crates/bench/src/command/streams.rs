@@ -545,9 +545,9 @@ fn engine_of(kernel: Option<&'static MultiCompressor>) -> LaneEngine {
 /// finalized in order.
 fn hash_streams(engine: &LaneEngine, streams: usize, piece: usize, data: &[u8]) -> Vec<[u8; 16]> {
     let mut hashers: Vec<Md5> = (0..streams).map(|_| engine.hasher()).collect();
-    for piece in data.chunks(piece) {
+    for chunk in data.chunks(piece) {
         for h in &mut hashers {
-            h.update(piece);
+            h.update(chunk);
         }
     }
     hashers.into_iter().map(|h| h.finalize().into()).collect()
