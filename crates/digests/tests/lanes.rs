@@ -356,18 +356,28 @@ fn a_failing_jit_leaves_every_stream_right_and_alone() {
     assert_eq!(engine.stats().lane_rounds, 0);
 }
 
-#[test]
-fn a_finalizing_stream_compresses_the_others_while_they_fill_every_lane() {
+/// An engine whose rounds all run the library's lane kernel (no wider kernel to switch to)
+/// holding back `hold_back` blocks, and the kernel's lanes; `None` where the host has none.
+fn fixed_lane_engine(hold_back: usize) -> Option<(LaneEngine, usize)> {
     if !host_has_lanes() {
-        return;
+        return None;
     }
     let tiered = ready_tiered();
     let kernel = tiered
         .batch_compressor()
         .expect("the lane kernel is compiled");
-    let lanes = kernel.lanes();
+    Some((
+        LaneEngine::with_kernel(tiered, kernel, hold_back),
+        kernel.lanes(),
+    ))
+}
+
+#[test]
+fn a_finalizing_stream_compresses_the_others_while_they_fill_every_lane() {
     let hold_back = 8;
-    let engine = LaneEngine::with_kernel(tiered, kernel, hold_back);
+    let Some((engine, lanes)) = fixed_lane_engine(hold_back) else {
+        return;
+    };
     let streams = 2 * lanes + 1;
     let messages: Vec<Vec<u8>> = (0..streams).map(|s| message(64 * hold_back, s)).collect();
     let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
@@ -400,20 +410,15 @@ fn a_finalizing_stream_compresses_the_others_while_they_fill_every_lane() {
 
 #[test]
 fn updates_larger_than_the_hold_back_still_fill_the_lanes() {
-    if !host_has_lanes() {
-        return;
-    }
     // Pieces of twice the hold-back to twice as many streams as the kernel has lanes: each
     // stream may hold one piece, so the others always have blocks to fill the lanes beside the
     // stream that needs room.
-    let tiered = ready_tiered();
-    let kernel = tiered
-        .batch_compressor()
-        .expect("the lane kernel is compiled");
     let hold_back = 8;
-    let engine = LaneEngine::with_kernel(tiered, kernel, hold_back);
+    let Some((engine, lanes)) = fixed_lane_engine(hold_back) else {
+        return;
+    };
     let piece = 64 * 2 * hold_back;
-    let messages: Vec<Vec<u8>> = (0..2 * kernel.lanes())
+    let messages: Vec<Vec<u8>> = (0..2 * lanes)
         .map(|s| message(piece * 10 + 3 * s, s))
         .collect();
     let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
