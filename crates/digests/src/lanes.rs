@@ -211,6 +211,18 @@ fn page_offset(id: usize) -> usize {
     (id * PLACE_STRIDE_LINES % (PAGE / BLOCK)) * BLOCK
 }
 
+/// How far past `address` stream `id`'s ring begins: the first address at the stream's offset
+/// within a page ([`LaneEngine`] places each stream's pending blocks so; the streams bench
+/// places its copies the same way).
+pub fn ring_start(address: usize, id: usize) -> usize {
+    offset_to(address, page_offset(id))
+}
+
+/// How far past `address` the first address at offset `place` within a page lies.
+fn offset_to(address: usize, place: usize) -> usize {
+    (place + PAGE - address % PAGE) % PAGE
+}
+
 impl Slot {
     /// A new stream's slot, its ring to be built in `buffer` (a removed stream's, or empty).
     fn fresh(buffer: Vec<u8>) -> Self {
@@ -298,7 +310,7 @@ impl Slot {
         if buffer.capacity() < PAGE + capacity {
             buffer = Vec::with_capacity(PAGE + capacity);
         }
-        let origin = (self.place + PAGE - buffer.as_ptr() as usize % PAGE) % PAGE;
+        let origin = offset_to(buffer.as_ptr() as usize, self.place);
         if buffer.len() < origin + capacity {
             buffer.resize(origin + capacity, 0);
         }

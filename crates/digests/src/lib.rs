@@ -43,6 +43,7 @@ pub use digest::{self, Digest};
 pub use jit_tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use lanes::{
     DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS, MAX_UPDATE_HOLD_BLOCKS,
+    ring_start,
 };
 pub use multi::{
     LANE_STRATEGY, Lane, MultiCompressor, WIDE_LANE_STRATEGY, lane_config, state_index,

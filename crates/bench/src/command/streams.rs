@@ -33,7 +33,7 @@ use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
 use schedlab_digests::{
     Backend, DEFAULT_HOLD_BACK_BLOCKS, Digest, Lane, LaneEngine, LaneStats, Md5, MultiCompressor,
-    TieredEngine, WIDE_BATCH, lane_config, state_index, state_words, wide_lane_config,
+    TieredEngine, WIDE_BATCH, lane_config, ring_start, state_index, state_words, wide_lane_config,
 };
 use serde_json::json;
 use std::hint::black_box;
@@ -633,12 +633,11 @@ fn lane(buf: &[u8], at: usize) -> Lane<'_> {
     }
 }
 
-/// A copy of `bytes` beginning `5 lane` lines (modulo a page) into a page, as the engine
-/// places a stream's pending blocks, and where it begins in the returned buffer.
+/// A copy of `bytes` placed within a page as the engine places stream `lane`'s pending blocks
+/// ([`ring_start`]), and where it begins in the returned buffer.
 fn placed(lane: usize, bytes: &[u8]) -> (Vec<u8>, usize) {
     let mut buf = Vec::with_capacity(PAGE + bytes.len());
-    let place = (5 * lane % (PAGE / 64)) * 64;
-    let at = (place + PAGE - buf.as_ptr() as usize % PAGE) % PAGE;
+    let at = ring_start(buf.as_ptr() as usize, lane);
     buf.resize(at, 0);
     buf.extend_from_slice(bytes);
     (buf, at)
