@@ -7,15 +7,12 @@
 //! up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more: a stream is never held back longer than
 //! that). When an `update` would exceed the bound, the calling thread runs *rounds* of the
 //! multi-buffer kernel: its own stream in one lane, the other streams with the most pending
-//! blocks in the others (one lane per stream), as many blocks per round as the shortest of them
-//! has — but when the streams with pending blocks fill every lane with fewer than half as many
-//! again left out, at most a quarter of the hold-back per round
-//! ([`LaneEngine::round_cap_blocks`]): such a round leaves its partners pending blocks rather
-//! than draining them all at once, so the next round again finds a stream for every lane (the
-//! streams left out keep the most pending blocks and are chosen first next time; with more of
-//! them waiting, rounds stay long, which costs less per block). Lanes stay idle only when fewer
-//! streams than lanes have pending blocks; idle lanes repeat a busy lane's input and their
-//! results are dropped. Streams from any thread are gathered the same way (the engine is one
+//! blocks in the others (one lane per stream; among equals, those whose latest `update` is the
+//! oldest), as many blocks per round as the shortest of them has. The streams left out of a
+//! round are thus those updated last: the ones whose next `update` is furthest off when streams
+//! take turns, so that by the time one of them needs room the others have refilled and the next
+//! round again finds a stream for every lane. Lanes stay idle only when fewer streams than lanes
+//! have pending blocks; idle lanes repeat a busy lane's input and their results are dropped. Streams from any thread are gathered the same way (the engine is one
 //! mutex: whichever thread runs a round compresses every chosen stream, as in flat combining).
 //! `finalize` drains its stream the same way. Where the target has a wider lane kernel
 //! ([`crate::WIDE_BATCH`]: 13 lanes on x86_64 beside the 9 of the batch kernel), a round runs it
@@ -172,6 +169,10 @@ struct Streams {
     /// Pending blocks of each stream by id (0 for a free id), kept beside the slots so that
     /// choosing a round's partners reads one short array, not every slot.
     pending: Vec<usize>,
+    /// When each stream by id last brought blocks, on the `updates` clock.
+    last_update: Vec<u64>,
+    /// `update` calls so far: the clock of `last_update`.
+    updates: u64,
 }
 
 /// One stream's chaining value and its pending blocks, kept in a ring: a round's lane reads
@@ -389,12 +390,6 @@ impl LaneEngine {
         self.shared.hold_back
     }
 
-    /// The most blocks a round steps when the streams with pending blocks fill every lane with
-    /// fewer than half as many again left out: a quarter of the hold-back (at least one block).
-    pub fn round_cap_blocks(&self) -> usize {
-        self.shared.round_cap()
-    }
-
     /// Live hashers of this engine.
     pub fn streams(&self) -> usize {
         self.shared.lock().live
@@ -412,11 +407,6 @@ impl LaneEngine {
 }
 
 impl Shared {
-    /// See [`LaneEngine::round_cap_blocks`].
-    fn round_cap(&self) -> usize {
-        (self.hold_back / 4).max(1)
-    }
-
     /// What runs rounds among `live` streams: the lane kernel if it is ready (counting
     /// `blocks` toward the tiered compile), portable rounds while it is coming, nothing for a
     /// lone stream or when the kernel cannot be compiled.
@@ -507,6 +497,7 @@ impl Shared {
             return;
         }
         let mut streams = self.lock();
+        streams.updated(id);
         // A lone stream neither needs lanes nor counts toward their compile.
         let Some(kernel) = self.rounds(streams.live, data.len() / BLOCK) else {
             // No lanes to share: the stream compresses alone, straight from `data`.
@@ -536,7 +527,7 @@ impl Shared {
             }
             let pending_streams = || 1 + streams.others_pending(id);
             let round_kernel = self.widen(pending_streams, kernel, std::mem::take(&mut fresh));
-            let (partners, cap) = self.partners(&streams, id, round_kernel.lanes());
+            let partners = streams.partners(id, round_kernel.lanes() - 1);
             if partners.is_empty() {
                 // Nobody to share lanes with now: compress all but what may wait.
                 self.compress_pending(&mut streams, id);
@@ -548,28 +539,11 @@ impl Shared {
                 return;
             }
             let direct = (pending == 0).then_some(data);
-            let step = streams.round(round_kernel, id, direct, partners.as_slice(), cap);
+            let step = streams.round(round_kernel, id, direct, partners.as_slice());
             if pending == 0 {
                 data = &data[step * BLOCK..];
             }
         }
-    }
-
-    /// Stream `id`'s partners in a round of `lanes` lanes ([`Streams::partners`]) and the most
-    /// blocks the round may step: [`Shared::round_cap`] when they fill every lane but fewer
-    /// than half as many streams again wait, so that the round leaves its partners pending
-    /// blocks for the next one; no limit when lanes stay idle anyway, or when at least half as
-    /// many streams again wait (the next round mostly fills from them, and long rounds cost
-    /// less per block: `notes/md5-lanes.md`).
-    fn partners(&self, streams: &Streams, id: usize, lanes: usize) -> (Members, usize) {
-        let (partners, waiting) = streams.partners(id, lanes - 1);
-        let others = lanes - 1;
-        let cap = if partners.len() == others && 2 * waiting < others {
-            self.round_cap()
-        } else {
-            usize::MAX
-        };
-        (partners, cap)
     }
 
     /// Compresses every pending block of stream `id` (in lanes with other streams' pending
@@ -579,13 +553,13 @@ impl Shared {
         let kernel = self.rounds(streams.live, 0);
         while streams.slot(id).pending_blocks() > 0 {
             let kernel = kernel.map(|k| self.widen_to_drain(&streams, id, k));
-            let (partners, cap) = match kernel {
-                Some(kernel) if streams.live > 1 => self.partners(&streams, id, kernel.lanes()),
-                _ => (Members::default(), usize::MAX),
+            let partners = match kernel {
+                Some(kernel) if streams.live > 1 => streams.partners(id, kernel.lanes() - 1),
+                _ => Members::default(),
             };
             match kernel {
                 Some(kernel) if !partners.is_empty() => {
-                    streams.round(kernel, id, None, partners.as_slice(), cap);
+                    streams.round(kernel, id, None, partners.as_slice());
                 }
                 _ => self.compress_pending(&mut streams, id),
             }
@@ -610,11 +584,11 @@ impl Shared {
             let Some(first) = streams.most_pending() else {
                 return;
             };
-            let (partners, _) = streams.partners(first, lanes - 1);
+            let partners = streams.partners(first, lanes - 1);
             if partners.len() < lanes - 1 {
                 return;
             }
-            streams.round(kernel, first, None, partners.as_slice(), usize::MAX);
+            streams.round(kernel, first, None, partners.as_slice());
         }
     }
 
@@ -727,7 +701,9 @@ impl Streams {
         slot.place = page_offset(id);
         if self.pending.len() < self.slots.len() {
             self.pending.resize(self.slots.len(), 0);
+            self.last_update.resize(self.slots.len(), 0);
         }
+        self.last_update[id] = self.updates;
         self.pending[id] = slot.pending_blocks();
         self.slots[id] = Some(slot);
         id
@@ -739,6 +715,12 @@ impl Streams {
             slot.as_ref().map_or(0, Slot::pending_blocks)
                 == self.pending.get(id).copied().unwrap_or(0)
         })
+    }
+
+    /// Records that stream `id` brings blocks now.
+    fn updated(&mut self, id: usize) {
+        self.updates += 1;
+        self.last_update[id] = self.updates;
     }
 
     /// Records stream `id`'s pending blocks after its slot changed.
@@ -787,49 +769,53 @@ impl Streams {
         (blocks > 0).then_some(id)
     }
 
-    /// Up to `most` (at most [`MAX_LANES`]) other streams with pending blocks, those with the
-    /// most first (the lower id first among equals), and how many more have pending blocks but
-    /// were left out. Kept on the stack: a round allocates nothing.
-    fn partners(&self, id: usize, most: usize) -> (Members, usize) {
+    /// Up to `most` (at most [`MAX_LANES`]) other streams with pending blocks: those with the
+    /// most first, and among equals those whose latest `update` is the oldest. Streams that take
+    /// turns then leave out of a round the ones updated last, whose next `update` (when they
+    /// may need room) is furthest off, while the others refill; choosing among equals by id
+    /// instead left the next round only the few streams a round had skipped (16 streams on 13
+    /// lanes: `notes/md5-lanes.md`). Kept on the stack: a round allocates nothing.
+    fn partners(&self, id: usize, most: usize) -> Members {
         debug_assert!(self.pending_in_sync());
         let most = most.min(MAX_LANES);
-        let mut top = [(0usize, 0usize); MAX_LANES];
-        let (mut kept, mut found) = (0, 0);
+        // (pending blocks, last update, id) of the streams kept, the first to choose first.
+        let mut top = [(0usize, 0u64, 0usize); MAX_LANES];
+        let first = |a: (usize, u64), b: (usize, u64)| a.0 > b.0 || (a.0 == b.0 && a.1 < b.1);
+        let mut kept = 0;
         for (other, &blocks) in self.pending.iter().enumerate() {
             if other == id || blocks == 0 {
                 continue;
             }
-            found += 1;
+            let key = (blocks, self.last_update[other]);
             if kept < most {
                 kept += 1;
-            } else if most == 0 || blocks <= top[kept - 1].0 {
+            } else if most == 0 || !first(key, (top[kept - 1].0, top[kept - 1].1)) {
                 continue;
             }
-            // Insertion into `top[..kept]`, most pending blocks first.
+            // Insertion into `top[..kept]`, the first to choose first.
             let mut at = kept - 1;
-            while at > 0 && top[at - 1].0 < blocks {
+            while at > 0 && first(key, (top[at - 1].0, top[at - 1].1)) {
                 top[at] = top[at - 1];
                 at -= 1;
             }
-            top[at] = (blocks, other);
+            top[at] = (key.0, key.1, other);
         }
         let mut partners = Members::default();
-        for &(_, other) in &top[..kept] {
+        for &(_, _, other) in &top[..kept] {
             partners.push(other);
         }
-        (partners, found - kept)
+        partners
     }
 
     /// One kernel call: stream `id` (reading `direct`, or its pending blocks) and `partners`
-    /// (their pending blocks) advance by the fewest blocks any of them has, at most `cap`
-    /// (at least one); returns that count.
+    /// (their pending blocks) advance by the fewest blocks any of them has (at least one);
+    /// returns that count.
     fn round(
         &mut self,
         kernel: Rounds,
         id: usize,
         direct: Option<&[u8]>,
         partners: &[usize],
-        cap: usize,
     ) -> usize {
         let lanes = kernel.lanes();
         debug_assert!(lanes <= MAX_LANES && !partners.is_empty() && partners.len() < lanes);
@@ -840,7 +826,7 @@ impl Streams {
         let step = partners
             .iter()
             .map(|&p| self.slot_ref(p).front_blocks())
-            .fold(own.min(cap), usize::min);
+            .fold(own, usize::min);
         debug_assert!(step > 0, "every member has a block");
         let mut members = Members::default();
         members.push(id);
