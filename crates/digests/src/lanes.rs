@@ -8,11 +8,13 @@
 //! that). When an `update` would exceed the bound, the calling thread runs *rounds* of the
 //! multi-buffer kernel: its own stream in one lane, the other streams with the most pending
 //! blocks in the others (one lane per stream; among equals, those whose latest `update` is the
-//! oldest), as many blocks per round as the shortest of them has. The streams left out of a
-//! round are thus those updated last: the ones whose next `update` is furthest off when streams
-//! take turns, so that by the time one of them needs room the others have refilled and the next
-//! round again finds a stream for every lane. Lanes stay idle only when fewer streams than lanes
-//! have pending blocks; idle lanes repeat a busy lane's input and their results are dropped. Streams from any thread are gathered the same way (the engine is one
+//! oldest), as many blocks per round as the shortest of them has, but at most a hold-back while
+//! streams with pending blocks are left out. The streams left out of a round are thus those
+//! updated last: the ones whose next `update` is furthest off when streams take turns, so that
+//! by the time one of them needs room the others have refilled and the next round again finds
+//! a stream for every lane; and streams that hold more than a hold-back each run out together.
+//! Lanes stay idle only when fewer streams than lanes have pending blocks; idle lanes repeat a
+//! busy lane's input and their results are dropped. Streams from any thread are gathered the same way (the engine is one
 //! mutex: whichever thread runs a round compresses every chosen stream, as in flat combining).
 //! `finalize` drains its stream the same way. Where the target has a wider lane kernel
 //! ([`crate::WIDE_BATCH`]: 13 lanes on x86_64 beside the 9 of the batch kernel), a round runs it
@@ -480,6 +482,21 @@ impl Shared {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// The most blocks a round steps when `left_out` streams with pending blocks found no lane
+    /// in it: the hold-back (no limit when every pending stream has a lane). Streams that each
+    /// hold more (larger `update`s, or all of them finalizing after one) are then compressed a
+    /// hold-back at a time, those with the most pending first, so that they run out together
+    /// in full rounds rather than the round's members all at once, leaving the others to
+    /// rounds of a few busy lanes. Rounds of a hold-back (256 blocks by default) are long
+    /// enough that the kernel's cost per call does not matter (`notes/md5-lanes.md`).
+    fn step_cap(&self, left_out: usize) -> usize {
+        if left_out > 0 {
+            self.hold_back
+        } else {
+            usize::MAX
+        }
+    }
+
     /// The most blocks a stream may hold back after an `update` of `blocks`: the engine's
     /// hold-back, or the update's own blocks up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more.
     /// Held back to the engine's bound only, the part of a larger update beyond it had to be
@@ -527,7 +544,7 @@ impl Shared {
             }
             let pending_streams = || 1 + streams.others_pending(id);
             let round_kernel = self.widen(pending_streams, kernel, std::mem::take(&mut fresh));
-            let partners = streams.partners(id, round_kernel.lanes() - 1);
+            let (partners, left_out) = streams.partners(id, round_kernel.lanes() - 1);
             if partners.is_empty() {
                 // Nobody to share lanes with now: compress all but what may wait.
                 self.compress_pending(&mut streams, id);
@@ -539,7 +556,8 @@ impl Shared {
                 return;
             }
             let direct = (pending == 0).then_some(data);
-            let step = streams.round(round_kernel, id, direct, partners.as_slice());
+            let cap = self.step_cap(left_out);
+            let step = streams.round(round_kernel, id, direct, partners.as_slice(), cap);
             if pending == 0 {
                 data = &data[step * BLOCK..];
             }
@@ -553,13 +571,14 @@ impl Shared {
         let kernel = self.rounds(streams.live, 0);
         while streams.slot(id).pending_blocks() > 0 {
             let kernel = kernel.map(|k| self.widen_to_drain(&streams, id, k));
-            let partners = match kernel {
+            let (partners, left_out) = match kernel {
                 Some(kernel) if streams.live > 1 => streams.partners(id, kernel.lanes() - 1),
-                _ => Members::default(),
+                _ => (Members::default(), 0),
             };
             match kernel {
                 Some(kernel) if !partners.is_empty() => {
-                    streams.round(kernel, id, None, partners.as_slice());
+                    let cap = self.step_cap(left_out);
+                    streams.round(kernel, id, None, partners.as_slice(), cap);
                 }
                 _ => self.compress_pending(&mut streams, id),
             }
@@ -584,11 +603,12 @@ impl Shared {
             let Some(first) = streams.most_pending() else {
                 return;
             };
-            let partners = streams.partners(first, lanes - 1);
+            let (partners, left_out) = streams.partners(first, lanes - 1);
             if partners.len() < lanes - 1 {
                 return;
             }
-            streams.round(kernel, first, None, partners.as_slice());
+            let cap = self.step_cap(left_out);
+            streams.round(kernel, first, None, partners.as_slice(), cap);
         }
     }
 
@@ -774,18 +794,20 @@ impl Streams {
     /// turns then leave out of a round the ones updated last, whose next `update` (when they
     /// may need room) is furthest off, while the others refill; choosing among equals by id
     /// instead left the next round only the few streams a round had skipped (16 streams on 13
-    /// lanes: `notes/md5-lanes.md`). Kept on the stack: a round allocates nothing.
-    fn partners(&self, id: usize, most: usize) -> Members {
+    /// lanes: `notes/md5-lanes.md`). Also how many more have pending blocks but were left out.
+    /// Kept on the stack: a round allocates nothing.
+    fn partners(&self, id: usize, most: usize) -> (Members, usize) {
         debug_assert!(self.pending_in_sync());
         let most = most.min(MAX_LANES);
         // (pending blocks, last update, id) of the streams kept, the first to choose first.
         let mut top = [(0usize, 0u64, 0usize); MAX_LANES];
         let first = |a: (usize, u64), b: (usize, u64)| a.0 > b.0 || (a.0 == b.0 && a.1 < b.1);
-        let mut kept = 0;
+        let (mut kept, mut found) = (0, 0);
         for (other, &blocks) in self.pending.iter().enumerate() {
             if other == id || blocks == 0 {
                 continue;
             }
+            found += 1;
             let key = (blocks, self.last_update[other]);
             if kept < most {
                 kept += 1;
@@ -804,18 +826,19 @@ impl Streams {
         for &(_, _, other) in &top[..kept] {
             partners.push(other);
         }
-        partners
+        (partners, found - kept)
     }
 
     /// One kernel call: stream `id` (reading `direct`, or its pending blocks) and `partners`
-    /// (their pending blocks) advance by the fewest blocks any of them has (at least one);
-    /// returns that count.
+    /// (their pending blocks) advance by the fewest blocks any of them has, at most `cap` (at
+    /// least one); returns that count.
     fn round(
         &mut self,
         kernel: Rounds,
         id: usize,
         direct: Option<&[u8]>,
         partners: &[usize],
+        cap: usize,
     ) -> usize {
         let lanes = kernel.lanes();
         debug_assert!(lanes <= MAX_LANES && !partners.is_empty() && partners.len() < lanes);
@@ -826,7 +849,7 @@ impl Streams {
         let step = partners
             .iter()
             .map(|&p| self.slot_ref(p).front_blocks())
-            .fold(own, usize::min);
+            .fold(own.min(cap), usize::min);
         debug_assert!(step > 0, "every member has a block");
         let mut members = Members::default();
         members.push(id);

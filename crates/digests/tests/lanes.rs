@@ -201,6 +201,33 @@ fn streams_taking_turns_run_long_full_rounds() {
 }
 
 #[test]
+fn streams_holding_more_than_the_hold_back_finish_in_full_rounds() {
+    // Each stream's whole message in one `update` (eight hold-backs, which it may hold), then
+    // every stream finalized in turn: all the blocks are compressed by the finalizing streams,
+    // with three streams more than lanes.
+    let hold_back = 16;
+    let Some((engine, lanes)) = fixed_lane_engine(hold_back) else {
+        return;
+    };
+    let messages: Vec<Vec<u8>> = (0..lanes + 3)
+        .map(|s| message(64 * 8 * hold_back + 9 * s, s))
+        .collect();
+    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
+    for (h, m) in hashers.iter_mut().zip(&messages) {
+        h.update(m);
+    }
+    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
+    check_all(&messages, &got, "whole messages, then finalized in turn");
+    let stats = engine.stats();
+    // Rounds as long as their members allow drain a lane's worth of streams at once and
+    // leave the other three to rounds of a few busy lanes (about 60% of the slots filled).
+    assert!(
+        stats.lane_blocks * 10 >= stats.lane_slots * 9,
+        "at least 90% of the lane slots filled: {stats:?}"
+    );
+}
+
+#[test]
 fn many_streams_take_the_wide_kernel_while_they_fill_it() {
     let tiered = ready_tiered();
     let Some(wide) = tiered.wait_for_wide_jit() else {
