@@ -298,3 +298,33 @@ fn streams_bench_feeds_the_engine_updates_of_another_size() {
     let err = refused_streams_bench("lanes/four streams in 1k updates");
     assert!(err.contains("stream count"), "{err}");
 }
+
+#[test]
+fn streams_bench_feeds_the_engine_in_a_shuffled_order() {
+    // Every stream's digest is checked against OpenSSL before timing, whatever order its
+    // pieces came in; the lane use of each row is reported.
+    let doc = quick_bench(
+        "md5-streams",
+        "lanes/4 streams in random order,lanes/4 streams in 1k updates in random order",
+        &[
+            "lanes/4 streams in random order",
+            "lanes/4 streams in 1k updates in random order",
+            "openssl",
+        ],
+    );
+    for row in rows(&doc).iter().take(2) {
+        assert_eq!(row["messages"], 4, "{row}");
+    }
+    let used: Vec<&str> = doc["lane_use"]
+        .as_array()
+        .expect("lane use")
+        .iter()
+        .filter_map(|u| u["impl"].as_str())
+        .collect();
+    assert!(
+        used.contains(&"lanes/4 streams in 1k updates in random order"),
+        "{used:?}"
+    );
+    let err = refused_streams_bench("lanes/4 streams in 0k updates in random order");
+    assert!(err.contains("size"), "{err}");
+}

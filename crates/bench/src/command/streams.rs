@@ -15,8 +15,10 @@
 //! (the setting before `keep_conditions`). Also by name only: `block fn xL distinct`, `… distinct
 //! placed` and `… copied` ([`BlockInput`]: the kernel on separate messages, and the engine's copy
 //! and kernel without its rounds), and `block fn xL by STRATEGY`, the kernel scheduled with
-//! another strategy, and `lanes/N streams in SIZE updates`, the library's engine fed pieces of
-//! another size. `L` is a kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two
+//! another strategy, `lanes/N streams in SIZE updates`, the library's engine fed pieces of
+//! another size, and `lanes/N streams in random order` (also `… in SIZE updates in random
+//! order`), the pieces fed in a shuffled order instead of in turns (a fixed seed: every sample
+//! and every run the same order). `L` is a kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two
 //! groups and two scalar lanes in the general registers, ten lanes). Every kernel is
 //! JIT-compiled with the default configuration before timing, as the library compiles it
 //! ([`wide_lane_config`] of it for [`WIDE_BATCH`]'s shape, [`lane_config`] for the others).
@@ -29,6 +31,9 @@ use super::aggregate::{self, RowsThenOpenssl};
 use super::impls::{buffer, hex, openssl_digest};
 use super::{BenchArgs, Budgets, Format, parse_sizes};
 use crate::CliError;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use schedlab_backend::pipeline::PipelineConfig;
 use schedlab_bench::measure::time_loop;
 use schedlab_digests::{
@@ -71,11 +76,11 @@ fn shape_label(groups: usize, scalar: usize) -> String {
 #[derive(Clone, Copy, Debug)]
 enum RowKind {
     /// `streams` concurrent hashers of one lane engine (with `kernel`, or the library's), fed
-    /// `piece`-byte updates.
+    /// as `feed` says.
     Engine {
         streams: usize,
         kernel: Option<&'static MultiCompressor>,
-        piece: usize,
+        feed: Feed,
     },
     /// One default `Md5` hasher.
     Library,
@@ -85,6 +90,36 @@ enum RowKind {
         input: BlockInput,
     },
 }
+
+/// How an engine row's streams get their messages: `piece`-byte `update`s, in turns or in a
+/// shuffled order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Feed {
+    piece: usize,
+    shuffled: bool,
+}
+
+impl Feed {
+    /// [`PIECE`]-byte updates in turns, as the default rows feed.
+    const TURNS: Feed = Feed {
+        piece: PIECE,
+        shuffled: false,
+    };
+
+    /// The stream each `update` of `streams` streams with `len`-byte messages goes to, in order:
+    /// round-robin, or those turns shuffled with a fixed seed.
+    fn sequence(self, streams: usize, len: usize) -> Vec<usize> {
+        let pieces = len.div_ceil(self.piece).max(1);
+        let mut sequence: Vec<usize> = (0..pieces).flat_map(|_| 0..streams).collect();
+        if self.shuffled {
+            sequence.shuffle(&mut StdRng::seed_from_u64(SHUFFLE_SEED));
+        }
+        sequence
+    }
+}
+
+/// The seed of the shuffled rows' order.
+const SHUFFLE_SEED: u64 = 35;
 
 /// Where a block-function row's lanes read the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,7 +196,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             kind: RowKind::Engine {
                 streams,
                 kernel: None,
-                piece: PIECE,
+                feed: Feed::TURNS,
             },
         })
         .collect();
@@ -241,7 +276,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 kind: RowKind::Engine {
                     streams,
                     kernel: Some(compiled),
-                    piece: PIECE,
+                    feed: Feed::TURNS,
                 },
             });
         }
@@ -265,15 +300,16 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             }
         }
     }
-    // `lanes/N streams in SIZE updates`: the library's engine fed pieces of another size.
+    // `lanes/N streams in SIZE updates`, `… in random order`: the library's engine fed
+    // another way.
     for name in wanted.iter().flatten() {
-        if let Some((streams, piece)) = other_update_size(name)? {
+        if let Some((streams, feed)) = other_feed(name)? {
             rows.push(Row {
                 name: name.clone(),
                 kind: RowKind::Engine {
                     streams,
                     kernel: None,
-                    piece,
+                    feed,
                 },
             });
         }
@@ -285,7 +321,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
              1,4,8,16,64 and S in x4,x8,x12,x16,x8+s1,x8+s2,x12+s1,x12+s2, library (1 stream), \
              block fn S, block fn S regs, and by name only block fn S reassociated tests, block fn S \
              distinct, block fn S distinct placed, block fn S copied, block fn S by STRATEGY, \
-             lanes/N streams in SIZE updates)",
+             lanes/N streams in SIZE updates, lanes/N streams [in SIZE updates] in random order)",
         ));
     }
     let buffers: Vec<Vec<u8>> = sizes.iter().map(|&size| buffer(size)).collect();
@@ -340,14 +376,14 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                  repetition); {machine}; {reps} repetitions; {PIECE}-byte updates round-robin"
             );
             let sizes_header = aggregate::size_headers(&sizes, "stream", 24);
-            println!("{:<34}{sizes_header}", "impl");
+            println!("{:<48}{sizes_header}", "impl");
             for (r, row) in rows.iter().enumerate() {
                 let cells = aggregate::rate_cells(&rates.mbs[r], &rates.ratios[r], 24);
-                println!("{:<34}{cells}", row.name);
+                println!("{:<48}{cells}", row.name);
             }
             let cells = aggregate::openssl_cells(&rates.mbs[rows.len()], 24);
-            println!("{:<34}{cells}", "openssl (1 stream)");
-            let mut line = format!("{:<34}", "1 stream: engine/lib");
+            println!("{:<48}{cells}", "openssl (1 stream)");
+            let mut line = format!("{:<48}", "1 stream: engine/lib");
             for x in &engine_vs_library {
                 let cell = x.map_or("-".into(), |x| format!("{x:.3}x"));
                 line.push_str(&format!(" {cell:>24}"));
@@ -367,27 +403,40 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The streams and update size of a row named `lanes/N streams in SIZE updates` (`SIZE` as
-/// `--size` takes it: `64k`), `None` for other names.
-fn other_update_size(name: &str) -> Result<Option<(usize, usize)>, CliError> {
+/// The streams and feed of a row named `lanes/N streams in SIZE updates` (`SIZE` as `--size`
+/// takes it: `64k`), `lanes/N streams in random order` or `lanes/N streams in SIZE updates in
+/// random order`; `None` for other names.
+fn other_feed(name: &str) -> Result<Option<(usize, Feed)>, CliError> {
     let Some(rest) = name.strip_prefix("lanes/") else {
         return Ok(None);
     };
-    let Some((streams, rest)) = rest.split_once(" streams in ") else {
-        return Ok(None);
+    let (rest, shuffled) = match rest.strip_suffix(" in random order") {
+        Some(rest) => (rest, true),
+        None => (rest, false),
     };
-    let Some(size) = rest.strip_suffix(" updates") else {
-        return Ok(None);
+    let (streams, size) = match rest.split_once(" streams in ") {
+        Some((streams, rest)) => match rest.strip_suffix(" updates") {
+            Some(size) => (streams, Some(size)),
+            None => return Ok(None),
+        },
+        None => match rest.strip_suffix(" streams") {
+            Some(streams) if shuffled => (streams, None),
+            _ => return Ok(None),
+        },
     };
     let streams: usize = streams.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
         CliError::usage(format!("{name}: the stream count is a positive integer"))
     })?;
-    match parse_sizes(size)?.as_slice() {
-        [piece] if *piece > 0 => Ok(Some((streams, *piece))),
-        _ => Err(CliError::usage(format!(
-            "{name}: one positive update size, such as 64k"
-        ))),
-    }
+    let piece = match size.map(parse_sizes).transpose()?.as_deref() {
+        None => PIECE,
+        Some([piece]) if *piece > 0 => *piece,
+        Some(_) => {
+            return Err(CliError::usage(format!(
+                "{name}: one positive update size, such as 64k"
+            )));
+        }
+    };
+    Ok(Some((streams, Feed { piece, shuffled })))
 }
 
 /// What an engine row's lanes did hashing one size once.
@@ -480,10 +529,11 @@ fn check_digests(
                 RowKind::Engine {
                     streams,
                     kernel,
-                    piece,
+                    feed,
                 } => {
                     let engine = engine_of(kernel);
-                    let digests = hash_streams(&engine, streams, piece, data);
+                    let sequence = feed.sequence(streams, data.len());
+                    let digests = hash_streams(&engine, streams, feed.piece, &sequence, data);
                     lane_use.push(LaneUse {
                         row: row.name.clone(),
                         size: data.len(),
@@ -541,16 +591,26 @@ fn engine_of(kernel: Option<&'static MultiCompressor>) -> LaneEngine {
     }
 }
 
-/// `streams` hashers of `engine`, each fed `data` in `piece`-byte pieces round-robin, then
-/// finalized in order.
-fn hash_streams(engine: &LaneEngine, streams: usize, piece: usize, data: &[u8]) -> Vec<[u8; 16]> {
-    let mut hashers: Vec<Md5> = (0..streams).map(|_| engine.hasher()).collect();
-    for chunk in data.chunks(piece) {
-        for h in &mut hashers {
-            h.update(chunk);
-        }
+/// `streams` hashers of `engine`, each fed `data` in `piece`-byte pieces, one `update` of the
+/// stream `sequence` names after another ([`Feed::sequence`]), then finalized in order.
+fn hash_streams(
+    engine: &LaneEngine,
+    streams: usize,
+    piece: usize,
+    sequence: &[usize],
+    data: &[u8],
+) -> Vec<[u8; 16]> {
+    let mut hashers: Vec<(Md5, usize)> = (0..streams).map(|_| (engine.hasher(), 0)).collect();
+    for &stream in sequence {
+        let (h, at) = &mut hashers[stream];
+        let end = (*at + piece).min(data.len());
+        h.update(&data[*at..end]);
+        *at = end;
     }
-    hashers.into_iter().map(|h| h.finalize().into()).collect()
+    hashers
+        .into_iter()
+        .map(|(h, _)| h.finalize().into())
+        .collect()
 }
 
 /// The default hasher fed `data` in [`PIECE`]-byte pieces.
@@ -649,11 +709,12 @@ fn time_row(row: &Row, data: &[u8], iterations: u64) -> Duration {
         RowKind::Engine {
             streams,
             kernel,
-            piece,
+            feed,
         } => {
             let engine = engine_of(kernel);
+            let sequence = feed.sequence(streams, data.len());
             time_loop(
-                || hash_streams(&engine, streams, piece, black_box(data)),
+                || hash_streams(&engine, streams, feed.piece, &sequence, black_box(data)),
                 iterations,
             )
         }
