@@ -4,8 +4,10 @@
 //! `finalize`, `Clone`, `reset`). Their whole blocks go to the engine, which keeps each stream's
 //! chaining value and the blocks it has received but not compressed yet (its *pending* blocks,
 //! at most [`LaneEngine::hold_back_blocks`] of them, or as many as its latest `update` brought
-//! up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more: a stream is never held back longer than
-//! that). When an `update` would exceed the bound, the calling thread runs *rounds* of the
+//! up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more; up to [`HOLD_SLACK`] times that while too
+//! few streams have blocks pending to fill the widest kernel's lanes: a stream is never held
+//! back longer than that). When an `update` would exceed the bound, the calling thread runs
+//! *rounds* of the
 //! multi-buffer kernel: its own stream in one lane, the other streams with the most pending
 //! blocks in the others (one lane per stream; among equals, those whose latest `update` is the
 //! oldest), as many blocks per round as the shortest of them has, but at most a hold-back while
@@ -45,7 +47,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 const BLOCK: usize = 64;
 
 /// Blocks a stream may hold back by default (16 KiB: a round then runs up to 256 blocks per
-/// lane, 64 while few streams beyond the lanes wait, and 64 streams buffer at most 1 MiB).
+/// lane, and 64 streams buffer at most 1 MiB, twice that while they cannot fill the lanes).
 pub const DEFAULT_HOLD_BACK_BLOCKS: usize = 256;
 
 /// The largest hold-back a [`LaneEngine`] accepts (lane offsets are Java `int`s).
@@ -54,6 +56,13 @@ pub const MAX_HOLD_BACK_BLOCKS: usize = 1 << 20;
 /// The most blocks a stream holds back after an `update` larger than its engine's hold-back:
 /// as many as that update brought, up to 16384 blocks (1 MiB).
 pub const MAX_UPDATE_HOLD_BLOCKS: usize = 16384;
+
+/// How many times its bound ([`LaneEngine::hold_back_blocks`], or a larger `update`'s blocks)
+/// a stream may hold while fewer streams than the widest lane kernel has lanes have blocks
+/// pending. A round it ran then would leave lanes idle; held on, it meets the streams whose
+/// blocks come meanwhile. Streams that take turns always fill the lanes and never use it;
+/// streams fed in no set order do (`notes/md5-lanes.md`).
+pub const HOLD_SLACK: usize = 2;
 
 /// Ring buffers an engine keeps from removed streams for new ones.
 const SPARE_BUFFERS: usize = 64;
@@ -387,7 +396,8 @@ impl LaneEngine {
         Md5::with_lanes(LaneStream::new(self.clone()))
     }
 
-    /// The most blocks a stream may hold back.
+    /// The most blocks a stream may hold back (up to [`HOLD_SLACK`] times as many while too few
+    /// streams have blocks pending to fill the lanes).
     pub fn hold_back_blocks(&self) -> usize {
         self.shared.hold_back
     }
@@ -497,6 +507,16 @@ impl Shared {
         }
     }
 
+    /// Whether the streams with blocks pending, stream `id` counted, fill every lane of the
+    /// widest kernel a round of `kernel`'s could run ([`Shared::widen`]).
+    fn lanes_fill(&self, streams: &Streams, id: usize, kernel: Rounds) -> bool {
+        let widest = match (kernel, self.fixed, self.tiered.wide_lanes()) {
+            (Rounds::Jit(_), None, Some(wide)) => wide.max(kernel.lanes()),
+            _ => kernel.lanes(),
+        };
+        1 + streams.others_pending(id) >= widest
+    }
+
     /// The most blocks a stream may hold back after an `update` of `blocks`: the engine's
     /// hold-back, or the update's own blocks up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more.
     /// Held back to the engine's bound only, the part of a larger update beyond it had to be
@@ -527,18 +547,22 @@ impl Shared {
         let hold = self.hold_for(data.len() / BLOCK);
         let limit = hold * BLOCK;
         loop {
-            let slot = streams.slot(id);
-            let pending = slot.pending_blocks();
+            let pending = streams.slot_ref(id).pending_blocks();
             let blocks = data.len() / BLOCK;
-            if pending + blocks <= hold {
-                slot.append(data, limit);
+            let fits = pending + blocks <= hold;
+            if fits
+                || (pending + blocks <= HOLD_SLACK * hold && !self.lanes_fill(&streams, id, kernel))
+            {
+                // Within the bound, or within its slack while a round could not fill the lanes.
+                let most = if fits { hold } else { HOLD_SLACK * hold };
+                streams.slot(id).append(data, most * BLOCK);
                 streams.sync(id);
                 return;
             }
             if pending > 0 {
                 // The stream's lane reads its pending blocks, topped up from `data`.
                 let take = hold.saturating_sub(pending).min(blocks);
-                slot.append(&data[..take * BLOCK], limit);
+                streams.slot(id).append(&data[..take * BLOCK], limit);
                 streams.sync(id);
                 data = &data[take * BLOCK..];
             }
@@ -967,7 +991,7 @@ impl Clone for LaneStream {
 
 impl Drop for LaneStream {
     fn drop(&mut self) {
-        let largest_spare = PAGE + self.engine.shared.hold_back * BLOCK;
+        let largest_spare = PAGE + HOLD_SLACK * self.engine.shared.hold_back * BLOCK;
         self.engine.shared.lock().remove(self.id, largest_spare);
     }
 }

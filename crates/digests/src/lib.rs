@@ -42,8 +42,8 @@ pub use compressor::{CompileTimings, Compressor, OUT_OF_BOUNDS, SlowPath};
 pub use digest::{self, Digest};
 pub use jit_tier::{Backend, JIT_ENV, JIT_THRESHOLD_BLOCKS};
 pub use lanes::{
-    DEFAULT_HOLD_BACK_BLOCKS, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS, MAX_UPDATE_HOLD_BLOCKS,
-    ring_start,
+    DEFAULT_HOLD_BACK_BLOCKS, HOLD_SLACK, LaneEngine, LaneStats, MAX_HOLD_BACK_BLOCKS,
+    MAX_UPDATE_HOLD_BLOCKS, ring_start,
 };
 pub use multi::{
     LANE_STRATEGY, Lane, MultiCompressor, WIDE_LANE_STRATEGY, lane_config, state_index,
