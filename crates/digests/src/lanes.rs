@@ -7,17 +7,17 @@
 //! up to [`MAX_UPDATE_HOLD_BLOCKS`] if that is more; up to [`HOLD_SLACK`] times that while too
 //! few streams have blocks pending to fill the widest kernel's lanes: a stream is never held
 //! back longer than that). When an `update` would exceed the bound, the calling thread runs
-//! *rounds* of the
-//! multi-buffer kernel: its own stream in one lane, the other streams with the most pending
-//! blocks in the others (one lane per stream; among equals, those whose latest `update` is the
-//! oldest), as many blocks per round as the shortest of them has, but at most a hold-back while
-//! streams with pending blocks are left out. The streams left out of a round are thus those
-//! updated last: the ones whose next `update` is furthest off when streams take turns, so that
-//! by the time one of them needs room the others have refilled and the next round again finds
-//! a stream for every lane; and streams that hold more than a hold-back each run out together.
-//! Lanes stay idle only when fewer streams than lanes have pending blocks; idle lanes repeat a
-//! busy lane's input and their results are dropped. Streams from any thread are gathered the same way (the engine is one
-//! mutex: whichever thread runs a round compresses every chosen stream, as in flat combining).
+//! *rounds* of the multi-buffer kernel: its own stream in one lane, the other streams with the
+//! most pending blocks in the others (one lane per stream; among equals, those whose latest
+//! `update` is the oldest), as many blocks per round as the shortest of them has, but at most a
+//! hold-back while streams with pending blocks are left out. The streams left out of a round
+//! are thus those updated last: the ones whose next `update` is furthest off when streams take
+//! turns, so that by the time one of them needs room the others have refilled and the next
+//! round again finds a stream for every lane; and streams that hold more than a hold-back each
+//! run out together. Lanes stay idle only when fewer streams than lanes have pending blocks;
+//! idle lanes repeat a busy lane's input and their results are dropped. Streams from any thread
+//! are gathered the same way (the engine is one mutex: whichever thread runs a round compresses
+//! every chosen stream, as in flat combining).
 //! `finalize` drains its stream the same way. Where the target has a wider lane kernel
 //! ([`crate::WIDE_BATCH`]: 13 lanes on x86_64 beside the 9 of the batch kernel), a round runs it
 //! while at least as many streams as it has lanes have blocks pending (compiled in the
@@ -54,7 +54,8 @@ pub const DEFAULT_HOLD_BACK_BLOCKS: usize = 256;
 pub const MAX_HOLD_BACK_BLOCKS: usize = 1 << 20;
 
 /// The most blocks a stream holds back after an `update` larger than its engine's hold-back:
-/// as many as that update brought, up to 16384 blocks (1 MiB).
+/// as many as that update brought, up to 16384 blocks (1 MiB; up to [`HOLD_SLACK`] times that
+/// while too few streams have blocks pending to fill the lanes).
 pub const MAX_UPDATE_HOLD_BLOCKS: usize = 16384;
 
 /// How many times its bound ([`LaneEngine::hold_back_blocks`], or a larger `update`'s blocks)
@@ -437,8 +438,9 @@ impl Shared {
 
     /// The wider lane kernel ([`crate::WIDE_BATCH`]) in place of `kernel` for a round when
     /// `pending()` streams (the caller's included; counted only where a wider kernel may run)
-    /// have blocks pending, at least as many as it has lanes, and it is compiled (otherwise `blocks` count toward its compile); `kernel` itself for an
-    /// engine with a kernel of its own, for portable rounds and where the target has none.
+    /// have blocks pending, at least as many as it has lanes, and it is compiled (otherwise
+    /// `blocks` count toward its compile); `kernel` itself for an engine with a kernel of its
+    /// own, for portable rounds and where the target has none.
     /// With fewer streams the narrower kernel's rounds cost less per stream block: idle lanes
     /// cost as much as busy ones.
     fn widen(&self, pending: impl FnOnce() -> usize, kernel: Rounds, blocks: usize) -> Rounds {

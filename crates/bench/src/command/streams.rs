@@ -18,8 +18,8 @@
 //! another strategy, `lanes/N streams in SIZE updates`, the library's engine fed pieces of
 //! another size, and `lanes/N streams in random order` (also `… in SIZE updates in random
 //! order`), the pieces fed in a shuffled order instead of in turns (a fixed seed: every sample
-//! and every run the same order). `L` is a kernel shape: `x8` (two `i32x4` groups) or a hybrid `x8+s2` (two
-//! groups and two scalar lanes in the general registers, ten lanes). Every kernel is
+//! and every run the same order). `L` is a kernel shape: `x8` (two `i32x4` groups) or a hybrid
+//! `x8+s2` (two groups and two scalar lanes in the general registers, ten lanes). Every kernel is
 //! JIT-compiled with the default configuration before timing, as the library compiles it
 //! ([`wide_lane_config`] of it for [`WIDE_BATCH`]'s shape, [`lane_config`] for the others).
 //! Ratios are aggregate MB/s over OpenSSL's MB/s for one message of the same size, per
@@ -373,7 +373,8 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         Format::Table | Format::Markdown => {
             println!(
                 "md5 streams: aggregate MB/s (ratio to OpenSSL MD5() single-stream, same \
-                 repetition); {machine}; {reps} repetitions; {PIECE}-byte updates round-robin"
+                 repetition); {machine}; {reps} repetitions; {PIECE}-byte updates round-robin \
+                 unless a row says otherwise"
             );
             let sizes_header = aggregate::size_headers(&sizes, "stream", 24);
             println!("{:<48}{sizes_header}", "impl");
