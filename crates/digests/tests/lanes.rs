@@ -7,7 +7,7 @@ use digest::Digest;
 use proptest::prelude::*;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use schedlab_digests::{Backend, LaneEngine, Md5, Md5Builder, TieredEngine};
+use schedlab_digests::{Backend, LaneEngine, LaneStats, Md5, Md5Builder, TieredEngine};
 use std::sync::OnceLock;
 
 /// The default tiered engine with both kernels compiled (once per test binary).
@@ -99,6 +99,36 @@ fn check_all(messages: &[Vec<u8>], got: &[[u8; 16]], what: &str) {
     }
 }
 
+/// Feeds each of `messages` to a hasher of its own from `engine` in `piece`-byte `update`s, one
+/// piece at a time to the streams `order` names (every stream once per turn when `None`),
+/// finalizes them in order and checks every digest against `md-5` (`what` names the case);
+/// returns the engine's counters.
+fn hash_in_pieces(
+    engine: &LaneEngine,
+    messages: &[Vec<u8>],
+    piece: usize,
+    order: Option<&[usize]>,
+    what: &str,
+) -> LaneStats {
+    let turns = messages.iter().map(|m| m.len().div_ceil(piece)).max();
+    let in_turns: Vec<usize> = (0..turns.unwrap_or(0))
+        .flat_map(|_| 0..messages.len())
+        .collect();
+    let mut hashers: Vec<(Md5, usize)> = messages.iter().map(|_| (engine.hasher(), 0)).collect();
+    for &s in order.unwrap_or(&in_turns) {
+        let (h, at) = &mut hashers[s];
+        let end = (*at + piece).min(messages[s].len());
+        h.update(&messages[s][*at..end]);
+        *at = end;
+    }
+    let got: Vec<[u8; 16]> = hashers
+        .into_iter()
+        .map(|(h, _)| h.finalize().into())
+        .collect();
+    check_all(messages, &got, what);
+    engine.stats()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
@@ -153,15 +183,13 @@ fn more_streams_than_lanes_fill_every_lane() {
     let messages: Vec<Vec<u8>> = (0..lanes + 2)
         .map(|s| message(64 * hold_back * 20, s))
         .collect();
-    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
-    for piece in 0..20 {
-        for (h, m) in hashers.iter_mut().zip(&messages) {
-            h.update(&m[piece * 64 * hold_back..(piece + 1) * 64 * hold_back]);
-        }
-    }
-    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
-    check_all(&messages, &got, "lanes + 2 streams");
-    let stats = engine.stats();
+    let stats = hash_in_pieces(
+        &engine,
+        &messages,
+        64 * hold_back,
+        None,
+        "lanes + 2 streams",
+    );
     assert!(
         stats.lane_blocks * 10 >= stats.lane_slots * 9,
         "at least 90% of {lanes} lanes filled: {stats:?}"
@@ -181,15 +209,7 @@ fn streams_taking_turns_run_long_full_rounds() {
     let messages: Vec<Vec<u8>> = (0..lanes + 3)
         .map(|s| message(piece * 24 + 5 * s, s))
         .collect();
-    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
-    for at in (0..piece * 25).step_by(piece) {
-        for (h, m) in hashers.iter_mut().zip(&messages) {
-            h.update(&m[at.min(m.len())..(at + piece).min(m.len())]);
-        }
-    }
-    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
-    check_all(&messages, &got, "streams taking turns");
-    let stats = engine.stats();
+    let stats = hash_in_pieces(&engine, &messages, piece, None, "streams taking turns");
     // Partners chosen among equals by id left the next round the three skipped streams (about
     // three quarters of the slots filled); a quarter of the hold-back per round to spare them
     // filled the slots in rounds of a quarter as many blocks.
@@ -212,13 +232,14 @@ fn streams_holding_more_than_the_hold_back_finish_in_full_rounds() {
     let messages: Vec<Vec<u8>> = (0..lanes + 3)
         .map(|s| message(64 * 8 * hold_back + 9 * s, s))
         .collect();
-    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
-    for (h, m) in hashers.iter_mut().zip(&messages) {
-        h.update(m);
-    }
-    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
-    check_all(&messages, &got, "whole messages, then finalized in turn");
-    let stats = engine.stats();
+    let whole = messages.iter().map(Vec::len).max().unwrap_or(1);
+    let stats = hash_in_pieces(
+        &engine,
+        &messages,
+        whole,
+        None,
+        "whole messages, then finalized in turn",
+    );
     // Rounds as long as their members allow drain a lane's worth of streams at once and
     // leave the other three to rounds of a few busy lanes (about 60% of the slots filled).
     assert!(
@@ -241,18 +262,13 @@ fn streams_fed_in_no_set_order_hold_on_for_partners() {
     let messages: Vec<Vec<u8>> = (0..lanes + 3).map(|s| message(piece * pieces, s)).collect();
     let mut order: Vec<usize> = (0..pieces).flat_map(|_| 0..messages.len()).collect();
     order.shuffle(&mut StdRng::seed_from_u64(35));
-    let mut hashers: Vec<(Md5, usize)> = messages.iter().map(|_| (engine.hasher(), 0)).collect();
-    for s in order {
-        let (h, at) = &mut hashers[s];
-        h.update(&messages[s][*at..*at + piece]);
-        *at += piece;
-    }
-    let got: Vec<[u8; 16]> = hashers
-        .into_iter()
-        .map(|(h, _)| h.finalize().into())
-        .collect();
-    check_all(&messages, &got, "streams fed in a shuffled order");
-    let stats = engine.stats();
+    let stats = hash_in_pieces(
+        &engine,
+        &messages,
+        piece,
+        Some(&order),
+        "streams fed in a shuffled order",
+    );
     // Rounds run as soon as a stream needs room fill about half the slots (51% on x86_64's
     // nine lanes, 48% on eight lanes); holding on, 75% and 67%.
     assert!(
@@ -274,16 +290,13 @@ fn many_streams_take_the_wide_kernel_while_they_fill_it() {
     let messages: Vec<Vec<u8>> = (0..16)
         .map(|s| message(64 * hold_back * 12 + 7 * s, s))
         .collect();
-    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
-    for piece in 0..13 {
-        for (h, m) in hashers.iter_mut().zip(&messages) {
-            let range = piece * 64 * hold_back..((piece + 1) * 64 * hold_back).min(m.len());
-            h.update(&m[range]);
-        }
-    }
-    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
-    check_all(&messages, &got, "16 streams, wide and narrow rounds");
-    let stats = engine.stats();
+    let stats = hash_in_pieces(
+        &engine,
+        &messages,
+        64 * hold_back,
+        None,
+        "16 streams, wide and narrow rounds",
+    );
     assert!(
         stats.wide_rounds > 0 && stats.wide_rounds < stats.lane_rounds,
         "wide rounds while 13 streams are pending, narrow ones to drain: {stats:?}"
@@ -514,15 +527,13 @@ fn updates_larger_than_the_hold_back_still_fill_the_lanes() {
     let messages: Vec<Vec<u8>> = (0..2 * lanes)
         .map(|s| message(piece * 10 + 3 * s, s))
         .collect();
-    let mut hashers: Vec<Md5> = messages.iter().map(|_| engine.hasher()).collect();
-    for at in (0..piece * 11).step_by(piece) {
-        for (h, m) in hashers.iter_mut().zip(&messages) {
-            h.update(&m[at.min(m.len())..(at + piece).min(m.len())]);
-        }
-    }
-    let got: Vec<[u8; 16]> = hashers.into_iter().map(|h| h.finalize().into()).collect();
-    check_all(&messages, &got, "updates of twice the hold-back");
-    let stats = engine.stats();
+    let stats = hash_in_pieces(
+        &engine,
+        &messages,
+        piece,
+        None,
+        "updates of twice the hold-back",
+    );
     // Held back to the hold-back only, the rounds pair two or three streams (a quarter of the
     // lane slots filled or less); holding a piece, they fill nearly every lane.
     assert!(
